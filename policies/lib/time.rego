@@ -1,0 +1,31 @@
+# METADATA
+# title: Time helpers
+# description: Ages and deadlines measured from time.now_ns(), which warden sets to the snapshot's collection time.
+package warden.lib.time
+
+ns_per_day := 86400000000000
+
+# days_since(ts) is the number of whole days from the RFC 3339 time ts to now.
+# It is undefined when ts is null, empty or not a time.
+days_since(ts) := days if {
+	is_string(ts)
+	ts != ""
+	t := time.parse_rfc3339_ns(ts)
+	days := floor((time.now_ns() - t) / ns_per_day)
+}
+
+# days_until(ts) is the number of whole days from now to the RFC 3339 time ts (negative once passed).
+days_until(ts) := days if {
+	is_string(ts)
+	ts != ""
+	t := time.parse_rfc3339_ns(ts)
+	days := floor((t - time.now_ns()) / ns_per_day)
+}
+
+# older_than(ts, days) holds when ts is more than days days ago.
+older_than(ts, days) if days_since(ts) > days
+
+# never(ts) holds for a time that never happened: absent, null or empty.
+never(ts) if ts == null
+
+never(ts) if ts == ""
