@@ -11,7 +11,7 @@ days_since(ts) := days if {
 	is_string(ts)
 	ts != ""
 	t := time.parse_rfc3339_ns(ts)
-	days := floor((time.now_ns() - t) / ns_per_day)
+	days := floor_days(time.now_ns() - t)
 }
 
 # days_until(ts) is the number of whole days from now to the RFC 3339 time ts (negative once passed).
@@ -19,7 +19,7 @@ days_until(ts) := days if {
 	is_string(ts)
 	ts != ""
 	t := time.parse_rfc3339_ns(ts)
-	days := floor((t - time.now_ns()) / ns_per_day)
+	days := floor_days(t - time.now_ns())
 }
 
 # older_than(ts, days) holds when ts is more than days days ago.
@@ -29,3 +29,9 @@ older_than(ts, days) if days_since(ts) > days
 never(ts) if ts == null
 
 never(ts) if ts == ""
+
+# floor_days rounds a duration in nanoseconds down to whole days, towards minus infinity
+# (OPA's floor rounds small negative fractions to 0).
+floor_days(ns) := floor(ns / ns_per_day) if ns >= 0
+
+floor_days(ns) := 0 - ceil((0 - ns) / ns_per_day) if ns < 0

@@ -21,3 +21,7 @@ test_older_than if {
 	wtime.older_than("2026-01-01T00:00:00Z", 90) with time.now_ns as now
 	not wtime.older_than("2026-05-01T00:00:00Z", 90) with time.now_ns as now
 }
+
+test_days_until_first_day_after_is_minus_one if {
+	wtime.days_until("2026-05-31T12:00:00Z") == -1 with time.now_ns as now
+}

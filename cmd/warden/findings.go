@@ -1,0 +1,93 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/scan"
+	"github.com/warden-sec/warden/store"
+)
+
+func (a *app) findingsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "findings",
+		Short: "Work with the findings of recorded scans",
+	}
+	cmd.AddCommand(a.findingsDiffCmd())
+	return cmd
+}
+
+func (a *app) findingsDiffCmd() *cobra.Command {
+	var dbPath, format string
+	cmd := &cobra.Command{
+		Use:   "diff",
+		Short: "Show new, resolved, still open and unknown findings between the last two scans",
+		Long: `Show how findings moved between the last two recorded scans.
+
+  new       found now, not in the scan before
+  resolved  in the scan before, gone now, and its scope was read in full
+  open      in both
+  unknown   in the scan before; its scope could not be read now, so it is neither
+            confirmed nor resolved`,
+		Example: `  warden scan --snapshot monday.json && warden scan --snapshot tuesday.json
+  warden findings diff`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if dbPath == "" {
+				if dbPath, err = store.DefaultPath(); err != nil {
+					return err
+				}
+			}
+			st, err := store.Open(cmd.Context(), dbPath)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			prev, cur, d, err := scan.DiffLatest(cmd.Context(), st)
+			if err != nil {
+				return usageErr(err)
+			}
+			switch format {
+			case "json":
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(struct {
+					From     store.ScanRecord `json:"from"`
+					To       store.ScanRecord `json:"to"`
+					New      []findings.Finding `json:"new"`
+					Resolved []findings.Finding `json:"resolved"`
+					Open     []findings.Finding `json:"open"`
+					Unknown  []findings.Finding `json:"unknown"`
+				}{prev, cur, nonNil(d.New), nonNil(d.Resolved), nonNil(d.Open), nonNil(d.Unknown)})
+			case "table":
+				fmt.Fprintf(a.stdout, "scan %d (%s) → scan %d (%s)\n", prev.ID, prev.Snapshot, cur.ID, cur.Snapshot)
+				section := func(name string, fs []findings.Finding) {
+					fmt.Fprintf(a.stdout, "\n%s (%d)\n", name, len(fs))
+					for _, f := range fs {
+						fmt.Fprintf(a.stdout, "  %-8s %-20s %s\n    %s\n", f.Severity, f.Policy, f.Resource, f.Message)
+					}
+				}
+				section("NEW", d.New)
+				section("RESOLVED", d.Resolved)
+				section("UNKNOWN", d.Unknown)
+				fmt.Fprintf(a.stdout, "\n%d new, %d resolved, %d still open, %d unknown\n", len(d.New), len(d.Resolved), len(d.Open), len(d.Unknown))
+				return nil
+			}
+			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+		},
+	}
+	cmd.Flags().StringVar(&dbPath, "db", "", "scan history database (default $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
+	return cmd
+}
+
+func nonNil(fs []findings.Finding) []findings.Finding {
+	if fs == nil {
+		return []findings.Finding{}
+	}
+	return fs
+}

@@ -1,0 +1,145 @@
+// Command warden keeps cloud security posture where its owners declared it: it evaluates
+// snapshots of cloud resources against Rego policies and reports what drifted.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit codes, as DESIGN.md defines them.
+const (
+	exitOK       = 0
+	exitFindings = 1
+	exitError    = 2
+)
+
+// exitErr carries an exit code out of a command.
+type exitErr struct {
+	code int
+	err  error
+}
+
+func (e *exitErr) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitErr) Unwrap() error { return e.err }
+
+// app holds what every command shares: output streams and the logger.
+type app struct {
+	stdout, stderr io.Writer
+	stdin          io.Reader
+	logLevel       string
+	log            *slog.Logger
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes warden with args and returns the process exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdout: stdout, stderr: stderr, stdin: stdin}
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitErr
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "warden: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "warden: %v\n", err)
+	return exitError
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "warden",
+		Short: "Keep cloud security posture where its owners declared it",
+		Long: `warden evaluates cloud resources against Rego policies and reports what drifted from
+the posture their owners declared.
+
+It reads a snapshot (a JSON file of normalized resources, written by 'warden collect' or
+'warden synth'), evaluates every resource against the policies for its type — the
+built-in pack plus your own — applies waivers, records the scan in its history, and
+prints findings.
+
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input or error.`,
+		Example: `  # Scan the bundled example organisation
+  warden scan --snapshot fixtures/acme/snapshot.json
+
+  # Only fail a pipeline on critical findings, as JSON
+  warden scan --snapshot snap.json --fail-on critical --format json
+
+  # See what the built-in pack checks
+  warden policy list`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		Version:           version(),
+		PersistentPreRunE: a.setup,
+	}
+	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+	root.AddCommand(a.scanCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.versionCmd())
+	return root
+}
+
+func (a *app) setup(cmd *cobra.Command, _ []string) error {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(a.logLevel)); err != nil {
+		return usageErr(fmt.Errorf("--log-level: %w", err))
+	}
+	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	return nil
+}
+
+func (a *app) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print warden's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(a.stdout, "warden", version())
+			return nil
+		},
+	}
+}
+
+// buildVersion is set at link time (-ldflags "-X main.buildVersion=v1.2.3").
+var buildVersion string
+
+func version() string {
+	if buildVersion != "" {
+		return buildVersion
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "dev"
+}
+
+// usageErr marks an error as bad input: exit code 2.
+func usageErr(err error) error { return &exitErr{code: exitError, err: err} }

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/policies"
+)
+
+func (a *app) policyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "List and test policies",
+	}
+	cmd.AddCommand(a.policyListCmd(), a.policyTestCmd())
+	return cmd
+}
+
+func (a *app) policyListCmd() *cobra.Command {
+	var (
+		pf        policyFlags
+		format    string
+		framework string
+		typ       string
+	)
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Show the policies: ids, titles, severities, resource types and frameworks",
+		Example: `  warden policy list
+  warden policy list --framework cis-aws-3.0
+  warden policy list --policies ./our-policies --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, eng, err := a.loadPolicies(cmd, &pf)
+			if err != nil {
+				return err
+			}
+			if framework != "" && !slices.Contains(engine.Frameworks, framework) {
+				return usageErr(fmt.Errorf("--framework: unknown framework %q (want one of %s)", framework, strings.Join(engine.Frameworks, ", ")))
+			}
+			var list []*engine.Policy
+			for _, p := range eng.Policies() {
+				if framework != "" && len(p.Frameworks[framework]) == 0 {
+					continue
+				}
+				if typ != "" && !slices.Contains(p.ResourceTypes, typ) {
+					continue
+				}
+				list = append(list, p)
+			}
+			switch format {
+			case "json":
+				if list == nil {
+					list = []*engine.Policy{}
+				}
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(list)
+			case "table":
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "ID\tSEVERITY\tTITLE\tRESOURCE TYPES\tFRAMEWORKS")
+				for _, p := range list {
+					var fws []string
+					for _, fw := range engine.Frameworks {
+						if c := p.Frameworks[fw]; len(c) > 0 {
+							fws = append(fws, fw+" "+strings.Join(c, ","))
+						}
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Severity, p.Title, strings.Join(p.ResourceTypes, ","), strings.Join(fws, "; "))
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%d policies\n", len(list))
+				return nil
+			}
+			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+		},
+	}
+	pf.register(cmd)
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
+	cmd.Flags().StringVar(&framework, "framework", "", "only policies mapped to this framework ("+strings.Join(engine.Frameworks, ", ")+")")
+	cmd.Flags().StringVar(&typ, "type", "", "only policies evaluated on this resource type")
+	return cmd
+}
+
+func (a *app) policyTestCmd() *cobra.Command {
+	var (
+		verbose   bool
+		run       string
+		noBuiltin bool
+	)
+	cmd := &cobra.Command{
+		Use:   "test [DIR...]",
+		Short: "Run the Rego unit tests of the built-in pack and of DIRs, as 'opa test' does",
+		Long: `Run the Rego unit tests (rules named test_* in *_test.rego files).
+
+Without DIR, the built-in pack's tests run. With DIRs, their policies and tests run
+together with the built-in pack, so that your policies may use its library
+(data.warden.lib.*); add --no-builtin to test DIRs alone.`,
+		Example: `  warden policy test
+  warden policy test ./our-policies -v
+  warden policy test --run ssh`,
+		RunE: func(cmd *cobra.Command, dirs []string) error {
+			var sources []engine.Source
+			if !noBuiltin {
+				sources = append(sources, engine.Source{FS: policies.FS, Prefix: "policies"})
+			}
+			for _, d := range dirs {
+				if st, err := os.Stat(d); err != nil || !st.IsDir() {
+					return usageErr(fmt.Errorf("policy test: %s is not a directory", d))
+				}
+				sources = append(sources, engine.Source{FS: os.DirFS(d), Prefix: d})
+			}
+			if len(sources) == 0 {
+				return usageErr(fmt.Errorf("policy test: --no-builtin needs at least one DIR"))
+			}
+			results, err := engine.Test(cmd.Context(), run, sources...)
+			if err != nil {
+				return usageErr(err)
+			}
+			pass, fail := 0, 0
+			for _, r := range results {
+				if r.Pass() {
+					pass++
+					if verbose {
+						fmt.Fprintf(a.stdout, "PASS %s.%s (%s)\n", r.Package, r.Name, r.Duration)
+					}
+					continue
+				}
+				if r.Skip {
+					continue
+				}
+				fail++
+				loc := ""
+				if r.Location != nil {
+					loc = fmt.Sprintf("%s:%d: ", r.Location.File, r.Location.Row)
+				}
+				why := "FAIL"
+				if r.Error != nil {
+					why = "ERROR " + r.Error.Error()
+				}
+				fmt.Fprintf(a.stdout, "%s%s.%s: %s\n", loc, r.Package, r.Name, why)
+				if len(r.Output) > 0 {
+					fmt.Fprintf(a.stdout, "  output: %s\n", strings.TrimSpace(string(r.Output)))
+				}
+			}
+			fmt.Fprintf(a.stdout, "%d passed, %d failed\n", pass, fail)
+			if fail > 0 {
+				return &exitErr{code: exitFindings}
+			}
+			if pass == 0 {
+				return usageErr(fmt.Errorf("policy test: no tests found"))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVarP(&verbose, "verbose", "v", false, "list every test, not only failures")
+	cmd.Flags().StringVar(&run, "run", "", "only tests whose name matches this regular expression")
+	cmd.Flags().BoolVar(&noBuiltin, "no-builtin", false, "test DIRs without the built-in pack")
+	return cmd
+}

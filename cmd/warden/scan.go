@@ -1,0 +1,212 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/policies"
+	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/scan"
+	"github.com/warden-sec/warden/store"
+	"github.com/warden-sec/warden/waivers"
+)
+
+// policyFlags are the flags that choose policies, shared by scan and policy list.
+type policyFlags struct {
+	configFile string
+	policyDirs []string
+	noBuiltin  bool
+}
+
+func (pf *policyFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&pf.configFile, "config", "", "YAML config: policy settings, extra policy dirs, waivers, db")
+	cmd.Flags().StringArrayVar(&pf.policyDirs, "policies", nil, "directory of extra Rego policies (repeatable)")
+	cmd.Flags().BoolVar(&pf.noBuiltin, "no-builtin", false, "leave out the built-in policy pack")
+}
+
+// load reads the config (if any) and compiles the policies it and the flags name.
+func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config, *engine.Engine, error) {
+	cfg := &config.Config{}
+	if pf.configFile != "" {
+		c, err := config.Load(pf.configFile)
+		if err != nil {
+			return nil, nil, usageErr(err)
+		}
+		cfg = c
+	}
+	var sources []engine.Source
+	if !pf.noBuiltin {
+		sources = append(sources, engine.Source{FS: policies.FS, Prefix: "policies"})
+	}
+	for _, dir := range append(append([]string{}, cfg.Policies...), pf.policyDirs...) {
+		st, err := os.Stat(dir)
+		if err != nil {
+			return nil, nil, usageErr(fmt.Errorf("--policies: %w", err))
+		}
+		if !st.IsDir() {
+			return nil, nil, usageErr(fmt.Errorf("--policies %s: not a directory", dir))
+		}
+		sources = append(sources, engine.Source{FS: os.DirFS(dir), Prefix: dir})
+	}
+	if len(sources) == 0 {
+		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
+	}
+	e, err := engine.New(cmd.Context(), engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log})
+	if err != nil {
+		return nil, nil, usageErr(fmt.Errorf("load policies:\n%w", err))
+	}
+	return cfg, e, nil
+}
+
+func (a *app) scanCmd() *cobra.Command {
+	var (
+		pf          policyFlags
+		snapPath    string
+		waiverFile  string
+		format      string
+		failOn      string
+		dbPath      string
+		noDB        bool
+		outFile     string
+		nowFlag     string
+		noProgress  bool
+		failOnGiven bool
+	)
+	cmd := &cobra.Command{
+		Use:   "scan --snapshot FILE",
+		Short: "Evaluate a snapshot against the policies and report findings",
+		Long: `Evaluate a snapshot against the policies and report findings.
+
+Every resource is evaluated against the policies for its type, in parallel. Ages (key
+age, certificate expiry) are measured at the snapshot's collected_at, so a scan of the
+same snapshot always says the same thing. Waivers suppress findings until they expire;
+an expired waiver is reported. Each scan is recorded in the history (a SQLite file) so
+that 'warden findings diff' can show what changed; findings in scopes that could not be
+read are carried over as unknown, never resolved.`,
+		Example: `  warden scan --snapshot fixtures/acme/snapshot.json
+  warden scan --snapshot snap.json --waivers waivers.yaml --fail-on high
+  warden scan --snapshot snap.json --policies ./our-policies --format sarif -o warden.sarif
+  warden synth --resources 1000 | warden scan --snapshot - --no-db`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if snapPath == "" {
+				return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input); collecting live targets comes with 'warden collect'"))
+			}
+			failOnGiven = cmd.Flags().Changed("fail-on")
+			cfg, eng, err := a.loadPolicies(cmd, &pf)
+			if err != nil {
+				return err
+			}
+			if !failOnGiven && cfg.FailOn != "" {
+				failOn = cfg.FailOn
+			}
+			threshold, err := findings.ParseSeverity(failOn)
+			if err != nil {
+				return usageErr(fmt.Errorf("--fail-on: %w", err))
+			}
+			w, err := report.New(format, outFile == "" && isTerminal(a.stdout))
+			if err != nil {
+				return usageErr(fmt.Errorf("--format: %w", err))
+			}
+			if waiverFile == "" {
+				waiverFile = cfg.Waivers
+			}
+			var ws *waivers.Set
+			if waiverFile != "" {
+				if ws, err = waivers.Load(waiverFile); err != nil {
+					return usageErr(err)
+				}
+				var ids []string
+				for _, p := range eng.Policies() {
+					ids = append(ids, p.ID)
+				}
+				if err := ws.CheckPolicies(ids); err != nil {
+					return usageErr(err)
+				}
+			}
+			var now time.Time
+			if nowFlag != "" {
+				if now, err = time.Parse(time.RFC3339, nowFlag); err != nil {
+					return usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
+				}
+			}
+			var st *store.Store
+			if !noDB {
+				if dbPath == "" {
+					dbPath = cfg.DB
+				}
+				if dbPath == "" {
+					if dbPath, err = store.DefaultPath(); err != nil {
+						return err
+					}
+				}
+				if st, err = store.Open(cmd.Context(), dbPath); err != nil {
+					return err
+				}
+				defer st.Close()
+			}
+			var prog *progress
+			if !noProgress {
+				prog = newProgress(a.stderr, "evaluated")
+			}
+			rep, err := scan.Run(cmd.Context(), scan.Request{
+				Snapshot: snapPath, Input: a.stdin, Engine: eng, Waivers: ws, Store: st, Now: now,
+				Progress: prog.update, Version: version(),
+			})
+			prog.done()
+			if err != nil {
+				return usageErr(err)
+			}
+			if err := writeReport(outFile, a.stdout, w, rep); err != nil {
+				return err
+			}
+			a.log.Info("scan done", "resources", rep.Scan.Resources, "findings", rep.Summary.Findings, "duration_ms", rep.Scan.DurationMS)
+			for _, f := range rep.Findings {
+				if f.Status == findings.StatusOpen && f.Severity >= threshold {
+					return &exitErr{code: exitFindings}
+				}
+			}
+			return nil
+		},
+	}
+	pf.register(cmd)
+	f := cmd.Flags()
+	f.StringVarP(&snapPath, "snapshot", "s", "", "snapshot file to evaluate, or - for standard input")
+	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")
+	f.StringVarP(&format, "format", "f", "table", "output format: table, json or sarif")
+	f.StringVar(&failOn, "fail-on", "high", "exit 1 when an open finding is at or above this severity: critical, high, medium, low, info")
+	f.StringVar(&dbPath, "db", "", "scan history database (default $XDG_STATE_HOME/warden/warden.db)")
+	f.BoolVar(&noDB, "no-db", false, "do not record the scan in the history")
+	f.StringVarP(&outFile, "output", "o", "", "write the report to this file instead of standard output")
+	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at")
+	f.BoolVar(&noProgress, "no-progress", false, "do not draw progress on the terminal")
+	return cmd
+}
+
+// writeReport writes to path atomically (temporary file, then rename), or to stdout.
+func writeReport(path string, stdout io.Writer, w report.Writer, r *report.Report) error {
+	if path == "" {
+		return w.Write(stdout, r)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".warden-report-*")
+	if err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := w.Write(tmp, r); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write report %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}

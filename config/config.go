@@ -1,0 +1,113 @@
+// Package config reads warden's YAML configuration: policy settings, extra policy
+// directories, waivers, the database, and (for collection) targets.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is the content of a warden config file. Flags override it.
+type Config struct {
+	// Settings are policy thresholds, seen by policies as data.warden.config
+	// (e.g. access_key_max_age_days: 60, known_accounts: ["444455556666"]).
+	Settings map[string]any `yaml:"settings"`
+	// Policies are extra policy directories, besides the built-in pack.
+	Policies []string `yaml:"policies"`
+	// Waivers is the waiver file.
+	Waivers string `yaml:"waivers"`
+	// DB is the scan history database: a file path (SQLite).
+	DB string `yaml:"db"`
+	// FailOn is the lowest severity that makes warden scan exit 1.
+	FailOn string `yaml:"fail_on"`
+
+	File string `yaml:"-"`
+}
+
+// Error is a problem in a config file, located by file and line.
+type Error struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *Error) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("read config %s: line %d: %s", e.File, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("read config %s: %s", e.File, e.Msg)
+}
+
+// Load reads a config file.
+func Load(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return Parse(b, path)
+}
+
+// Parse reads a config from YAML; unknown fields are errors, so that a typo is not
+// silently ignored.
+func Parse(data []byte, file string) (*Config, error) {
+	c := &Config{File: file}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return c, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil {
+		return nil, yamlError(file, err)
+	}
+	for k := range c.Settings {
+		if strings.TrimSpace(k) == "" {
+			return nil, &Error{File: file, Msg: "settings: empty setting name"}
+		}
+	}
+	c.Settings = normalize(c.Settings).(map[string]any)
+	return c, nil
+}
+
+// normalize makes YAML values JSON-shaped (string keys everywhere), as Rego expects.
+func normalize(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = normalize(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = normalize(e)
+		}
+		return x
+	}
+	return v
+}
+
+func yamlError(file string, err error) error {
+	var te *yaml.TypeError
+	msgs := []string{err.Error()}
+	if errors.As(err, &te) {
+		msgs = te.Errors
+	}
+	msg := strings.TrimPrefix(msgs[0], "yaml: ")
+	line := 0
+	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on)", 1)
+	return &Error{File: file, Line: line, Msg: msg}
+}

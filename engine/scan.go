@@ -1,0 +1,312 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/open-policy-agent/opa/v1/ast"
+	"github.com/open-policy-agent/opa/v1/rego"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// Result is what one evaluation produced.
+type Result struct {
+	Header    snapshot.Header
+	Now       time.Time // the time policies measured ages against
+	Resources int
+	// ByType counts the resources of each type.
+	ByType     map[string]int
+	Findings   []findings.Finding
+	EvalErrors []findings.EvalError
+}
+
+// Options tune one evaluation.
+type Options struct {
+	// Now is the time policies measure ages against; zero means the snapshot's
+	// collected_at, or the current time when the snapshot has none.
+	Now time.Time
+	// Progress, when set, is called from one goroutine with the number of resources
+	// evaluated so far.
+	Progress func(done int)
+}
+
+const batchSize = 256
+
+type batch struct {
+	seq   int
+	elems []snapshot.Element
+}
+
+type batchResult struct {
+	seq      int
+	uids     []uint64
+	first    int // index of the batch's first element
+	types    map[string]int
+	scopes   map[string]int // first index of each scope seen
+	findings []findings.Finding
+	errs     []findings.EvalError
+}
+
+// Scan streams a snapshot through the policies: one goroutine reads, the workers parse,
+// check and evaluate, so memory stays bounded by the batches in flight and the findings.
+// A malformed resource stops the scan with an error naming its line and field.
+func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*Result, error) {
+	g, ctx := errgroup.WithContext(ctx)
+	jobs := make(chan batch, e.workers*2)
+	results := make(chan batchResult, e.workers*2)
+	var (
+		headerOnce sync.Once
+		evalOpts   []rego.EvalOption
+		snapInfo   *ast.Term
+		now        time.Time
+		ready      = make(chan struct{})
+	)
+	setup := func() {
+		h := rd.Header()
+		now = opts.Now
+		if now.IsZero() {
+			now = h.CollectedAt
+		}
+		if now.IsZero() {
+			now = time.Now()
+			e.log.Warn("snapshot has no collected_at: ages are measured from now", "snapshot", rd.Name())
+		}
+		evalOpts = []rego.EvalOption{rego.EvalTime(now)}
+		snapInfo = snapshotTerm(h, now)
+		close(ready)
+	}
+
+	g.Go(func() error {
+		defer close(jobs)
+		defer headerOnce.Do(setup)
+		seq := 0
+		b := batch{elems: make([]snapshot.Element, 0, batchSize)}
+		for {
+			el, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			headerOnce.Do(setup)
+			b.elems = append(b.elems, el)
+			if len(b.elems) == batchSize {
+				select {
+				case jobs <- b:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+				seq++
+				b = batch{seq: seq, elems: make([]snapshot.Element, 0, batchSize)}
+			}
+		}
+		if len(b.elems) > 0 {
+			select {
+			case jobs <- b:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
+
+	var wg sync.WaitGroup
+	for range e.workers {
+		wg.Add(1)
+		g.Go(func() error {
+			defer wg.Done()
+			p := snapshot.NewParser(rd.Name())
+			for b := range jobs {
+				<-ready
+				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]int{}, uids: make([]uint64, len(b.elems))}
+				for i, el := range b.elems {
+					res, v, err := p.Parse(el)
+					if err != nil {
+						return err
+					}
+					br.uids[i] = xxhash.Sum64String(res.Account + "\x00" + res.UID)
+					br.types[res.Type]++
+					if _, ok := br.scopes[res.Scope]; !ok {
+						br.scopes[res.Scope] = el.Index
+					}
+					te := e.byType[res.Type]
+					if te == nil {
+						continue
+					}
+					input := ast.NewObject(
+						[2]*ast.Term{ast.StringTerm("resource"), ast.NewTerm(toAST(v))},
+						[2]*ast.Term{ast.StringTerm("snapshot"), snapInfo},
+					)
+					fs, errs := e.evalResource(ctx, te, &res, input, evalOpts)
+					br.findings = append(br.findings, fs...)
+					br.errs = append(br.errs, errs...)
+				}
+				select {
+				case results <- br:
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			}
+			return nil
+		})
+	}
+	go func() {
+		wg.Wait()
+		close(results)
+	}()
+
+	out := &Result{ByType: map[string]int{}}
+	scopes := map[string]int{}
+	var dupErr error
+	g.Go(func() error {
+		seen := make(map[uint64]int, 1<<16)
+		for br := range results {
+			for i, h := range br.uids {
+				if prev, ok := seen[h]; ok && dupErr == nil {
+					dupErr = fmt.Errorf("read snapshot %s: resources[%d].uid: duplicate resource: same account and uid as resources[%d]", rd.Name(), br.first+i, prev)
+				}
+				seen[h] = br.first + i
+			}
+			out.Resources += len(br.uids)
+			for t, n := range br.types {
+				out.ByType[t] += n
+			}
+			for sc, i := range br.scopes {
+				if prev, ok := scopes[sc]; !ok || i < prev {
+					scopes[sc] = i
+				}
+			}
+			out.Findings = append(out.Findings, br.findings...)
+			out.EvalErrors = append(out.EvalErrors, br.errs...)
+			if opts.Progress != nil {
+				opts.Progress(out.Resources)
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if dupErr != nil {
+		return nil, dupErr
+	}
+	out.Header = rd.Header()
+	out.Now = now
+	if err := checkScopes(rd.Name(), out.Header, scopes); err != nil {
+		return nil, err
+	}
+	findings.Sort(out.Findings)
+	slices.SortFunc(out.EvalErrors, func(a, b findings.EvalError) int {
+		if c := strings.Compare(a.Resource, b.Resource); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Policy, b.Policy)
+	})
+	return out, nil
+}
+
+// Evaluate evaluates resources already in memory — the ones that changed since the last
+// scan, for the daemon — at time now. Resources are checked as a snapshot would be.
+func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time, resources []snapshot.Resource) (*Result, error) {
+	out := &Result{Header: h, Now: now, ByType: map[string]int{}}
+	evalOpts := []rego.EvalOption{rego.EvalTime(now)}
+	snapInfo := snapshotTerm(h, now)
+	for i := range resources {
+		res := resources[i]
+		if !snapshot.KnownType(res.Type) {
+			return nil, fmt.Errorf("evaluate resource %s: unknown resource type %q", res.UID, res.Type)
+		}
+		if res.Scope == "" {
+			res.Scope = snapshot.DefaultScope(res.Type, res.Account, res.Region)
+		}
+		out.Resources++
+		out.ByType[res.Type]++
+		te := e.byType[res.Type]
+		if te == nil {
+			continue
+		}
+		v, err := ast.InterfaceToValue(resourceDoc(&res))
+		if err != nil {
+			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
+		}
+		input := ast.NewObject(
+			[2]*ast.Term{ast.StringTerm("resource"), ast.NewTerm(v)},
+			[2]*ast.Term{ast.StringTerm("snapshot"), snapInfo},
+		)
+		fs, errs := e.evalResource(ctx, te, &res, input, evalOpts)
+		out.Findings = append(out.Findings, fs...)
+		out.EvalErrors = append(out.EvalErrors, errs...)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	findings.Sort(out.Findings)
+	return out, nil
+}
+
+// resourceDoc is the resource as policies see it: the snapshot's JSON shape.
+func resourceDoc(r *snapshot.Resource) map[string]any {
+	doc := map[string]any{"uid": r.UID, "type": r.Type, "name": r.Name, "account": r.Account,
+		"region": r.Region, "scope": r.Scope}
+	if r.Tags != nil {
+		tags := make(map[string]any, len(r.Tags))
+		for k, v := range r.Tags {
+			tags[k] = v
+		}
+		doc["tags"] = tags
+	}
+	if r.Attributes != nil {
+		doc["attributes"] = r.Attributes
+	}
+	return doc
+}
+
+// snapshotTerm is input.snapshot: what policies may know of the snapshot as a whole.
+func snapshotTerm(h snapshot.Header, now time.Time) *ast.Term {
+	accounts := make([]*ast.Term, 0, len(h.Accounts))
+	for _, a := range h.Accounts {
+		accounts = append(accounts, ast.StringTerm(a))
+	}
+	return ast.ObjectTerm(
+		[2]*ast.Term{ast.StringTerm("accounts"), ast.ArrayTerm(accounts...)},
+		[2]*ast.Term{ast.StringTerm("collected_at"), ast.StringTerm(now.UTC().Format(time.RFC3339))},
+	)
+}
+
+// checkScopes refuses duplicate scopes, and resources whose scope the snapshot does not
+// declare once it declares any: a resource outside every scope could never be told
+// apart from one whose scope failed.
+func checkScopes(name string, h snapshot.Header, used map[string]int) error {
+	if len(h.Scopes) == 0 {
+		return nil
+	}
+	ids := map[string]bool{}
+	for i, s := range h.Scopes {
+		if ids[s.ID] {
+			return fmt.Errorf("read snapshot %s: scopes[%d].id: duplicate scope %q", name, i, s.ID)
+		}
+		ids[s.ID] = true
+	}
+	var bad []string
+	for sc := range used {
+		if !ids[sc] {
+			bad = append(bad, sc)
+		}
+	}
+	if len(bad) > 0 {
+		slices.SortFunc(bad, func(a, b string) int { return used[a] - used[b] })
+		return fmt.Errorf("read snapshot %s: resources[%d].scope: scope %q is not declared in \"scopes\"", name, used[bad[0]], bad[0])
+	}
+	return nil
+}
+

@@ -1,0 +1,46 @@
+package warden.aws.iam.access_key_not_rotated_test
+
+import data.warden.aws.iam.access_key_not_rotated
+
+# 2026-11-30T12:00:00Z
+now := 1796040000000000000
+
+key(overrides) := {"resource": {
+	"uid": "arn:aws:iam::111111111111:user/ci-deploy-prod/accesskey/AKIA5XQ2JH7RMZ3KQ8TA",
+	"type": "aws.iam.access_key",
+	"name": "AKIA5XQ2JH7RMZ3KQ8TA",
+	"account": "111111111111",
+	"region": "global",
+	"attributes": object.union(
+		{
+			"access_key_id": "AKIA5XQ2JH7RMZ3KQ8TA",
+			"user_name": "ci-deploy-prod",
+			"status": "Active",
+			"created": "2026-05-14T09:30:00Z",
+			"last_used": "2026-11-29T22:10:00Z",
+		},
+		overrides,
+	),
+}}
+
+test_key_200_days_old if {
+	access_key_not_rotated.deny == {{"msg": "access key AKIA5XQ2JH7RMZ3KQ8TA of user ci-deploy-prod was created 200 days ago and has not been rotated (maximum 90)"}} with input as key({})
+		with time.now_ns as now
+}
+
+test_key_91_days_old if {
+	count(access_key_not_rotated.deny) == 1 with input as key({"created": "2026-08-31T11:00:00Z"}) with time.now_ns as now
+}
+
+test_key_one_day_too_young if {
+	count(access_key_not_rotated.deny) == 0 with input as key({"created": "2026-09-01T11:00:00Z"}) with time.now_ns as now
+}
+
+test_inactive_key_never_fires if {
+	count(access_key_not_rotated.deny) == 0 with input as key({"status": "Inactive"}) with time.now_ns as now
+}
+
+test_threshold_from_config if {
+	count(access_key_not_rotated.deny) == 0 with input as key({}) with time.now_ns as now
+		with data.warden.config.access_key_max_age_days as 365
+}

@@ -1,0 +1,46 @@
+# METADATA
+# title: Password policy is weaker than CIS
+# description: Without an account password policy requiring long passwords that cannot be reused, IAM users' console passwords are easy to guess or recycle.
+# custom:
+#   id: WARDEN-AWS-IAM-013
+#   severity: medium
+#   resource_types: [aws.iam.password_policy]
+#   frameworks: {cis-aws-3.0: ["1.8", "1.9"], nist-800-53-r5: ["IA-5(1)"], pci-dss-4.0: ["8.3.6", "8.3.7"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   remediation: {action: aws.iam.set_password_policy, risk: low}
+package warden.aws.iam.password_policy_weak
+
+import data.warden.lib.config
+
+min_length := config.setting("password_min_length", 14)
+
+min_reuse := config.setting("password_reuse_prevention", 24)
+
+attrs := input.resource.attributes
+
+deny contains violation if {
+	attrs.exists == false
+	violation := {
+		"msg": sprintf("account %s has no IAM password policy", [input.resource.account]),
+		"key": "absent",
+	}
+}
+
+deny contains violation if {
+	attrs.exists == true
+	length := object.get(attrs, "minimum_password_length", 0)
+	length < min_length
+	violation := {
+		"msg": sprintf("the password policy of account %s allows passwords of %d characters (minimum %d)", [input.resource.account, length, min_length]),
+		"key": "minimum_password_length",
+	}
+}
+
+deny contains violation if {
+	attrs.exists == true
+	reuse := object.get(attrs, "password_reuse_prevention", 0)
+	reuse < min_reuse
+	violation := {
+		"msg": sprintf("the password policy of account %s remembers %d previous passwords (minimum %d)", [input.resource.account, reuse, min_reuse]),
+		"key": "password_reuse_prevention",
+	}
+}

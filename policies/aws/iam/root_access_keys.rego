@@ -1,0 +1,18 @@
+# METADATA
+# title: Root user has access keys
+# description: Root access keys carry unrestricted, unscopable power over the account and cannot be limited by any policy; delete them.
+# custom:
+#   id: WARDEN-AWS-IAM-011
+#   severity: critical
+#   resource_types: [aws.iam.root_user]
+#   frameworks: {cis-aws-3.0: ["1.4"], nist-800-53-r5: ["AC-6(2)", "IA-2"], soc2: ["CC6.1"], iso-27001-2022: ["A.8.2"]}
+#   remediation: {action: manual, risk: none}
+package warden.aws.iam.root_access_keys
+
+deny contains violation if {
+	input.resource.attributes.access_keys_active > 0
+	violation := {"msg": sprintf(
+		"the root user of account %s has %d active access key(s)",
+		[input.resource.account, input.resource.attributes.access_keys_active],
+	)}
+}

@@ -1,0 +1,26 @@
+# METADATA
+# title: Policy allows every action of IAM, STS, KMS or Organizations
+# description: Every action of iam, sts, kms or organizations on every resource lets the holder grant itself any permission, assume any role, read or destroy any key, or reshape the organization.
+# custom:
+#   id: WARDEN-AWS-IAM-002
+#   severity: high
+#   resource_types: [aws.iam.policy, aws.iam.user, aws.iam.group, aws.iam.role]
+#   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(1)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
+#   remediation: {action: aws.iam.detach_policy, risk: high}
+package warden.aws.iam.service_admin
+
+import data.warden.lib.iam
+
+services := ["iam", "sts", "kms", "organizations"]
+
+deny contains violation if {
+	some src in iam.documents(input.resource)
+	not iam.allows_everything(src.document) # WARDEN-AWS-IAM-001 reports it
+	some svc in services
+	iam.allows_all_actions_of_service(src.document, svc)
+	violation := object.union_n([
+		{"msg": sprintf("%s allows every %s action (%s:*) on every resource", [src.where, svc, svc])},
+		iam.violation_fields(src, svc),
+		iam.detach_fields(src),
+	])
+}

@@ -1,0 +1,37 @@
+# METADATA
+# title: Role trusts an unknown account
+# description: A trust policy naming an AWS account that is neither the role's own nor a known account lets an outside party assume the role; confirm the account belongs to a partner you still work with.
+# custom:
+#   id: WARDEN-AWS-IAM-006
+#   severity: medium
+#   resource_types: [aws.iam.role]
+#   frameworks: {nist-800-53-r5: ["AC-3", "AC-20"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.15", "A.5.19"]}
+#   remediation: {action: notify, risk: none}
+package warden.aws.iam.unknown_account_trust
+
+import data.warden.lib.config
+import data.warden.lib.iam
+
+# Known accounts: the role's own, and the setting known_accounts, to which warden adds the
+# accounts the snapshot covers. Ids may be written as strings or numbers.
+known_accounts := {input.resource.account} | {account |
+	some value in config.setting("known_accounts", [])
+	account := account_id(value)
+}
+
+account_id(value) := value if is_string(value)
+
+account_id(value) := sprintf("%012d", [value]) if is_number(value)
+
+deny contains violation if {
+	some account, principals in iam.trusted_accounts(object.get(input.resource.attributes, "assume_role_policy", {}))
+	not account in known_accounts
+	violation := {
+		"msg": sprintf(
+			"role %s trusts account %s (%s), which is not a known account",
+			[input.resource.name, account, concat(", ", principals)],
+		),
+		"key": account,
+		"principals": principals,
+	}
+}

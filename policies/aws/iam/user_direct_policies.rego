@@ -1,0 +1,27 @@
+# METADATA
+# title: User has policies attached directly
+# description: Permissions granted to users one by one drift and are hard to review; grant them through groups (or roles) instead.
+# custom:
+#   id: WARDEN-AWS-IAM-014
+#   severity: low
+#   resource_types: [aws.iam.user]
+#   frameworks: {cis-aws-3.0: ["1.15"], nist-800-53-r5: ["AC-2", "AC-6"], pci-dss-4.0: ["7.2.1"], soc2: ["CC6.2"], iso-27001-2022: ["A.5.15", "A.5.18"]}
+#   remediation: {action: notify, risk: none}
+package warden.aws.iam.user_direct_policies
+
+attrs := input.resource.attributes
+
+attached := [p.name | some p in object.get(attrs, "attached_policies", [])]
+
+inline := [p.name | some p in object.get(attrs, "inline_policies", [])]
+
+deny contains violation if {
+	input.resource.type == "aws.iam.user"
+	count(attached) + count(inline) > 0
+	names := array.concat(attached, [sprintf("%s (inline)", [name]) | some name in inline])
+	violation := {
+		"msg": sprintf("user %s has policies attached directly instead of through groups: %s", [input.resource.name, concat(", ", names)]),
+		"attached_policies": attached,
+		"inline_policies": inline,
+	}
+}

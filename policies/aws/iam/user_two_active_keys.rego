@@ -1,0 +1,23 @@
+# METADATA
+# title: User has two active access keys
+# description: Two active keys double what can leak and usually mean a rotation was started and never finished; keep one.
+# custom:
+#   id: WARDEN-AWS-IAM-009
+#   severity: low
+#   resource_types: [aws.iam.user]
+#   frameworks: {cis-aws-3.0: ["1.13"], nist-800-53-r5: ["IA-5"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   remediation: {action: notify, risk: none}
+package warden.aws.iam.user_two_active_keys
+
+active := sort([key.id |
+	some key in object.get(input.resource.attributes, "access_keys", [])
+	key.status == "Active"
+])
+
+deny contains violation if {
+	count(active) > 1
+	violation := {"msg": sprintf(
+		"user %s has %d active access keys (%s)",
+		[input.resource.name, count(active), concat(", ", active)],
+	)}
+}

@@ -1,0 +1,26 @@
+# METADATA
+# title: Security group opens all protocols or all ports to the internet
+# description: A rule admitting every protocol, or every port of a protocol, from 0.0.0.0/0 or ::/0 exposes every service on the instances behind it, administration ports included.
+# custom:
+#   id: WARDEN-AWS-NET-003
+#   severity: critical
+#   resource_types: [aws.ec2.security_group]
+#   frameworks: {cis-aws-3.0: ["5.2", "5.3"], nist-800-53-r5: ["SC-7", "CM-7"], pci-dss-4.0: ["1.3.1", "1.4.2"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20"]}
+#   remediation: {action: aws.ec2.revoke_ingress, risk: high}
+package warden.aws.net.all_traffic_open
+
+import data.warden.lib.net
+
+deny contains violation if {
+	some rule in input.resource.attributes.ingress
+	net.open_to_internet(rule)
+	net.all_traffic(rule)
+	violation := {
+		"msg": sprintf(
+			"security group %s (%s) allows %s from %s: every port is open to the internet",
+			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr],
+		),
+		"key": rule.id,
+		"target": rule.id,
+	}
+}

@@ -1,0 +1,26 @@
+# METADATA
+# title: Security group opens SSH to the internet
+# description: Port 22 reachable from 0.0.0.0/0 or ::/0 invites brute force and exploits against the SSH daemon; reach hosts through a bastion, VPN or SSM instead.
+# custom:
+#   id: WARDEN-AWS-NET-001
+#   severity: high
+#   resource_types: [aws.ec2.security_group]
+#   frameworks: {cis-aws-3.0: ["5.2", "5.3"], nist-800-53-r5: ["SC-7", "AC-17"], pci-dss-4.0: ["1.3.1", "1.4.2"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20"]}
+#   remediation: {action: aws.ec2.revoke_ingress, risk: medium}
+package warden.aws.net.ssh_open
+
+import data.warden.lib.net
+
+deny contains violation if {
+	some rule in input.resource.attributes.ingress
+	net.open_to_internet(rule)
+	net.covers_port(rule, 22)
+	violation := {
+		"msg": sprintf(
+			"security group %s (%s) allows %s from %s: SSH (22) is open to the internet",
+			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr],
+		),
+		"key": rule.id,
+		"target": rule.id,
+	}
+}

@@ -1,0 +1,33 @@
+# METADATA
+# title: Endpoint's certificate does not match its host name
+# description: A certificate issued for another name fails verification in every client, or teaches clients to disable host-name checks.
+# custom:
+#   id: WARDEN-CERT-006
+#   severity: high
+#   resource_types: [tls.endpoint]
+#   frameworks: {nist-800-53-r5: ["SC-8", "SC-23"], pci-dss-4.0: ["4.2.1"], soc2: ["CC6.7"], iso-27001-2022: ["A.8.24"]}
+#   remediation: {action: notify, risk: none}
+package warden.certs.hostname_mismatch
+
+import data.warden.lib.certs
+
+attrs := input.resource.attributes
+
+deny contains violation if {
+	certs.probed(input.resource)
+	attrs.hostname_match == false
+	violation := {"msg": sprintf(
+		"%s presents a certificate for %s, not %s",
+		[certs.label(input.resource), presented_names, server_name],
+	)}
+}
+
+server_name := attrs.sni if {
+	is_string(attrs.sni)
+	attrs.sni != ""
+} else := attrs.host
+
+presented_names := concat(", ", names) if {
+	names := object.get(attrs, ["certificate", "dns_names"], [])
+	count(names) > 0
+} else := object.get(attrs, ["certificate", "subject"], "another name")

@@ -1,0 +1,34 @@
+# METADATA
+# title: Endpoint's certificate chain is self-signed or untrusted
+# description: Clients cannot tell an untrusted certificate from an attacker's, so they either fail or are configured to skip verification.
+# custom:
+#   id: WARDEN-CERT-005
+#   severity: medium
+#   resource_types: [tls.endpoint]
+#   frameworks: {nist-800-53-r5: ["SC-8", "SC-17"], pci-dss-4.0: ["4.2.1"], soc2: ["CC6.7"], iso-27001-2022: ["A.8.24"]}
+#   remediation: {action: notify, risk: none}
+package warden.certs.untrusted_chain
+
+import data.warden.lib.certs
+
+attrs := input.resource.attributes
+
+deny contains violation if {
+	certs.probed(input.resource)
+	attrs.trusted == false
+	violation := {
+		"msg": sprintf("%s presents %s%s", [certs.label(input.resource), kind, because]),
+		"self_signed": self_signed,
+	}
+}
+
+self_signed := object.get(attrs, ["certificate", "self_signed"], false) == true
+
+kind := "a self-signed certificate" if self_signed
+
+kind := "a certificate chain that is not trusted" if not self_signed
+
+because := sprintf(" (%s)", [attrs.verify_error]) if {
+	is_string(attrs.verify_error)
+	attrs.verify_error != ""
+} else := ""

@@ -1,0 +1,32 @@
+# METADATA
+# title: Service account holds an admin role
+# description: Workloads run as service accounts; one holding owner, editor or an admin role turns any compromise of the workload, or of a key, into control of the project.
+# custom:
+#   id: WARDEN-GCP-IAM-004
+#   severity: high
+#   resource_types: [gcp.project.iam_policy]
+#   frameworks: {cis-gcp-2.0: ["1.5"], nist-800-53-r5: ["AC-6", "AC-6(5)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
+#   remediation: {action: gcp.iam.remove_binding_member, risk: high}
+package warden.gcp.iam.service_account_admin
+
+import data.warden.lib.gcp
+
+bindings := input.resource.attributes.bindings
+
+deny contains violation if {
+	some [role, member] in gcp.grants(bindings)
+	gcp.member_type(member) == "serviceAccount"
+	gcp.admin_role(role)
+
+	# Google's own service agents hold their roles by design.
+	not gcp.service_agent(member)
+	violation := {
+		"msg": sprintf(
+			"project %s grants the admin role %s to service account %s%s",
+			[input.resource.attributes.project_id, role, gcp.member_id(member), gcp.condition_note(bindings, role, member)],
+		),
+		"key": concat("/", [role, member]),
+		"role": role,
+		"member": member,
+	}
+}

@@ -1,0 +1,23 @@
+# METADATA
+# title: Default network with its default-allow rules exists
+# description: The default network comes with permissive rules (default-allow-ssh and default-allow-rdp from anywhere, default-allow-internal between every instance); build networks and rules deliberately instead.
+# custom:
+#   id: WARDEN-GCP-NET-005
+#   severity: low
+#   resource_types: [gcp.compute.network]
+#   frameworks: {cis-gcp-2.0: ["3.1"], nist-800-53-r5: ["SC-7", "CM-7"], pci-dss-4.0: ["1.2.1"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20", "A.8.22"]}
+#   remediation: {action: notify, risk: none}
+package warden.gcp.net.default_network
+
+deny contains violation if {
+	input.resource.name == "default"
+	default_rules := sort([name | some name in input.resource.attributes.firewalls; startswith(name, "default-allow-")])
+	count(default_rules) > 0
+	violation := {
+		"msg": sprintf(
+			"project %s still has the default network with its default rules %s",
+			[input.resource.account, concat(", ", default_rules)],
+		),
+		"firewalls": default_rules,
+	}
+}

@@ -1,0 +1,83 @@
+package warden.lib.certs_test
+
+import data.warden.lib.certs
+
+# 2026-11-30T12:00:00Z
+now := 1796040000000000000
+
+cert(overrides) := object.union(
+	{
+		"subject": "CN=shop.acme.example",
+		"not_after": "2027-06-01T00:00:00Z",
+		"key_algorithm": "RSA",
+		"key_size": 2048,
+		"signature_algorithm": "SHA256-RSA",
+	},
+	overrides,
+)
+
+endpoint(attrs) := {
+	"uid": "tls://shop.acme.example:443",
+	"type": "tls.endpoint",
+	"name": "shop.acme.example:443",
+	"attributes": attrs,
+}
+
+test_certificate_of_a_reached_endpoint if {
+	certs.certificate(endpoint({"reachable": true, "certificate": cert({})})) == cert({})
+}
+
+test_no_certificate_for_an_unreachable_endpoint if {
+	not certs.certificate(endpoint({"reachable": false, "certificate": cert({})}))
+	not certs.probed(endpoint({"reachable": false}))
+}
+
+test_no_certificate_when_null if {
+	not certs.certificate({"type": "aws.acm.certificate", "attributes": {"certificate": null}})
+}
+
+test_expired if {
+	certs.expired(cert({"not_after": "2026-11-30T11:59:59Z"})) with time.now_ns as now
+	not certs.expired(cert({"not_after": "2026-11-30T12:00:00Z"})) with time.now_ns as now
+}
+
+test_expires_within if {
+	certs.expires_within(cert({"not_after": "2026-12-30T11:59:59Z"}), 30) with time.now_ns as now
+	not certs.expires_within(cert({"not_after": "2026-12-30T12:00:00Z"}), 30) with time.now_ns as now
+	not certs.expires_within(cert({"not_after": "2026-11-29T00:00:00Z"}), 30) with time.now_ns as now
+}
+
+test_weak_rsa_key if {
+	certs.weak_key(cert({"key_size": 1024}), 2048, 256) == "RSA-1024 key (minimum 2048 bits)"
+	not certs.weak_key(cert({"key_size": 2048}), 2048, 256)
+}
+
+test_weak_ec_key if {
+	certs.weak_key(cert({"key_algorithm": "EC", "key_size": 224}), 2048, 256) == "EC-224 key (minimum 256 bits)"
+	not certs.weak_key(cert({"key_algorithm": "EC", "key_size": 256}), 2048, 256)
+}
+
+test_dsa_always_weak_ed25519_never if {
+	certs.weak_key(cert({"key_algorithm": "DSA", "key_size": 3072}), 2048, 256) == "DSA key"
+	not certs.weak_key(cert({"key_algorithm": "ED25519", "key_size": 256}), 2048, 256)
+}
+
+test_unknown_key_size_is_not_judged if {
+	not certs.weak_key(cert({"key_size": null}), 2048, 256)
+}
+
+test_weak_signature if {
+	certs.weak_signature(cert({"signature_algorithm": "SHA1-RSA"}))
+	certs.weak_signature(cert({"signature_algorithm": "ECDSA-SHA1"}))
+	certs.weak_signature(cert({"signature_algorithm": "MD5-RSA"}))
+	not certs.weak_signature(cert({"signature_algorithm": "SHA256-RSA"}))
+	not certs.weak_signature(cert({"signature_algorithm": "SHA256-RSAPSS"}))
+	not certs.weak_signature(cert({"signature_algorithm": "Ed25519"}))
+}
+
+test_label if {
+	certs.label(endpoint({})) == "endpoint shop.acme.example:443"
+	certs.label({"type": "x.y", "name": "z"}) == "z"
+	certs.cert_label(endpoint({})) == "the certificate of endpoint shop.acme.example:443"
+	certs.cert_label({"type": "aws.acm.certificate", "name": "shop.acme.example"}) == "ACM certificate shop.acme.example"
+}

@@ -1,0 +1,101 @@
+# METADATA
+# title: GCP IAM helpers
+# description: Members, roles and bindings of GCP IAM policies.
+package warden.lib.gcp
+
+# Members as IAM policies write them: "user:a@x", "serviceAccount:sa@p.iam.gserviceaccount.com",
+# "group:g@x", "domain:x", "allUsers", "allAuthenticatedUsers", "deleted:user:a@x?uid=123", …
+
+public_members := {"allUsers", "allAuthenticatedUsers"}
+
+primitive_admin_roles := {"roles/owner", "roles/editor"}
+
+# member_type(member) is what precedes the first colon ("user", "serviceAccount", "group",
+# "domain", "deleted", …), or the whole member when it has none ("allUsers").
+member_type(member) := split(member, ":")[0]
+
+# member_id(member) is what follows the type: an email, a domain, or "" for allUsers.
+member_id(member) := substring(member, count(member_type(member)) + 1, -1) if {
+	contains(member, ":")
+} else := ""
+
+# is_public(member) holds for allUsers and allAuthenticatedUsers.
+is_public(member) if member in public_members
+
+# member_domain(member) is the lower-case domain of a user, group or service account email,
+# or of a domain member. It is undefined for public and deleted members.
+member_domain(member) := lower(member_id(member)) if {
+	member_type(member) == "domain"
+}
+
+member_domain(member) := lower(domain) if {
+	member_type(member) in {"user", "group", "serviceAccount"}
+	[_, domain] := split(member_id(member), "@")
+}
+
+# in_domain(domain, parent) holds when domain is parent or one of its subdomains.
+in_domain(domain, parent) if lower(domain) == lower(parent)
+
+in_domain(domain, parent) if endswith(lower(domain), concat("", [".", lower(parent)]))
+
+# google_account(member) holds for service accounts, which all live under gserviceaccount.com.
+google_account(member) if {
+	member_type(member) == "serviceAccount"
+	in_domain(member_domain(member), "gserviceaccount.com")
+}
+
+# service_agent(member) holds for the service accounts Google creates and manages for its
+# own services (the Google APIs service agent PROJECT_NUMBER@cloudservices… holds editor by
+# default, service-PROJECT_NUMBER@… agents hold serviceAgent roles): removing their roles
+# breaks those services.
+service_agent(member) if {
+	member_type(member) == "serviceAccount"
+	member_domain(member) == "cloudservices.gserviceaccount.com"
+}
+
+service_agent(member) if {
+	member_type(member) == "serviceAccount"
+	regex.match(`^service-(org-)?[0-9]+@[a-z0-9-]+(\.iam)?\.gserviceaccount\.com$`, member_id(member))
+}
+
+# default_compute_account(member) holds for a project's default compute service account,
+# PROJECT_NUMBER-compute@developer.gserviceaccount.com.
+default_compute_account(member) if {
+	member_type(member) == "serviceAccount"
+	regex.match(`^[0-9]+-compute@developer\.gserviceaccount\.com$`, lower(member_id(member)))
+}
+
+# admin_role(role) holds for roles/owner, roles/editor and any role named …admin or …Admin
+# (roles/iam.securityAdmin, roles/storage.admin, projects/p/roles/deployAdmin).
+admin_role(role) if role in primitive_admin_roles
+
+admin_role(role) if endswith(role, "admin")
+
+admin_role(role) if endswith(role, "Admin")
+
+# grants(bindings) is the set of [role, member] pairs that the bindings grant.
+grants(bindings) := {[b.role, m] | some b in bindings; some m in b.members}
+
+# unconditional(bindings, role, member) holds when some binding without a condition grants
+# role to member.
+unconditional(bindings, role, member) if {
+	some b in bindings
+	b.role == role
+	member in b.members
+	object.get(b, "condition", null) == null
+}
+
+# condition_note(bindings, role, member) is "" when member holds role unconditionally, or
+# else names the conditions under which it does (" under condition \"business hours\""),
+# for messages. A condition narrows a grant but does not remove it.
+condition_note(bindings, role, member) := "" if {
+	unconditional(bindings, role, member)
+} else := sprintf(" under condition %s", [concat(" or ", sort({condition_name(b.condition) |
+	some b in bindings
+	b.role == role
+	member in b.members
+}))])
+
+condition_name(condition) := sprintf("%q", [condition.title]) if {
+	condition.title != ""
+} else := sprintf("%q", [condition.expression])

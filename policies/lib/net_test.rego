@@ -1,0 +1,233 @@
+package warden.lib.net_test
+
+import data.warden.lib.net
+
+aws_rule(protocol, from, to, cidr) := {
+	"id": sprintf("arn:aws:ec2:eu-west-1:111111111111:security-group/sg-0a1b#ingress/%s/%d-%d/%s", [protocol, from, to, cidr]),
+	"direction": "ingress",
+	"protocol": protocol,
+	"from_port": from,
+	"to_port": to,
+	"cidr": cidr,
+	"source_group": "",
+	"description": "",
+}
+
+# --- CIDRs -------------------------------------------------------------------
+
+test_open_to_internet_ipv4 if {
+	net.open_to_internet(aws_rule("tcp", 22, 22, "0.0.0.0/0"))
+}
+
+test_open_to_internet_ipv6 if {
+	net.open_to_internet(aws_rule("tcp", 22, 22, "::/0"))
+}
+
+test_not_open_to_internet_private_or_narrow if {
+	not net.open_to_internet(aws_rule("tcp", 22, 22, "10.0.0.0/8"))
+	not net.open_to_internet(aws_rule("tcp", 22, 22, "0.0.0.0/1"))
+	not net.open_to_internet(aws_rule("tcp", 22, 22, "2001:db8::/32"))
+	not net.open_to_internet(aws_rule("tcp", 22, 22, "203.0.113.7/32"))
+}
+
+test_not_open_to_internet_source_group if {
+	rule := object.union(aws_rule("tcp", 5432, 5432, ""), {"source_group": "sg-0fe1"})
+	not net.open_to_internet(rule)
+}
+
+firewall := {
+	"network": "default",
+	"direction": "INGRESS",
+	"disabled": false,
+	"priority": 1000,
+	"source_ranges": ["0.0.0.0/0"],
+	"source_tags": [],
+	"target_tags": [],
+	"allowed": [{"protocol": "tcp", "ports": ["22"]}],
+	"denied": [],
+}
+
+test_firewall_open_to_internet if {
+	net.firewall_open_to_internet(firewall)
+	net.firewall_open_to_internet(object.union(firewall, {"source_ranges": ["10.0.0.0/8", "::/0"]}))
+}
+
+test_firewall_internet_ranges if {
+	net.internet_ranges(object.union(firewall, {"source_ranges": ["10.0.0.0/8", "::/0", "0.0.0.0/0"]})) == {"0.0.0.0/0", "::/0"}
+	net.internet_ranges(object.union(firewall, {"source_ranges": ["10.0.0.0/8"]})) == set()
+	net.internet_ranges(object.remove(firewall, ["source_ranges"])) == set()
+}
+
+test_firewall_not_open_when_egress_disabled_or_private if {
+	not net.firewall_open_to_internet(object.union(firewall, {"direction": "EGRESS"}))
+	not net.firewall_open_to_internet(object.union(firewall, {"disabled": true}))
+	not net.firewall_open_to_internet(object.union(firewall, {"source_ranges": ["35.235.240.0/20"]}))
+	not net.firewall_open_to_internet(object.union(firewall, {"source_ranges": [], "source_tags": ["bastion"]}))
+}
+
+# --- protocols ---------------------------------------------------------------
+
+test_protocol_names_and_numbers if {
+	net.protocol({"protocol": "-1"}) == "all"
+	net.protocol({"protocol": "all"}) == "all"
+	net.protocol({"protocol": "TCP"}) == "tcp"
+	net.protocol({"protocol": "6"}) == "tcp"
+	net.protocol({"protocol": 17}) == "udp"
+	net.protocol({"protocol": "58"}) == "icmpv6"
+	net.protocol({"protocol": "esp"}) == "esp"
+	net.protocol({"protocol": "50"}) == "50"
+}
+
+test_all_protocols if {
+	net.all_protocols(aws_rule("-1", -1, -1, "0.0.0.0/0"))
+	net.all_protocols({"protocol": "all"})
+	not net.all_protocols(aws_rule("tcp", 0, 65535, "0.0.0.0/0"))
+	not net.all_protocols({"protocol": "tcp"})
+}
+
+# --- AWS ports ---------------------------------------------------------------
+
+test_covers_port_single if {
+	net.covers_port(aws_rule("tcp", 22, 22, "0.0.0.0/0"), 22)
+	not net.covers_port(aws_rule("tcp", 22, 22, "0.0.0.0/0"), 21)
+	not net.covers_port(aws_rule("tcp", 22, 22, "0.0.0.0/0"), 23)
+	not net.covers_port(aws_rule("tcp", 2222, 2222, "0.0.0.0/0"), 22)
+}
+
+test_covers_port_range_edges if {
+	rule := aws_rule("tcp", 3300, 3400, "0.0.0.0/0")
+	not net.covers_port(rule, 3299)
+	net.covers_port(rule, 3300)
+	net.covers_port(rule, 3389)
+	net.covers_port(rule, 3400)
+	not net.covers_port(rule, 3401)
+}
+
+test_covers_port_udp if {
+	net.covers_port(aws_rule("udp", 3389, 3389, "0.0.0.0/0"), 3389)
+}
+
+test_covers_port_all_protocols if {
+	rule := aws_rule("-1", -1, -1, "0.0.0.0/0")
+	net.covers_port(rule, 0)
+	net.covers_port(rule, 22)
+	net.covers_port(rule, 65535)
+}
+
+test_icmp_covers_no_port if {
+	# For icmp, from/to are the ICMP type and code, not ports.
+	not net.covers_port(aws_rule("icmp", -1, -1, "0.0.0.0/0"), 22)
+	not net.covers_port(aws_rule("icmp", 3, 4, "0.0.0.0/0"), 3)
+	not net.covers_port(aws_rule("icmpv6", -1, -1, "::/0"), 22)
+	not net.all_ports(aws_rule("icmp", -1, -1, "0.0.0.0/0"))
+	net.port_ranges(aws_rule("icmp", -1, -1, "0.0.0.0/0")) == set()
+}
+
+test_other_protocol_covers_no_port if {
+	not net.covers_port(aws_rule("50", -1, -1, "0.0.0.0/0"), 22)
+}
+
+test_covered_ports if {
+	net.covered_ports(aws_rule("tcp", 3000, 5500, "0.0.0.0/0"), [22, 3306, 3389, 5432, 6379]) == {3306, 3389, 5432}
+	net.covered_ports(aws_rule("tcp", 443, 443, "0.0.0.0/0"), [22, 3306]) == set()
+}
+
+test_all_ports if {
+	net.all_ports(aws_rule("-1", -1, -1, "0.0.0.0/0"))
+	net.all_ports(aws_rule("tcp", 0, 65535, "0.0.0.0/0"))
+	net.all_ports(aws_rule("udp", 1, 65535, "0.0.0.0/0"))
+	not net.all_ports(aws_rule("tcp", 2, 65535, "0.0.0.0/0"))
+	not net.all_ports(aws_rule("tcp", 0, 65534, "0.0.0.0/0"))
+}
+
+test_all_traffic if {
+	net.all_traffic(aws_rule("-1", -1, -1, "0.0.0.0/0"))
+	net.all_traffic(aws_rule("tcp", 0, 65535, "0.0.0.0/0"))
+	not net.all_traffic(aws_rule("tcp", 1024, 65535, "0.0.0.0/0"))
+	not net.all_traffic(aws_rule("icmp", -1, -1, "0.0.0.0/0"))
+}
+
+test_range_size if {
+	net.range_size([22, 22]) == 1
+	net.range_size([8000, 8099]) == 100
+	net.range_size([8000, 8100]) == 101
+	net.range_size([0, 65535]) == 65536
+}
+
+test_port_ranges_aws if {
+	net.port_ranges(aws_rule("tcp", 8000, 8099, "0.0.0.0/0")) == {[8000, 8099]}
+	net.port_ranges(aws_rule("-1", -1, -1, "0.0.0.0/0")) == {[0, 65535]}
+}
+
+# --- GCP allowed entries -----------------------------------------------------
+
+test_gcp_port_list if {
+	entry := {"protocol": "tcp", "ports": ["22", "443"]}
+	net.covers_port(entry, 22)
+	net.covers_port(entry, 443)
+	not net.covers_port(entry, 80)
+	net.port_ranges(entry) == {[22, 22], [443, 443]}
+}
+
+test_gcp_port_range_edges if {
+	entry := {"protocol": "tcp", "ports": ["8000-8080"]}
+	not net.covers_port(entry, 7999)
+	net.covers_port(entry, 8000)
+	net.covers_port(entry, 8080)
+	not net.covers_port(entry, 8081)
+}
+
+test_gcp_empty_ports_mean_every_port if {
+	net.covers_port({"protocol": "tcp", "ports": []}, 22)
+	net.covers_port({"protocol": "udp"}, 3389)
+	net.all_ports({"protocol": "tcp"})
+	not net.all_protocols({"protocol": "tcp"})
+}
+
+test_gcp_all_protocol if {
+	entry := {"protocol": "all"}
+	net.covers_port(entry, 22)
+	net.all_protocols(entry)
+	net.all_ports(entry)
+}
+
+test_gcp_full_range_is_all_ports if {
+	net.all_ports({"protocol": "tcp", "ports": ["0-65535"]})
+	net.all_ports({"protocol": "tcp", "ports": ["22", "1-65535"]})
+	not net.all_ports({"protocol": "tcp", "ports": ["1-65534"]})
+}
+
+test_gcp_icmp_has_no_ports if {
+	not net.covers_port({"protocol": "icmp"}, 22)
+	not net.all_ports({"protocol": "icmp"})
+	not net.all_traffic({"protocol": "icmp"})
+}
+
+test_gcp_numeric_protocol if {
+	net.covers_port({"protocol": "6", "ports": ["22"]}, 22)
+	net.covers_port({"protocol": "sctp", "ports": ["22"]}, 22)
+	not net.covers_port({"protocol": "47"}, 22)
+}
+
+# --- messages ----------------------------------------------------------------
+
+test_describe if {
+	net.describe(aws_rule("-1", -1, -1, "0.0.0.0/0")) == "all traffic"
+	net.describe(aws_rule("tcp", 22, 22, "0.0.0.0/0")) == "tcp 22"
+	net.describe(aws_rule("udp", 60000, 61000, "0.0.0.0/0")) == "udp 60000-61000"
+	net.describe(aws_rule("icmp", -1, -1, "0.0.0.0/0")) == "icmp"
+	net.describe({"protocol": "tcp", "ports": ["8000-8080", "22", "443"]}) == "tcp 22,443,8000-8080"
+	net.describe({"protocol": "udp"}) == "udp 0-65535"
+	net.describe({"protocol": "all"}) == "all traffic"
+}
+
+test_peer if {
+	net.peer(aws_rule("tcp", 22, 22, "::/0")) == "::/0"
+	net.peer(object.union(aws_rule("-1", -1, -1, ""), {"source_group": "sg-0fe1"})) == "sg-0fe1"
+}
+
+test_default_database_ports_include_common_engines if {
+	every port in [1433, 3306, 5432, 6379, 27017] {
+		port in net.default_database_ports
+	}
+}

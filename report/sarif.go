@@ -1,0 +1,129 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/warden-sec/warden/findings"
+)
+
+// SARIF writes the report as SARIF 2.1.0, for code-scanning dashboards. Cloud resources
+// have no file: each result names its resource as a logical location.
+type SARIF struct{}
+
+type sarifLog struct {
+	Schema  string     `json:"$schema"`
+	Version string     `json:"version"`
+	Runs    []sarifRun `json:"runs"`
+}
+
+type sarifRun struct {
+	Tool    sarifTool     `json:"tool"`
+	Results []sarifResult `json:"results"`
+}
+
+type sarifTool struct {
+	Driver sarifDriver `json:"driver"`
+}
+
+type sarifDriver struct {
+	Name           string      `json:"name"`
+	Version        string      `json:"version"`
+	InformationURI string      `json:"informationUri"`
+	Rules          []sarifRule `json:"rules"`
+}
+
+type sarifText struct {
+	Text string `json:"text"`
+}
+
+type sarifRule struct {
+	ID                   string         `json:"id"`
+	Name                 string         `json:"name"`
+	ShortDescription     sarifText      `json:"shortDescription"`
+	FullDescription      sarifText      `json:"fullDescription"`
+	DefaultConfiguration map[string]any `json:"defaultConfiguration"`
+	Properties           map[string]any `json:"properties"`
+}
+
+type sarifResult struct {
+	RuleID              string            `json:"ruleId"`
+	RuleIndex           int               `json:"ruleIndex"`
+	Level               string            `json:"level"`
+	Message             sarifText         `json:"message"`
+	Locations           []sarifLocation   `json:"locations"`
+	PartialFingerprints map[string]string `json:"partialFingerprints"`
+	Suppressions        []map[string]any  `json:"suppressions,omitempty"`
+	Properties          map[string]any    `json:"properties"`
+}
+
+type sarifLocation struct {
+	LogicalLocations []map[string]string `json:"logicalLocations"`
+}
+
+// securitySeverity is GitHub's numeric severity scale for security results.
+var securitySeverity = map[findings.Severity]string{
+	findings.Critical: "9.5", findings.High: "8.0", findings.Medium: "5.5", findings.Low: "3.0", findings.Info: "0.0",
+}
+
+func sarifLevel(s findings.Severity) string {
+	switch s {
+	case findings.Critical, findings.High:
+		return "error"
+	case findings.Medium:
+		return "warning"
+	}
+	return "note"
+}
+
+// Write implements Writer.
+func (SARIF) Write(w io.Writer, r *Report) error {
+	driver := sarifDriver{Name: "warden", Version: r.Scan.Warden, InformationURI: "https://github.com/warden-sec/warden", Rules: []sarifRule{}}
+	index := map[string]int{}
+	for _, rule := range r.Rules {
+		index[rule.ID] = len(driver.Rules)
+		tags := []string{"security"}
+		for _, fw := range sortedKeys(rule.Frameworks) {
+			for _, c := range rule.Frameworks[fw] {
+				tags = append(tags, fw+":"+c)
+			}
+		}
+		driver.Rules = append(driver.Rules, sarifRule{
+			ID: rule.ID, Name: rule.ID, ShortDescription: sarifText{rule.Title}, FullDescription: sarifText{rule.Description},
+			DefaultConfiguration: map[string]any{"level": sarifLevel(rule.Severity)},
+			Properties:           map[string]any{"security-severity": securitySeverity[rule.Severity], "tags": tags},
+		})
+	}
+	results := []sarifResult{}
+	for _, f := range r.Findings {
+		if f.Status == findings.StatusUnknown {
+			continue
+		}
+		idx, ok := index[f.Policy]
+		if !ok {
+			idx = len(driver.Rules)
+			index[f.Policy] = idx
+			driver.Rules = append(driver.Rules, sarifRule{ID: f.Policy, Name: f.Policy, ShortDescription: sarifText{f.Title},
+				FullDescription: sarifText{f.Title}, DefaultConfiguration: map[string]any{"level": sarifLevel(f.Severity)},
+				Properties: map[string]any{"security-severity": securitySeverity[f.Severity], "tags": []string{"security"}}})
+		}
+		res := sarifResult{
+			RuleID: f.Policy, RuleIndex: idx, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
+			Locations:           []sarifLocation{{LogicalLocations: []map[string]string{{"fullyQualifiedName": f.Resource, "kind": "resource"}}}},
+			PartialFingerprints: map[string]string{"warden/v1": f.Fingerprint},
+			Properties:          map[string]any{"resource_type": f.ResourceType, "account": f.Account, "region": f.Region},
+		}
+		if f.Waiver != nil {
+			res.Suppressions = []map[string]any{{"kind": "external", "status": "accepted",
+				"justification": f.Waiver.Reason + " (owner " + f.Waiver.Owner + ")"}}
+		}
+		results = append(results, res)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(sarifLog{
+		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
+		Version: "2.1.0",
+		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
+	})
+}

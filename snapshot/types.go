@@ -1,0 +1,81 @@
+package snapshot
+
+import (
+	"slices"
+	"strings"
+)
+
+// knownTypes lists the resource types of docs/resources.md with what each describes.
+var knownTypes = map[string]string{
+	"aws.iam.root_user":           "the root user of an AWS account",
+	"aws.iam.password_policy":     "an AWS account's IAM password policy",
+	"aws.iam.user":                "an IAM user",
+	"aws.iam.group":               "an IAM group",
+	"aws.iam.role":                "an IAM role",
+	"aws.iam.policy":              "a managed IAM policy",
+	"aws.iam.access_key":          "an IAM user's access key",
+	"aws.iam.server_certificate":  "an IAM server certificate",
+	"aws.ec2.security_group":      "an EC2 security group and its rules",
+	"aws.acm.certificate":         "an ACM certificate",
+	"gcp.project.iam_policy":      "a GCP project's IAM policy",
+	"gcp.iam.service_account":     "a GCP service account",
+	"gcp.iam.service_account_key": "a GCP service account key",
+	"gcp.compute.firewall":        "a GCP VPC firewall rule",
+	"gcp.compute.network":         "a GCP VPC network",
+	"gcp.compute.ssl_certificate": "a GCP Compute SSL certificate",
+	"tls.endpoint":                "a TLS endpoint and the certificate it serves",
+}
+
+// KnownType reports whether typ is a resource type of the model.
+func KnownType(typ string) bool {
+	_, ok := knownTypes[typ]
+	return ok
+}
+
+// Types returns the known resource types, sorted.
+func Types() []string {
+	out := make([]string, 0, len(knownTypes))
+	for t := range knownTypes {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TypeDescription returns what a resource type describes.
+func TypeDescription(typ string) string { return knownTypes[typ] }
+
+// SuggestType returns the known type closest to an unknown one, or "" when none is close.
+func SuggestType(typ string) string { return Suggest(strings.ToLower(typ), Types()) }
+
+// Suggest returns the candidate closest to s, or "" when none is within a few edits.
+func Suggest(s string, candidates []string) string {
+	best, bestDist := "", len(s)/3+2
+	for _, c := range candidates {
+		if d := editDistance(s, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+// editDistance is the Levenshtein distance between a and b.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,306 @@
+// Package store keeps warden's scan history. SQLite (pure Go, a file) is the embedded
+// default; the SQL is written once, with the few dialect differences behind a small
+// dialect type, so that PostgreSQL can join without touching callers.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/warden-sec/warden/findings"
+)
+
+// ErrNoScans is returned when the history holds fewer scans than asked for.
+var ErrNoScans = errors.New("not enough scans in the history")
+
+// Store is a scan history database. It is safe for concurrent use.
+type Store struct {
+	db *sql.DB
+	d  dialect
+}
+
+// dialect isolates what differs between databases.
+type dialect struct {
+	name   string
+	serial string // the auto-increment primary key column type
+	// rebind turns ? placeholders into the database's own.
+	rebind func(string) string
+}
+
+var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", rebind: func(q string) string { return q }}
+
+// ScanRecord is one stored scan.
+type ScanRecord struct {
+	ID          int64     `json:"id"`
+	StartedAt   time.Time `json:"started_at"`
+	FinishedAt  time.Time `json:"finished_at"`
+	Snapshot    string    `json:"snapshot"`
+	Source      string    `json:"source,omitempty"`
+	CollectedAt time.Time `json:"collected_at"`
+	Resources   int       `json:"resources"`
+	Policies    int       `json:"policies"`
+	// Scopes maps each scope id of the snapshot to its status.
+	Scopes map[string]string `json:"scopes,omitempty"`
+	// Summary is the scan's summary as reported, kept verbatim.
+	Summary json.RawMessage `json:"summary,omitempty"`
+}
+
+// DefaultPath is where the history lives when no --db is given:
+// $XDG_STATE_HOME/warden/warden.db, or ~/.local/state/warden/warden.db.
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "warden", "warden.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find the state directory: %w", err)
+	}
+	return filepath.Join(home, ".local", "state", "warden", "warden.db"), nil
+}
+
+// Open opens (and creates or migrates) the history at dsn: a SQLite file path,
+// optionally prefixed with sqlite://.
+func Open(ctx context.Context, dsn string) (*Store, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return nil, fmt.Errorf("open store: PostgreSQL is not supported yet; use a SQLite file path")
+	}
+	path := strings.TrimPrefix(dsn, "sqlite://")
+	if path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("open store %s: %w", path, err)
+		}
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	if path == ":memory:" {
+		db.SetMaxOpenConns(1)
+	}
+	s := &Store{db: db, d: sqliteDialect}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Close closes the database.
+func (s *Store) Close() error { return s.db.Close() }
+
+func (s *Store) migrate(ctx context.Context) error {
+	stmts := []string{
+		`CREATE TABLE IF NOT EXISTS scans (
+			id ` + s.d.serial + `,
+			started_at TEXT NOT NULL,
+			finished_at TEXT NOT NULL,
+			snapshot TEXT NOT NULL,
+			source TEXT NOT NULL,
+			collected_at TEXT NOT NULL,
+			resources INTEGER NOT NULL,
+			policies INTEGER NOT NULL,
+			scopes TEXT NOT NULL,
+			summary TEXT NOT NULL
+		)`,
+		`CREATE TABLE IF NOT EXISTS findings (
+			scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
+			fingerprint TEXT NOT NULL,
+			policy TEXT NOT NULL,
+			severity TEXT NOT NULL,
+			resource TEXT NOT NULL,
+			resource_type TEXT NOT NULL,
+			account TEXT NOT NULL,
+			region TEXT NOT NULL,
+			scope TEXT NOT NULL,
+			status TEXT NOT NULL,
+			first_seen TEXT NOT NULL,
+			data TEXT NOT NULL,
+			PRIMARY KEY (scan_id, fingerprint)
+		)`,
+		`CREATE INDEX IF NOT EXISTS findings_resource ON findings(resource)`,
+	}
+	for _, q := range stmts {
+		if _, err := s.db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
+	return nil
+}
+
+// SaveScan stores a scan and its findings in one transaction. Findings of the previous
+// scan whose scope this scan did not read completely (complete returns false) and that
+// this scan did not see again are carried over with status unknown: a failed scope never
+// resolves findings. It returns the new scan's id and the findings as stored, carried
+// ones included, with FirstSeen set.
+func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Finding, complete func(scope string) bool) (int64, []findings.Finding, error) {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, nil, fmt.Errorf("save scan: %w", err)
+	}
+	defer tx.Rollback()
+
+	prevID, prev, err := s.latest(ctx, tx)
+	if err != nil {
+		return 0, nil, fmt.Errorf("save scan: %w", err)
+	}
+	scopes, _ := json.Marshal(rec.Scopes)
+	summary := rec.Summary
+	if summary == nil {
+		summary = json.RawMessage("{}")
+	}
+	var id int64
+	err = tx.QueryRowContext(ctx, s.d.rebind(`INSERT INTO scans (started_at, finished_at, snapshot, source, collected_at, resources, policies, scopes, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		ts(rec.StartedAt), ts(rec.FinishedAt), rec.Snapshot, rec.Source, ts(rec.CollectedAt), rec.Resources, rec.Policies,
+		string(scopes), string(summary)).Scan(&id)
+	if err != nil {
+		return 0, nil, fmt.Errorf("save scan: %w", err)
+	}
+	firstSeen := map[string]time.Time{}
+	for _, f := range prev {
+		firstSeen[f.Fingerprint] = f.FirstSeen
+	}
+	seen := make(map[string]bool, len(fs))
+	out := make([]findings.Finding, 0, len(fs))
+	for _, f := range fs {
+		if seen[f.Fingerprint] {
+			continue
+		}
+		seen[f.Fingerprint] = true
+		if t, ok := firstSeen[f.Fingerprint]; ok {
+			f.FirstSeen = t
+		} else {
+			f.FirstSeen = rec.CollectedAt
+		}
+		out = append(out, f)
+	}
+	if prevID != 0 {
+		for _, f := range prev {
+			if !seen[f.Fingerprint] && !complete(f.Scope) {
+				f.Status = findings.StatusUnknown
+				seen[f.Fingerprint] = true
+				out = append(out, f)
+			}
+		}
+	}
+	stmt, err := tx.PrepareContext(ctx, s.d.rebind(`INSERT INTO findings (scan_id, fingerprint, policy, severity, resource, resource_type, account, region, scope, status, first_seen, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
+	if err != nil {
+		return 0, nil, fmt.Errorf("save scan: %w", err)
+	}
+	defer stmt.Close()
+	for i := range out {
+		f := &out[i]
+		data, err := json.Marshal(f)
+		if err != nil {
+			return 0, nil, fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+		}
+		if _, err := stmt.ExecContext(ctx, id, f.Fingerprint, f.Policy, f.Severity.String(), f.Resource, f.ResourceType,
+			f.Account, f.Region, f.Scope, f.Status, ts(f.FirstSeen), string(data)); err != nil {
+			return 0, nil, fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, nil, fmt.Errorf("save scan: %w", err)
+	}
+	rec.ID = id
+	return id, out, nil
+}
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func (s *Store) latest(ctx context.Context, q querier) (int64, []findings.Finding, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM scans ORDER BY id DESC LIMIT 1`).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil, nil
+	}
+	if err != nil {
+		return 0, nil, err
+	}
+	fs, err := s.findings(ctx, q, id)
+	return id, fs, err
+}
+
+// Scans returns up to limit scans, newest first.
+func (s *Store) Scans(ctx context.Context, limit int) ([]ScanRecord, error) {
+	rows, err := s.db.QueryContext(ctx, s.d.rebind(`SELECT id, started_at, finished_at, snapshot, source, collected_at, resources, policies, scopes, summary
+		FROM scans ORDER BY id DESC LIMIT ?`), limit)
+	if err != nil {
+		return nil, fmt.Errorf("list scans: %w", err)
+	}
+	defer rows.Close()
+	var out []ScanRecord
+	for rows.Next() {
+		var r ScanRecord
+		var started, finished, collected, scopes, summary string
+		if err := rows.Scan(&r.ID, &started, &finished, &r.Snapshot, &r.Source, &collected, &r.Resources, &r.Policies, &scopes, &summary); err != nil {
+			return nil, fmt.Errorf("list scans: %w", err)
+		}
+		r.StartedAt, r.FinishedAt, r.CollectedAt = parseTS(started), parseTS(finished), parseTS(collected)
+		if err := json.Unmarshal([]byte(scopes), &r.Scopes); err != nil {
+			return nil, fmt.Errorf("list scans: scan %d: scopes: %w", r.ID, err)
+		}
+		r.Summary = json.RawMessage(summary)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// Findings returns the findings stored for a scan, in report order.
+func (s *Store) Findings(ctx context.Context, scanID int64) ([]findings.Finding, error) {
+	fs, err := s.findings(ctx, s.db, scanID)
+	if err != nil {
+		return nil, fmt.Errorf("read findings of scan %d: %w", scanID, err)
+	}
+	return fs, nil
+}
+
+func (s *Store) findings(ctx context.Context, q querier, scanID int64) ([]findings.Finding, error) {
+	rows, err := q.QueryContext(ctx, s.d.rebind(`SELECT data FROM findings WHERE scan_id = ?`), scanID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []findings.Finding
+	for rows.Next() {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return nil, err
+		}
+		var f findings.Finding
+		if err := json.Unmarshal([]byte(data), &f); err != nil {
+			return nil, fmt.Errorf("decode finding: %w", err)
+		}
+		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	findings.Sort(out)
+	return out, nil
+}
+
+func ts(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func parseTS(s string) time.Time {
+	t, _ := time.Parse(time.RFC3339Nano, s)
+	return t
+}

@@ -1,0 +1,324 @@
+// Package waivers reads waiver files — accepted risks with an owner, a reason and an
+// expiry — and matches findings against them.
+package waivers
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Waiver suppresses the findings of a policy on matching resources until it expires.
+type Waiver struct {
+	// Policy is a policy id, or a glob over ids ("WARDEN-AWS-NET-*").
+	Policy string `json:"policy"`
+	// Resource is a resource uid, or a glob over uids; * matches any run of characters,
+	// ? one character.
+	Resource string    `json:"resource"`
+	Reason   string    `json:"reason"`
+	Owner    string    `json:"owner"`
+	Expires  time.Time `json:"expires"`
+	File     string    `json:"file"`
+	Line     int       `json:"line"`
+}
+
+// Active reports whether the waiver still suppresses at time now.
+func (w *Waiver) Active(now time.Time) bool { return now.Before(w.Expires) }
+
+// Matches reports whether the waiver covers the policy and resource.
+func (w *Waiver) Matches(policy, resource string) bool {
+	return Glob(w.Policy, policy) && Glob(w.Resource, resource)
+}
+
+// Set is the waivers of one file.
+type Set struct {
+	File    string
+	Waivers []*Waiver
+}
+
+// Error is a problem in a waiver file, located by file, line and field.
+type Error struct {
+	File  string
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("read waivers %s: line %d: ", e.File, e.Line)
+	if e.Field != "" {
+		s += e.Field + ": "
+	}
+	return s + e.Msg
+}
+
+// Load reads a waiver file.
+func Load(path string) (*Set, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read waivers: %w", err)
+	}
+	return Parse(b, path)
+}
+
+var waiverFields = []string{"policy", "resource", "reason", "owner", "expires"}
+
+// Parse reads waivers from YAML:
+//
+//	waivers:
+//	  - policy: WARDEN-AWS-NET-001
+//	    resource: "arn:aws:ec2:*:111111111111:security-group/sg-0bastion*"
+//	    reason: Bastion; SSH is limited by a network ACL
+//	    owner: alice@acme.example
+//	    expires: 2027-03-31
+func Parse(data []byte, file string) (*Set, error) {
+	set := &Set{File: file}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return set, nil
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil, yamlErr(file, err)
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) > 0 {
+		root = root.Content[0]
+	}
+	if root.Kind != yaml.MappingNode {
+		return nil, &Error{File: file, Line: root.Line, Msg: "expected a mapping with a \"waivers\" list"}
+	}
+	var list *yaml.Node
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		switch k.Value {
+		case "waivers":
+			list = v
+		case "version":
+			if v.Value != "1" {
+				return nil, &Error{File: file, Line: v.Line, Field: "version", Msg: fmt.Sprintf("unsupported version %q (want 1)", v.Value)}
+			}
+		default:
+			return nil, &Error{File: file, Line: k.Line, Field: k.Value, Msg: "unknown field (want \"waivers\")"}
+		}
+	}
+	if list == nil {
+		return nil, &Error{File: file, Line: root.Line, Field: "waivers", Msg: "is required"}
+	}
+	if list.Kind != yaml.SequenceNode {
+		if list.Tag == "!!null" {
+			return set, nil
+		}
+		return nil, &Error{File: file, Line: list.Line, Field: "waivers", Msg: "must be a list"}
+	}
+	for i, item := range list.Content {
+		w, err := parseWaiver(file, i, item)
+		if err != nil {
+			return nil, err
+		}
+		set.Waivers = append(set.Waivers, w)
+	}
+	return set, nil
+}
+
+func parseWaiver(file string, i int, n *yaml.Node) (*Waiver, error) {
+	path := fmt.Sprintf("waivers[%d]", i)
+	if n.Kind != yaml.MappingNode {
+		return nil, &Error{File: file, Line: n.Line, Field: path, Msg: "must be a mapping with policy, resource, reason, owner and expires"}
+	}
+	w := &Waiver{File: file, Line: n.Line}
+	seen := map[string]bool{}
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k, v := n.Content[j], n.Content[j+1]
+		field := path + "." + k.Value
+		if v.Kind != yaml.ScalarNode {
+			return nil, &Error{File: file, Line: v.Line, Field: field, Msg: "must be a single value"}
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "policy":
+			w.Policy = strings.TrimSpace(v.Value)
+		case "resource":
+			w.Resource = strings.TrimSpace(v.Value)
+		case "reason":
+			w.Reason = strings.TrimSpace(v.Value)
+		case "owner":
+			w.Owner = strings.TrimSpace(v.Value)
+		case "expires":
+			t, err := parseDate(v.Value)
+			if err != nil {
+				return nil, &Error{File: file, Line: v.Line, Field: field, Msg: err.Error()}
+			}
+			w.Expires = t
+		default:
+			msg := "unknown field"
+			if s := closest(k.Value, waiverFields); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return nil, &Error{File: file, Line: k.Line, Field: field, Msg: msg}
+		}
+	}
+	for _, f := range waiverFields {
+		if !seen[f] || (f != "expires" && fieldValue(w, f) == "") {
+			why := "is required"
+			switch f {
+			case "expires":
+				why = "is required: every waiver ends (YYYY-MM-DD)"
+			case "owner":
+				why = "is required: who answers for this risk"
+			case "reason":
+				why = "is required: why the risk is accepted"
+			}
+			return nil, &Error{File: file, Line: n.Line, Field: path + "." + f, Msg: why}
+		}
+	}
+	return w, nil
+}
+
+func fieldValue(w *Waiver, f string) string {
+	switch f {
+	case "policy":
+		return w.Policy
+	case "resource":
+		return w.Resource
+	case "reason":
+		return w.Reason
+	case "owner":
+		return w.Owner
+	}
+	return ""
+}
+
+// parseDate accepts a date (the waiver ends at the start of the next day, UTC) or an
+// RFC 3339 time.
+func parseDate(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.AddDate(0, 0, 1), nil
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q is not a date (YYYY-MM-DD) or an RFC 3339 time", s)
+}
+
+func yamlErr(file string, err error) error {
+	var te *yaml.TypeError
+	msg := err.Error()
+	if errors.As(err, &te) && len(te.Errors) > 0 {
+		msg = te.Errors[0]
+	}
+	msg = strings.TrimPrefix(msg, "yaml: ")
+	line := 0
+	if _, err := fmt.Sscanf(msg, "line %d:", &line); err == nil {
+		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
+	}
+	return &Error{File: file, Line: line, Msg: msg}
+}
+
+// CheckPolicies refuses waivers that name a policy id that does not exist, so that a typo
+// does not silently waive nothing.
+func (s *Set) CheckPolicies(ids []string) error {
+	for i, w := range s.Waivers {
+		if strings.ContainsAny(w.Policy, "*?") {
+			continue
+		}
+		found := false
+		for _, id := range ids {
+			if id == w.Policy {
+				found = true
+				break
+			}
+		}
+		if !found {
+			msg := fmt.Sprintf("unknown policy %q", w.Policy)
+			if sg := closest(w.Policy, ids); sg != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sg)
+			}
+			return &Error{File: s.File, Line: w.Line, Field: fmt.Sprintf("waivers[%d].policy", i), Msg: msg}
+		}
+	}
+	return nil
+}
+
+// Match returns the first active waiver covering the finding, and the first expired one
+// that would have covered it.
+func (s *Set) Match(policy, resource string, now time.Time) (active, expired *Waiver) {
+	if s == nil {
+		return nil, nil
+	}
+	for _, w := range s.Waivers {
+		if !w.Matches(policy, resource) {
+			continue
+		}
+		if w.Active(now) {
+			if active == nil {
+				active = w
+			}
+		} else if expired == nil {
+			expired = w
+		}
+	}
+	return active, expired
+}
+
+// Glob matches s against a pattern where * matches any run of characters (slashes
+// included) and ? matches one character.
+func Glob(pattern, s string) bool {
+	px, sx := 0, 0
+	starP, starS := -1, 0
+	for sx < len(s) {
+		switch {
+		case px < len(pattern) && (pattern[px] == '?' || pattern[px] == s[sx]):
+			px++
+			sx++
+		case px < len(pattern) && pattern[px] == '*':
+			starP, starS = px, sx
+			px++
+		case starP >= 0:
+			px = starP + 1
+			starS++
+			sx = starS
+		default:
+			return false
+		}
+	}
+	for px < len(pattern) && pattern[px] == '*' {
+		px++
+	}
+	return px == len(pattern)
+}
+
+func closest(s string, candidates []string) string {
+	best, bestDist := "", len(s)/3+2
+	for _, c := range candidates {
+		if d := distance(s, c); d < bestDist {
+			best, bestDist = c, d
+		}
+	}
+	return best
+}
+
+func distance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
