@@ -31,8 +31,8 @@ type Config struct {
 	// Workers is the number of evaluating goroutines; 0 means one per core.
 	Workers int
 	// Only, when set, keeps just the policies with these ids.
-	Only []string
-	Logger  *slog.Logger
+	Only   []string
+	Logger *slog.Logger
 }
 
 // Engine holds compiled policies, ready to evaluate resources. It is safe for concurrent use.
@@ -192,7 +192,6 @@ func (e *Engine) Policy(id string) (*Policy, bool) {
 	}
 	return nil, false
 }
-
 
 // evalResource evaluates one resource, given as an OPA input value, and returns its findings.
 func (e *Engine) evalResource(ctx context.Context, te *typeEval, res *snapshot.Resource, input ast.Value, opts []rego.EvalOption) ([]findings.Finding, []findings.EvalError) {

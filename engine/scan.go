@@ -309,4 +309,3 @@ func checkScopes(name string, h snapshot.Header, used map[string]int) error {
 	}
 	return nil
 }
-

@@ -56,8 +56,8 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 				enc := json.NewEncoder(a.stdout)
 				enc.SetIndent("", "  ")
 				return enc.Encode(struct {
-					From     store.ScanRecord `json:"from"`
-					To       store.ScanRecord `json:"to"`
+					From     store.ScanRecord   `json:"from"`
+					To       store.ScanRecord   `json:"to"`
 					New      []findings.Finding `json:"new"`
 					Resolved []findings.Finding `json:"resolved"`
 					Open     []findings.Finding `json:"open"`
