@@ -1,0 +1,239 @@
+package engine_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/synth"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+const sshPolicy = `# METADATA
+# title: SSH open
+# description: test policy
+# custom:
+#   id: TEST-NET-001
+#   severity: high
+#   resource_types: [aws.ec2.security_group]
+#   frameworks: {cis-aws-3.0: ["5.2"]}
+#   remediation: {action: aws.ec2.revoke_ingress, risk: medium}
+package test.ssh
+
+deny contains {"msg": sprintf("%s opens 22", [input.resource.name]), "key": rule.id, "target": rule.id, "cidr": rule.cidr} if {
+	some rule in input.resource.attributes.ingress
+	rule.cidr == "0.0.0.0/0"
+	rule.from_port <= 22
+	rule.to_port >= 22
+}
+`
+
+func policyFS(files map[string]string) engine.Source {
+	fsys := fstest.MapFS{}
+	for name, src := range files {
+		fsys[name] = &fstest.MapFile{Data: []byte(src)}
+	}
+	return engine.Source{FS: fsys, Prefix: "testpolicies"}
+}
+
+func sg(uid string, ports ...int) snapshot.Resource {
+	var ingress []any
+	for _, p := range ports {
+		ingress = append(ingress, map[string]any{"id": uid + "#ingress/tcp/" + strconv.Itoa(p), "cidr": "0.0.0.0/0", "from_port": p, "to_port": p})
+	}
+	return snapshot.Resource{UID: uid, Type: "aws.ec2.security_group", Name: uid, Account: "111", Region: "eu-west-1",
+		Attributes: map[string]any{"ingress": ingress}}
+}
+
+
+func TestEvaluate_findingsCarryMetadataAndStableFingerprints(t *testing.T) {
+	ctx := context.Background()
+	e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{policyFS(map[string]string{"ssh.rego": sshPolicy})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	res, err := e.Evaluate(ctx, snapshot.Header{}, now, []snapshot.Resource{sg("sg-1", 22, 80), sg("sg-2", 80)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 {
+		t.Fatalf("got %d findings, want 1: %+v", len(res.Findings), res.Findings)
+	}
+	f := res.Findings[0]
+	want := findings.Finding{Policy: "TEST-NET-001", Title: "SSH open", Severity: findings.High, Resource: "sg-1",
+		ResourceType: "aws.ec2.security_group", Account: "111", Region: "eu-west-1", Scope: "aws/111/ec2/eu-west-1",
+		Message: "sg-1 opens 22", Key: "sg-1#ingress/tcp/22", Target: "sg-1#ingress/tcp/22",
+		Remediation: findings.Remediation{Action: "aws.ec2.revoke_ingress", Risk: "medium"},
+		Frameworks:  map[string][]string{"cis-aws-3.0": {"5.2"}}, Details: map[string]any{"cidr": "0.0.0.0/0"},
+		Status: findings.StatusOpen, Fingerprint: findings.Fingerprint("TEST-NET-001", "111", "sg-1", "sg-1#ingress/tcp/22")}
+	if !reflect.DeepEqual(f, want) {
+		t.Errorf("finding =\n%+v\nwant\n%+v", f, want)
+	}
+	// The same cause gives the same fingerprint whatever else changes.
+	renamed := sg("sg-1", 22)
+	renamed.Name = "other-name"
+	res2, _ := e.Evaluate(ctx, snapshot.Header{}, now, []snapshot.Resource{renamed})
+	if res2.Findings[0].Fingerprint != f.Fingerprint {
+		t.Errorf("fingerprint changed with the message: %s vs %s", res2.Findings[0].Fingerprint, f.Fingerprint)
+	}
+}
+
+func TestNew_reportsBrokenPolicies(t *testing.T) {
+	tests := []struct {
+		name  string
+		files map[string]string
+		want  string
+	}{
+		{"syntax error", map[string]string{"bad.rego": "package x\n\ndeny contains msg if {\n\tmsg := \n}\n"}, "testpolicies/bad.rego:5:1: unexpected } token"},
+		{"compile error", map[string]string{"bad.rego": strings.Replace(sshPolicy, "rule.cidr ==", "undefined_fn(rule.cidr) ==", 1)}, "testpolicies/bad.rego:14:2: undefined function undefined_fn"},
+		{"no metadata", map[string]string{"p.rego": "package x\n\ndeny contains \"x\" if input.resource\n"}, "testpolicies/p.rego:1:1: METADATA"},
+		{"unknown type", map[string]string{"p.rego": strings.Replace(sshPolicy, "aws.ec2.security_group", "aws.ec2.securitygroup", 1)}, `unknown resource type "aws.ec2.securitygroup" (did you mean "aws.ec2.security_group"?)`},
+		{"bad severity", map[string]string{"p.rego": strings.Replace(sshPolicy, "severity: high", "severity: urgent", 1)}, `custom.severity: unknown severity "urgent"`},
+		{"unknown framework", map[string]string{"p.rego": strings.Replace(sshPolicy, "cis-aws-3.0", "cis-aws-3", 1)}, `unknown framework "cis-aws-3" (did you mean "cis-aws-3.0"?)`},
+		{"duplicate id", map[string]string{"a.rego": sshPolicy, "b.rego": strings.Replace(sshPolicy, "package test.ssh", "package test.ssh2", 1)}, "policy id TEST-NET-001 is already used by testpolicies/a.rego"},
+		{"bad risk", map[string]string{"p.rego": strings.Replace(sshPolicy, "risk: medium", "risk: spicy", 1)}, `custom.remediation.risk: "spicy" is not one of`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{policyFS(tt.files)}})
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %q\nwant it to contain %q", err, tt.want)
+			}
+			var pe *engine.PolicyError
+			if !errors.As(err, &pe) {
+				t.Errorf("error is %T, want it to wrap *engine.PolicyError", err)
+			}
+		})
+	}
+}
+
+func TestEvaluate_runtimeErrorIsCountedNotFatal(t *testing.T) {
+	conflict := `# METADATA
+# title: Conflict
+# custom:
+#   id: TEST-BROKEN-001
+#   severity: low
+#   resource_types: [aws.ec2.security_group]
+#   remediation: {action: notify, risk: none}
+package test.broken
+
+x := 1 if input.resource.name
+x := 2 if input.resource.name
+
+deny contains "never" if x == 3
+`
+	e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{policyFS(map[string]string{"ssh.rego": sshPolicy, "broken.rego": conflict})}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Evaluate(context.Background(), snapshot.Header{}, time.Now(), []snapshot.Resource{sg("sg-1", 22)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 1 || res.Findings[0].Policy != "TEST-NET-001" {
+		t.Errorf("findings = %+v, want the healthy policy's finding", res.Findings)
+	}
+	if len(res.EvalErrors) != 1 || res.EvalErrors[0].Policy != "TEST-BROKEN-001" || res.EvalErrors[0].Resource != "sg-1" {
+		t.Errorf("eval errors = %+v, want one for TEST-BROKEN-001 on sg-1", res.EvalErrors)
+	}
+}
+
+// A scan must give the same result whatever the number of workers, and the same as
+// evaluating the resources one by one.
+func TestScan_deterministicAndEqualToEvaluate(t *testing.T) {
+	var buf bytes.Buffer
+	if err := synth.Write(&buf, synth.Options{Resources: 1500, Seed: 7}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var results []*engine.Result
+	for _, workers := range []int{1, 3} {
+		e := builtin(t, workers)
+		res, err := e.Scan(ctx, snapshot.NewReader(bytes.NewReader(buf.Bytes()), "synth"), engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		results = append(results, res)
+	}
+	if !reflect.DeepEqual(results[0].Findings, results[1].Findings) {
+		t.Fatal("findings differ between 1 and 3 workers")
+	}
+	if n := len(results[0].Findings); n < 100 {
+		t.Fatalf("only %d findings on 1500 synthetic resources; the generator or the pack is broken", n)
+	}
+	h, rs, err := snapshot.ReadAll(bytes.NewReader(buf.Bytes()), "synth")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := builtin(t, 1).Evaluate(ctx, h, h.CollectedAt, rs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fingerprints(sub.Findings), fingerprints(results[0].Findings)) {
+		t.Error("Evaluate and Scan disagree on the same resources")
+	}
+}
+
+func fingerprints(fs []findings.Finding) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = f.Fingerprint + " " + f.Message
+	}
+	return out
+}
+
+func TestScan_refusesDuplicateAndUndeclaredScopes(t *testing.T) {
+	e := builtin(t, 2)
+	tests := []struct{ name, in, want string }{
+		{"duplicate uid", `{"version":1,"resources":[{"uid":"a","type":"aws.iam.user","account":"1"},{"uid":"a","type":"aws.iam.user","account":"1"}]}`, "resources[1].uid: duplicate resource"},
+		{"undeclared scope", `{"version":1,"scopes":[{"id":"aws/1/iam","status":"ok"}],"resources":[{"uid":"a","type":"aws.iam.user","account":"2","region":"global"}]}`, `resources[0].scope: scope "aws/2/iam" is not declared`},
+		{"bad resource", "{\"version\":1,\"resources\":[\n{\"uid\":\"a\",\"type\":\"nope\"}]}", "line 2: resources[0].type: unknown resource type"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := e.Scan(context.Background(), snapshot.NewReader(strings.NewReader(tt.in), "s.json"), engine.Options{})
+			if err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Every catalog policy fires on the bundled example organisation.
+func TestScan_acmeFiresEveryPolicy(t *testing.T) {
+	f, err := os.Open("../fixtures/acme/snapshot.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	e := builtin(t, 0)
+	res, err := e.Scan(context.Background(), snapshot.NewReader(f, "acme"), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fired := map[string]int{}
+	for _, f := range res.Findings {
+		fired[f.Policy]++
+	}
+	for _, p := range e.Policies() {
+		if fired[p.ID] == 0 {
+			t.Errorf("%s (%s) has no finding on fixtures/acme", p.ID, p.Title)
+		}
+	}
+	if len(res.EvalErrors) > 0 {
+		t.Errorf("eval errors: %+v", res.EvalErrors)
+	}
+}
