@@ -126,6 +126,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 		g.Go(func() error {
 			defer wg.Done()
 			p := snapshot.NewParser(rd.Name())
+			conv := newConverter()
 			for b := range jobs {
 				<-ready
 				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]int{}, uids: make([]uint64, len(b.elems))}
@@ -144,7 +145,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 						continue
 					}
 					input := ast.NewObject(
-						[2]*ast.Term{ast.StringTerm("resource"), ast.NewTerm(toAST(v))},
+						[2]*ast.Term{ast.StringTerm("resource"), conv.term(v)},
 						[2]*ast.Term{ast.StringTerm("snapshot"), snapInfo},
 					)
 					fs, errs := e.evalResource(ctx, te, &res, input, evalOpts)

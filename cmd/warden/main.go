@@ -103,7 +103,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad in
 		PersistentPreRunE: a.setup,
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
-	root.AddCommand(a.scanCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.versionCmd())
+	root.AddCommand(a.scanCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.benchCmd(), a.versionCmd())
 	return root
 }
 
