@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -43,6 +44,8 @@ type app struct {
 	stdout, stderr io.Writer
 	stdin          io.Reader
 	logLevel       string
+	cpuProfile     string
+	stopProfile    func()
 	log            *slog.Logger
 }
 
@@ -62,6 +65,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	err := root.ExecuteContext(ctx)
+	a.stop()
 	if err == nil {
 		return exitOK
 	}
@@ -103,6 +107,9 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad in
 		PersistentPreRunE: a.setup,
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file")
+	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentPostRun = func(*cobra.Command, []string) { a.stop() }
 	root.AddCommand(a.scanCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.benchCmd(), a.versionCmd())
 	return root
 }
@@ -113,7 +120,26 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 		return usageErr(fmt.Errorf("--log-level: %w", err))
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
+	if a.cpuProfile != "" {
+		f, err := os.Create(a.cpuProfile)
+		if err != nil {
+			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
+		}
+		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+	}
 	return nil
+}
+
+// stop ends what setup started; it runs after the command, whatever its outcome.
+func (a *app) stop() {
+	if a.stopProfile != nil {
+		a.stopProfile()
+		a.stopProfile = nil
+	}
 }
 
 func (a *app) versionCmd() *cobra.Command {
