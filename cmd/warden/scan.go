@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -152,6 +153,12 @@ read are carried over as unknown, never resolved.`,
 					return err
 				}
 				defer st.Close()
+			}
+			if os.Getenv("GOGC") == "" {
+				// Evaluation allocates many short-lived values while little stays live:
+				// collecting less often saves about a fifth of the CPU for a few hundred
+				// MB more at peak on a million resources (BENCHMARKS.md).
+				debug.SetGCPercent(400)
 			}
 			var prog *progress
 			if !noProgress {
