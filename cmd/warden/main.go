@@ -87,8 +87,8 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `warden evaluates cloud resources against Rego policies and reports what drifted from
 the posture their owners declared.
 
-It reads a snapshot (a JSON file of normalized resources, written by 'warden collect' or
-'warden synth'), evaluates every resource against the policies for its type — the
+It reads a snapshot (a JSON file of normalized resources, docs/resources.md; 'warden
+synth' writes synthetic ones), evaluates every resource against the policies for its type — the
 built-in pack plus your own — applies waivers, records the scan in its history, and
 prints findings.
 
