@@ -15,6 +15,7 @@ import (
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/synth"
+	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -235,5 +236,57 @@ func TestScan_acmeFiresEveryPolicy(t *testing.T) {
 	}
 	if len(res.EvalErrors) > 0 {
 		t.Errorf("eval errors: %+v", res.EvalErrors)
+	}
+}
+
+// Settings reach policies as data.warden.config and override the defaults in the Rego.
+func TestNew_settingsOverridePolicyDefaults(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	key := snapshot.Resource{UID: "arn:aws:iam::1:user/ci/accesskey/AKIA1", Type: "aws.iam.access_key", Account: "1", Region: "global",
+		Attributes: map[string]any{"access_key_id": "AKIA1", "user_name": "ci", "status": "Active",
+			"created": "2026-09-15T00:00:00Z", "last_used": "2026-11-29T00:00:00Z"}}
+	for _, tc := range []struct {
+		settings map[string]any
+		want     int
+	}{
+		{nil, 0}, // 76 days old: within the default 90
+		{map[string]any{"access_key_max_age_days": 60}, 1},
+	} {
+		e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Settings: tc.settings})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Evaluate(ctx, snapshot.Header{}, now, []snapshot.Resource{key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Findings) != tc.want {
+			t.Errorf("settings %v: %d findings, want %d: %+v", tc.settings, len(res.Findings), tc.want, res.Findings)
+		}
+	}
+}
+
+// Accounts the snapshot covers are known: a role trusting another account of the same
+// snapshot is not an unknown-account trust.
+func TestScan_snapshotAccountsAreKnown(t *testing.T) {
+	snap := `{"version": 1, "collected_at": "2026-11-30T12:00:00Z", "accounts": ["111111111111", "222222222222"], "resources": [
+{"uid": "arn:aws:iam::111111111111:role/deploy", "type": "aws.iam.role", "name": "deploy", "account": "111111111111", "region": "global",
+ "attributes": {"created": "2026-11-01T00:00:00Z", "last_used": "2026-11-29T00:00:00Z", "attached_policies": [], "inline_policies": [],
+  "assume_role_policy": {"Version": "2012-10-17", "Statement": [
+   {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::222222222222:root"}, "Action": "sts:AssumeRole"},
+   {"Effect": "Allow", "Principal": {"AWS": "arn:aws:iam::999999999999:root"}, "Action": "sts:AssumeRole"}]}}}]}`
+	res, err := builtin(t, 1).Scan(context.Background(), snapshot.NewReader(strings.NewReader(snap), "s.json"), engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, f := range res.Findings {
+		if f.Policy == "WARDEN-AWS-IAM-006" {
+			keys = append(keys, f.Key)
+		}
+	}
+	if !reflect.DeepEqual(keys, []string{"999999999999"}) {
+		t.Errorf("IAM-006 keys = %v, want only the outside account 999999999999", keys)
 	}
 }
