@@ -25,8 +25,16 @@ type Config struct {
 	DB string `yaml:"db"`
 	// FailOn is the lowest severity that makes warden scan exit 1.
 	FailOn string `yaml:"fail_on"`
+	// Targets are what warden collect and warden scan read when no snapshot is given.
+	Targets Targets `yaml:"targets"`
 
 	File string `yaml:"-"`
+}
+
+// Targets name the live endpoints and accounts to collect.
+type Targets struct {
+	// TLS endpoints as host:port, optionally host:port@sni.
+	TLS []string `yaml:"tls"`
 }
 
 // Error is a problem in a config file, located by file and line.
@@ -108,6 +116,6 @@ func yamlError(file string, err error) error {
 	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on)", 1)
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }

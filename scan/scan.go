@@ -23,9 +23,11 @@ type Request struct {
 	// Snapshot is the snapshot's path, or "-" to read Input.
 	Snapshot string
 	Input    io.Reader
-	Engine   *engine.Engine
-	Waivers  *waivers.Set // optional
-	Store    *store.Store // optional: nil keeps no history
+	// Label names the snapshot in reports and the history; empty means Snapshot.
+	Label   string
+	Engine  *engine.Engine
+	Waivers *waivers.Set // optional
+	Store   *store.Store // optional: nil keeps no history
 	// Now overrides the evaluation time (default: the snapshot's collected_at).
 	Now      time.Time
 	Progress func(done int)
@@ -44,12 +46,16 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		defer f.Close()
 		in = f
 	}
-	res, err := req.Engine.Scan(ctx, snapshot.NewReader(in, req.Snapshot), engine.Options{Now: req.Now, Progress: req.Progress})
+	label := req.Label
+	if label == "" {
+		label = req.Snapshot
+	}
+	res, err := req.Engine.Scan(ctx, snapshot.NewReader(in, label), engine.Options{Now: req.Now, Progress: req.Progress})
 	if err != nil {
 		return nil, err
 	}
 	r := &report.Report{
-		Scan: report.ScanInfo{Snapshot: req.Snapshot, Source: res.Header.Source, CollectedAt: res.Header.CollectedAt,
+		Scan: report.ScanInfo{Snapshot: label, Source: res.Header.Source, CollectedAt: res.Header.CollectedAt,
 			EvaluatedAt: res.Now, StartedAt: started, Warden: req.Version, Policies: len(req.Engine.Policies()), Resources: res.Resources},
 		Findings:   res.Findings,
 		EvalErrors: res.EvalErrors,
@@ -71,7 +77,7 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		if err != nil {
 			return nil, fmt.Errorf("record scan: %w", err)
 		}
-		rec := &store.ScanRecord{StartedAt: started, FinishedAt: time.Now(), Snapshot: req.Snapshot, Source: res.Header.Source,
+		rec := &store.ScanRecord{StartedAt: started, FinishedAt: time.Now(), Snapshot: label, Source: res.Header.Source,
 			CollectedAt: res.Now, Resources: res.Resources, Policies: len(req.Engine.Policies()), Scopes: scopeStatus, Summary: sum}
 		id, stored, err := req.Store.SaveScan(ctx, rec, r.Findings, Completeness(res.Header))
 		if err != nil {

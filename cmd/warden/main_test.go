@@ -4,11 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/warden-sec/warden/snapshot"
 )
+
+var snapshotReadFile = snapshot.ReadFile
 
 const acme = "../../fixtures/acme/snapshot.json"
 
@@ -217,5 +223,29 @@ func TestSynthPipesIntoScan(t *testing.T) {
 	}
 	if !strings.Contains(out, `"resources": 300`) {
 		t.Errorf("scan of 300 synthetic resources: %s", out[:min(len(out), 400)])
+	}
+}
+
+func TestCollectAndScanLiveTLS(t *testing.T) {
+	srv := httptest.NewTLSServer(http.NotFoundHandler())
+	defer srv.Close()
+	addr := srv.Listener.Addr().String()
+	out := filepath.Join(t.TempDir(), "tls.json")
+	if code, _, stderr := warden(t, "", "collect", "--tls", addr, "--out", out); code != 0 {
+		t.Fatalf("collect: exit %d: %s", code, stderr)
+	}
+	if _, rs, err := snapshotReadFile(out); err != nil || len(rs) != 1 || rs[0].Attributes["reachable"] != true {
+		t.Fatalf("collected %+v, %v", rs, err)
+	}
+	// httptest's certificate is not signed by a trusted root: CERT-005 (medium).
+	code, stdout, stderr := warden(t, "", "scan", "--tls", addr, "--no-db", "--format", "json", "--fail-on", "medium")
+	if code != 1 {
+		t.Fatalf("scan --tls: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, `"WARDEN-CERT-005"`) || !strings.Contains(stdout, `"snapshot": "live targets"`) {
+		t.Errorf("scan --tls output lacks CERT-005 or the live label:\n%s", stdout[:min(len(stdout), 800)])
+	}
+	if code, _, stderr := warden(t, "", "collect"); code != 2 || !strings.Contains(stderr, "collect needs a target") {
+		t.Errorf("collect without targets: exit %d: %s", code, stderr)
 	}
 }

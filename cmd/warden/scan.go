@@ -70,6 +70,7 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 func (a *app) scanCmd() *cobra.Command {
 	var (
 		pf          policyFlags
+		tf          targetFlags
 		snapPath    string
 		waiverFile  string
 		format      string
@@ -98,13 +99,29 @@ read are carried over as unknown, never resolved.`,
   warden synth --resources 1000 | warden scan --snapshot - --no-db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if snapPath == "" {
-				return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input); collecting live targets comes with 'warden collect'"))
-			}
 			failOnGiven = cmd.Flags().Changed("fail-on")
 			cfg, eng, err := a.loadPolicies(cmd, &pf)
 			if err != nil {
 				return err
+			}
+			label := ""
+			if snapPath == "" {
+				cs, err := tf.collectors(cfg)
+				if err != nil {
+					return err
+				}
+				if len(cs) == 0 {
+					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--tls HOST:PORT, or targets: in --config)"))
+				}
+				dir, err := os.MkdirTemp("", "warden-scan-")
+				if err != nil {
+					return err
+				}
+				defer os.RemoveAll(dir)
+				snapPath, label = filepath.Join(dir, "snapshot.json"), "live targets"
+				if err := writeAtomically(snapPath, func(w io.Writer) error { return collect(cmd.Context(), w, cs) }); err != nil {
+					return err
+				}
 			}
 			if !failOnGiven && cfg.FailOn != "" {
 				failOn = cfg.FailOn
@@ -165,7 +182,7 @@ read are carried over as unknown, never resolved.`,
 				prog = newProgress(a.stderr, "evaluated")
 			}
 			rep, err := scan.Run(cmd.Context(), scan.Request{
-				Snapshot: snapPath, Input: a.stdin, Engine: eng, Waivers: ws, Store: st, Now: now,
+				Snapshot: snapPath, Label: label, Input: a.stdin, Engine: eng, Waivers: ws, Store: st, Now: now,
 				Progress: prog.update, Version: version(),
 			})
 			prog.done()
@@ -185,6 +202,7 @@ read are carried over as unknown, never resolved.`,
 		},
 	}
 	pf.register(cmd)
+	tf.register(cmd)
 	f := cmd.Flags()
 	f.StringVarP(&snapPath, "snapshot", "s", "", "snapshot file to evaluate, or - for standard input")
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")
@@ -198,22 +216,10 @@ read are carried over as unknown, never resolved.`,
 	return cmd
 }
 
-// writeReport writes to path atomically (temporary file, then rename), or to stdout.
+// writeReport writes to path atomically, or to stdout.
 func writeReport(path string, stdout io.Writer, w report.Writer, r *report.Report) error {
 	if path == "" {
 		return w.Write(stdout, r)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".warden-report-*")
-	if err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := w.Write(tmp, r); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write report %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
+	return writeAtomically(path, func(out io.Writer) error { return w.Write(out, r) })
 }

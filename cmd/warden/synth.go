@@ -2,8 +2,7 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 
 	"github.com/spf13/cobra"
 
@@ -38,19 +37,7 @@ snapshot.`,
 			if out == "" || out == "-" {
 				return synth.Write(a.stdout, opts)
 			}
-			tmp, err := os.CreateTemp(filepath.Dir(out), ".warden-synth-*")
-			if err != nil {
-				return fmt.Errorf("synth: %w", err)
-			}
-			defer os.Remove(tmp.Name())
-			if err := synth.Write(tmp, opts); err != nil {
-				tmp.Close()
-				return fmt.Errorf("synth: %w", err)
-			}
-			if err := tmp.Close(); err != nil {
-				return fmt.Errorf("synth: %w", err)
-			}
-			return os.Rename(tmp.Name(), out)
+			return writeAtomically(out, func(w io.Writer) error { return synth.Write(w, opts) })
 		},
 	}
 	cmd.Flags().IntVarP(&n, "resources", "n", 10000, "number of resources")

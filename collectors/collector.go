@@ -1,0 +1,68 @@
+// Package collectors reads the actual state of the world into snapshots. Each collector
+// (AWS, GCP, TLS endpoints) reports resources and the scopes it read; a scope it could
+// not read is recorded as failed, never as empty.
+package collectors
+
+import (
+	"context"
+	"sync"
+
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// Sink receives what collectors read. Implementations are safe for concurrent use.
+type Sink interface {
+	Resource(r snapshot.Resource) error
+	Scope(s snapshot.Scope)
+}
+
+// Collector reads one kind of target.
+type Collector interface {
+	// Name identifies the collector in logs and errors ("tls", "aws", "gcp").
+	Name() string
+	// Collect reads every target, reporting each scope it attempted. It returns an error
+	// only when it cannot go on at all; a failed target is a failed scope.
+	Collect(ctx context.Context, sink Sink) error
+}
+
+// WriterSink streams what collectors read into a snapshot writer.
+type WriterSink struct {
+	mu sync.Mutex
+	W  *snapshot.Writer
+}
+
+// Resource implements Sink.
+func (s *WriterSink) Resource(r snapshot.Resource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.W.Write(r)
+}
+
+// Scope implements Sink.
+func (s *WriterSink) Scope(sc snapshot.Scope) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.W.AddScope(sc)
+}
+
+// MemorySink keeps what collectors read in memory, for tests and small collections.
+type MemorySink struct {
+	mu        sync.Mutex
+	Resources []snapshot.Resource
+	Scopes    []snapshot.Scope
+}
+
+// Resource implements Sink.
+func (s *MemorySink) Resource(r snapshot.Resource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Resources = append(s.Resources, r)
+	return nil
+}
+
+// Scope implements Sink.
+func (s *MemorySink) Scope(sc snapshot.Scope) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.Scopes = append(s.Scopes, sc)
+}
