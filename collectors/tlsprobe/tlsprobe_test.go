@@ -96,7 +96,9 @@ func TestCollect(t *testing.T) {
 	for _, r := range sink.Resources {
 		byUID[r.UID] = r.Attributes
 	}
-	attrs := func(tg tlsprobe.Target) map[string]any { return byUID["tls://"+net.JoinHostPort(tg.Host, itoa(tg.Port))] }
+	attrs := func(tg tlsprobe.Target) map[string]any {
+		return byUID["tls://"+net.JoinHostPort(tg.Host, itoa(tg.Port))]
+	}
 
 	g := attrs(good)
 	if g["reachable"] != true || g["trusted"] != true || g["hostname_match"] != true || g["min_protocol"] != "TLS1.2" {
