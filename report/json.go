@@ -1,33 +1,87 @@
 package report
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"io"
 
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/snapshot"
 )
 
 // JSON writes the report as the finding JSON of DESIGN.md: findings[], summary and scan.
+// Findings are encoded one at a time, so that a report of a hundred thousand findings is
+// never held in memory as one document.
 type JSON struct{}
 
 // Write implements Writer.
 func (JSON) Write(w io.Writer, r *Report) error {
-	out := *r
+	bw := bufio.NewWriterSize(w, 1<<16)
 	// Empty lists are written as [], not null, so that consumers need no special case.
-	if out.Findings == nil {
-		out.Findings = []findings.Finding{}
+	fields := []struct {
+		name string
+		v    any
+	}{
+		{"scan", r.Scan},
+		{"summary", r.Summary},
+		{"findings", nil},
+		{"expired_waivers", nonNil(r.ExpiredWaivers)},
+		{"incomplete_scopes", nonNil(r.IncompleteScopes)},
+		{"eval_errors", nonNil(r.EvalErrors)},
 	}
-	if out.ExpiredWaivers == nil {
-		out.ExpiredWaivers = []ExpiredWaiver{}
+	bw.WriteString("{\n")
+	for i, f := range fields {
+		bw.WriteString(`  "` + f.name + `": `)
+		if f.name == "findings" {
+			if err := writeFindings(bw, r.Findings); err != nil {
+				return err
+			}
+		} else if err := writeIndented(bw, f.v); err != nil {
+			return err
+		}
+		if i < len(fields)-1 {
+			bw.WriteByte(',')
+		}
+		bw.WriteByte('\n')
 	}
-	if out.IncompleteScopes == nil {
-		out.IncompleteScopes = []snapshot.Scope{}
+	bw.WriteString("}\n")
+	return bw.Flush()
+}
+
+func writeFindings(w *bufio.Writer, fs []findings.Finding) error {
+	if len(fs) == 0 {
+		w.WriteString("[]")
+		return nil
 	}
-	if out.EvalErrors == nil {
-		out.EvalErrors = []findings.EvalError{}
+	w.WriteString("[\n")
+	for i := range fs {
+		w.WriteString("    ")
+		b, err := json.MarshalIndent(&fs[i], "    ", "  ")
+		if err != nil {
+			return err
+		}
+		w.Write(b)
+		if i < len(fs)-1 {
+			w.WriteByte(',')
+		}
+		w.WriteByte('\n')
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
+	w.WriteString("  ]")
+	return nil
+}
+
+func writeIndented(w *bufio.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "  ", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(bytes.TrimSpace(b))
+	return err
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -173,9 +173,12 @@ read are carried over as unknown, never resolved.`,
 			}
 			if os.Getenv("GOGC") == "" {
 				// Evaluation allocates many short-lived values while little stays live:
-				// collecting less often saves about a fifth of the CPU for a few hundred
-				// MB more at peak on a million resources (BENCHMARKS.md).
+				// collecting less often saves about a fifth of the CPU (BENCHMARKS.md).
 				debug.SetGCPercent(400)
+			}
+			if os.Getenv("GOMEMLIMIT") == "" {
+				// ...but not at the price of memory: near 1.5 GiB the collector works harder.
+				debug.SetMemoryLimit(1536 << 20)
 			}
 			var prog *progress
 			if !noProgress {
