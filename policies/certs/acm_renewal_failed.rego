@@ -11,17 +11,17 @@ package warden.certs.acm_renewal_failed
 
 import data.warden.lib.certs
 
-attrs := input.resource.attributes
-
+# renewal_status == "FAILED" lets OPA's rule index skip every other certificate without
+# evaluating the rule.
 deny contains violation if {
-	attrs.renewal_status == "FAILED"
+	input.resource.attributes.renewal_status == "FAILED"
 	violation := {
-		"msg": sprintf("%s failed managed renewal%s", [certs.label(input.resource), reason]),
-		"renewal_failure_reason": object.get(attrs, "renewal_failure_reason", ""),
+		"msg": sprintf("%s failed managed renewal%s", [certs.resource_label, reason]),
+		"renewal_failure_reason": object.get(input.resource.attributes, "renewal_failure_reason", ""),
 	}
 }
 
-reason := sprintf(" (%s)", [attrs.renewal_failure_reason]) if {
-	is_string(attrs.renewal_failure_reason)
-	attrs.renewal_failure_reason != ""
+reason := sprintf(" (%s)", [input.resource.attributes.renewal_failure_reason]) if {
+	is_string(input.resource.attributes.renewal_failure_reason)
+	input.resource.attributes.renewal_failure_reason != ""
 } else := ""

@@ -10,16 +10,28 @@
 package warden.certs.expiring
 
 import data.warden.lib.certs
-import data.warden.lib.config
 import data.warden.lib.time as wtime
 
-warning_days := config.setting("cert_expiry_warning_days", 30)
+# Settings and cutoffs are rules without arguments: computed once per evaluation.
+warning_days := n if {
+	n := data.warden.config.cert_expiry_warning_days
+} else := 30
 
+# wtime.days_until(ts) < warning_days ⟺ time.parse_rfc3339_ns(ts) < cutoff. time.add_date
+# computes it for a whole number of days without big-number arithmetic (as
+# wtime.within_bound does, without the cost of a function call); any other threshold goes
+# to wtime.within_bound.
+cutoff := t if {
+	t := time.add_date(time.now_ns(), 0, 0, warning_days)
+} else := wtime.within_bound(warning_days)
+
+# certs.expires_within(cert, warning_days), from the shared parsed not_after.
 deny contains violation if {
-	cert := certs.certificate(input.resource)
-	certs.expires_within(cert, warning_days)
+	certs.resource_not_after_ns < cutoff
+	not certs.resource_expired
+	not_after := certs.resource_certificate.not_after
 	violation := {"msg": sprintf(
 		"%s expires on %s (in %d days)",
-		[certs.cert_label(input.resource), certs.day(cert.not_after), wtime.days_until(cert.not_after)],
+		[certs.resource_cert_label, certs.day(not_after), wtime.days_until(not_after)],
 	)}
 }

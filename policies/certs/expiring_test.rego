@@ -58,3 +58,17 @@ test_expires_in_12_hours if {
 	expiring.deny == {{"msg": "ACM certificate api.acme.example expires on 2026-12-01 (in 0 days)"}} with input as acm("2026-12-01T00:00:00Z")
 		with time.now_ns as now
 }
+
+test_boundary_to_the_nanosecond if {
+	count(expiring.deny) == 1 with input as acm("2026-12-30T11:59:59.999999999Z") with time.now_ns as now
+	count(expiring.deny) == 0 with input as acm("2026-12-30T12:00:00Z") with time.now_ns as now
+	count(expiring.deny) == 1 with input as acm("2026-11-30T12:00:00Z") with time.now_ns as now
+}
+
+test_window_not_a_whole_number if {
+	# whole days left < 29.5 ⟺ fewer than 30 days left
+	count(expiring.deny) == 1 with input as acm("2026-12-30T11:59:59Z") with time.now_ns as now
+		with data.warden.config.cert_expiry_warning_days as 29.5
+	count(expiring.deny) == 0 with input as acm("2026-12-30T12:00:00Z") with time.now_ns as now
+		with data.warden.config.cert_expiry_warning_days as 29.5
+}

@@ -13,12 +13,15 @@ import data.warden.lib.certs
 
 attrs := input.resource.attributes
 
+# certs.probed(input.resource), as equalities that OPA's rule index checks without
+# evaluating the rule.
 deny contains violation if {
-	certs.probed(input.resource)
-	attrs.hostname_match == false
+	input.resource.attributes.hostname_match == false
+	input.resource.type == "tls.endpoint"
+	input.resource.attributes.reachable == true
 	violation := {"msg": sprintf(
 		"%s presents a certificate for %s, not %s",
-		[certs.label(input.resource), presented_names, server_name],
+		[certs.resource_label, presented_names, server_name],
 	)}
 }
 

@@ -12,11 +12,12 @@ package warden.certs.iam_server_certificate_expired
 import data.warden.lib.certs
 import data.warden.lib.time as wtime
 
+# certs.resource_expired is computed once per resource and shared with the other policies.
 deny contains violation if {
-	cert := certs.certificate(input.resource)
-	certs.expired(cert)
+	certs.resource_expired
+	not_after := certs.resource_certificate.not_after
 	violation := {"msg": sprintf(
 		"%s expired on %s (%d days ago)",
-		[certs.label(input.resource), certs.day(cert.not_after), wtime.days_since(cert.not_after)],
+		[certs.resource_label, certs.day(not_after), wtime.days_since(not_after)],
 	)}
 }

@@ -13,16 +13,21 @@ import data.warden.lib.certs
 
 legacy_versions := {"SSL2.0", "SSL3.0", "TLS1.0", "TLS1.1"}
 
+# certs.probed(input.resource), as equalities that OPA's rule index checks without
+# evaluating the rule; the list of versions is built for a violation only.
+deny contains violation if {
+	input.resource.type == "tls.endpoint"
+	input.resource.attributes.reachable == true
+	legacy := legacy_versions
+	some version in input.resource.attributes.protocols
+	version in legacy
+	violation := {
+		"msg": sprintf("%s accepts %s", [certs.resource_label, concat(", ", accepted)]),
+		"protocols": accepted,
+	}
+}
+
 accepted := sort([version |
 	some version in object.get(input.resource.attributes, "protocols", [])
 	version in legacy_versions
 ])
-
-deny contains violation if {
-	certs.probed(input.resource)
-	count(accepted) > 0
-	violation := {
-		"msg": sprintf("%s accepts %s", [certs.label(input.resource), concat(", ", accepted)]),
-		"protocols": accepted,
-	}
-}

@@ -13,11 +13,14 @@ import data.warden.lib.certs
 
 attrs := input.resource.attributes
 
+# certs.probed(input.resource), as equalities that OPA's rule index checks without
+# evaluating the rule.
 deny contains violation if {
-	certs.probed(input.resource)
-	attrs.trusted == false
+	input.resource.attributes.trusted == false
+	input.resource.type == "tls.endpoint"
+	input.resource.attributes.reachable == true
 	violation := {
-		"msg": sprintf("%s presents %s%s", [certs.label(input.resource), kind, because]),
+		"msg": sprintf("%s presents %s%s", [certs.resource_label, kind, because]),
 		"self_signed": self_signed,
 	}
 }

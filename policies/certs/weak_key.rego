@@ -10,18 +10,35 @@
 package warden.certs.weak_key
 
 import data.warden.lib.certs
-import data.warden.lib.config
 
-min_rsa_bits := config.setting("min_rsa_bits", 2048)
+# Settings are rules without arguments: computed once per evaluation.
+min_rsa_bits := n if {
+	n := data.warden.config.min_rsa_bits
+} else := 2048
 
-min_ec_bits := config.setting("min_ec_bits", 256)
+min_ec_bits := n if {
+	n := data.warden.config.min_ec_bits
+} else := 256
 
-deny contains violation if {
-	cert := certs.certificate(input.resource)
+# A key can only be weak if its size is below one of the minimums (under Rego's ordering of
+# values, which also orders values that are not numbers) or if it is DSA: cheap tests, on
+# the input, that spare the call of certs.weak_key for the usual strong key.
+size_limit := max([min_rsa_bits, min_ec_bits])
+
+deny contains violation(cert, weakness) if {
+	input.resource.attributes.certificate.key_size < size_limit
+	cert := certs.resource_certificate
 	weakness := certs.weak_key(cert, min_rsa_bits, min_ec_bits)
-	violation := {
-		"msg": sprintf("%s has a weak %s", [certs.cert_label(input.resource), weakness]),
-		"key_algorithm": cert.key_algorithm,
-		"key_size": object.get(cert, "key_size", null),
-	}
+}
+
+deny contains violation(cert, weakness) if {
+	upper(input.resource.attributes.certificate.key_algorithm) == "DSA"
+	cert := certs.resource_certificate
+	weakness := certs.weak_key(cert, min_rsa_bits, min_ec_bits)
+}
+
+violation(cert, weakness) := {
+	"msg": sprintf("%s has a weak %s", [certs.resource_cert_label, weakness]),
+	"key_algorithm": cert.key_algorithm,
+	"key_size": object.get(cert, "key_size", null),
 }

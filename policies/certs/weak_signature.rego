@@ -11,11 +11,14 @@ package warden.certs.weak_signature
 
 import data.warden.lib.certs
 
+# certs.weak_signature(cert), without passing the certificate to a function.
 deny contains violation if {
-	cert := certs.certificate(input.resource)
-	certs.weak_signature(cert)
+	cert := certs.resource_certificate
+	weak_hashes := certs.weak_hashes
+	some part in split(upper(cert.signature_algorithm), "-")
+	part in weak_hashes
 	violation := {
-		"msg": sprintf("%s is signed with %s", [certs.cert_label(input.resource), cert.signature_algorithm]),
+		"msg": sprintf("%s is signed with %s", [certs.resource_cert_label, cert.signature_algorithm]),
 		"signature_algorithm": cert.signature_algorithm,
 	}
 }

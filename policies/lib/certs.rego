@@ -84,3 +84,40 @@ kinds := {
 
 # day(ts) is the date part of an RFC 3339 time, for messages.
 day(ts) := substring(ts, 0, 10)
+
+# --- the resource being evaluated ----------------------------------------------
+#
+# The rules below have no arguments and read input.resource: OPA computes each once per
+# resource, and every policy of the resource's type shares the result, where the functions
+# above would hash the whole resource or certificate (their arguments) on every call.
+
+# resource_certificate is certificate(input.resource).
+resource_certificate := cert if {
+	input.resource.type != "tls.endpoint"
+	cert := input.resource.attributes.certificate
+	is_object(cert)
+}
+
+resource_certificate := cert if {
+	input.resource.type == "tls.endpoint"
+	input.resource.attributes.reachable == true
+	cert := input.resource.attributes.certificate
+	is_object(cert)
+}
+
+# resource_not_after_ns is the end of validity of resource_certificate, in nanoseconds.
+resource_not_after_ns := time.parse_rfc3339_ns(resource_certificate.not_after) if {
+	is_string(resource_certificate.not_after)
+}
+
+# resource_expired holds when expired(resource_certificate) does.
+resource_expired if resource_not_after_ns < time.now_ns()
+
+# resource_label is label(input.resource) and resource_cert_label cert_label(input.resource).
+resource_label := sprintf("%s %s", [kinds[input.resource.type], input.resource.name]) if {
+	kinds[input.resource.type]
+} else := input.resource.name
+
+resource_cert_label := sprintf("the certificate of endpoint %s", [input.resource.name]) if {
+	input.resource.type == "tls.endpoint"
+} else := resource_label

@@ -81,3 +81,39 @@ test_label if {
 	certs.cert_label(endpoint({})) == "the certificate of endpoint shop.acme.example:443"
 	certs.cert_label({"type": "aws.acm.certificate", "name": "shop.acme.example"}) == "ACM certificate shop.acme.example"
 }
+
+# --- the resource being evaluated: shared rules ------------------------------
+
+resources := [
+	endpoint({"reachable": true, "certificate": cert({})}),
+	endpoint({"reachable": false, "certificate": cert({})}),
+	endpoint({"certificate": cert({})}),
+	endpoint({"reachable": true, "certificate": null}),
+	{"type": "aws.acm.certificate", "name": "shop.acme.example", "attributes": {"certificate": cert({"not_after": "2026-11-30T11:59:59Z"})}},
+	{"type": "aws.acm.certificate", "name": "shop.acme.example", "attributes": {"certificate": cert({"not_after": "2026-11-30T12:00:00Z"})}},
+	{"type": "aws.iam.server_certificate", "name": "legacy", "attributes": {"certificate": cert({"not_after": null})}},
+	{"type": "gcp.compute.ssl_certificate", "name": "lb", "attributes": {"certificate": cert({"not_after": "soon"})}},
+	{"type": "gcp.compute.ssl_certificate", "name": "lb", "attributes": {}},
+	{"type": "x.y", "name": "z", "attributes": {"certificate": "PEM"}},
+]
+
+shared_rules_agree if {
+	every r in resources {
+		count({c | c := certs.resource_certificate}) == count({c | c := certs.certificate(r)}) with input as {"resource": r}
+		every c in {c | c := certs.certificate(r)} {
+			certs.resource_certificate == c with input as {"resource": r}
+			count({1 | certs.resource_expired}) == count({1 | certs.expired(c)}) with input as {"resource": r}
+		}
+		certs.resource_label == certs.label(r) with input as {"resource": r}
+		certs.resource_cert_label == certs.cert_label(r) with input as {"resource": r}
+	}
+}
+
+test_shared_rules_read_the_resource_as_the_functions_do if {
+	shared_rules_agree with time.now_ns as now
+}
+
+test_resource_expired_at_the_instant if {
+	certs.resource_expired with input as {"resource": resources[4]} with time.now_ns as now
+	not certs.resource_expired with input as {"resource": resources[5]} with time.now_ns as now
+}

@@ -24,13 +24,16 @@ is_public(member) if member in public_members
 
 # member_domain(member) is the lower-case domain of a user, group or service account email,
 # or of a domain member. It is undefined for public and deleted members.
-member_domain(member) := lower(member_id(member)) if {
-	member_type(member) == "domain"
-}
+# (member_type and member_id, spelled out: no function calls.)
+member_domain(member) := lower(substring(member, 7, -1)) if startswith(member, "domain:")
+
+member_domain("domain") := ""
 
 member_domain(member) := lower(domain) if {
-	member_type(member) in {"user", "group", "serviceAccount"}
-	[_, domain] := split(member_id(member), "@")
+	i := indexof(member, ":")
+	i > 0
+	substring(member, 0, i) in {"user", "group", "serviceAccount"}
+	[_, domain] := split(substring(member, i + 1, -1), "@")
 }
 
 # in_domain(domain, parent) holds when domain is parent or one of its subdomains.
@@ -99,3 +102,10 @@ condition_note(bindings, role, member) := "" if {
 condition_name(condition) := sprintf("%q", [condition.title]) if {
 	condition.title != ""
 } else := sprintf("%q", [condition.expression])
+
+# --- the resource being evaluated ----------------------------------------------
+
+# resource_grants is grants(input.resource.attributes.bindings): a rule without arguments,
+# computed once per IAM policy and shared by every policy of the type (grants(bindings)
+# would hash all the bindings, its argument, on every call).
+resource_grants := {[b.role, m] | some b in input.resource.attributes.bindings; some m in b.members}

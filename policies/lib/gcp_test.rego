@@ -103,3 +103,18 @@ test_condition_note if {
 	gcp.condition_note(bindings, "roles/logging.viewer", "group:eng@acme.example") == ""
 	gcp.condition_note(bindings, "roles/storage.admin", "user:maria.lopez@acme.example") == ` under condition "resource.name.startsWith(\"projects/_/buckets/tmp-\")" or "until 2027"`
 }
+
+test_resource_grants_are_the_grants_of_the_resource if {
+	gcp.resource_grants == gcp.grants(bindings) with input as {"resource": {"attributes": {"bindings": bindings}}}
+	gcp.resource_grants == set() with input as {"resource": {"attributes": {"bindings": []}}}
+}
+
+test_member_domain_odd_members if {
+	gcp.member_domain("domain") == ""
+	gcp.member_domain("domain:Acme.Example:x") == "acme.example:x"
+	gcp.member_domain("user:a:b@Acme.example") == "acme.example"
+	not gcp.member_domain("user")
+	not gcp.member_domain(":user:a@acme.example")
+	not gcp.member_domain("user:a@b@acme.example")
+	not gcp.member_domain("principal://iam.googleapis.com/x@acme.example")
+}

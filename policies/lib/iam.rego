@@ -16,15 +16,18 @@ package warden.lib.iam
 # (iam:DeleteUser, iam:Create*) carves them out but leaves the rest of the grant broad.
 any_action := "#:#"
 
-# Performance. Warden evaluates every policy of a resource's type in one query, so rules
-# without arguments over input.resource (resource_sources, resource_facts,
-# granting_documents, everything_documents) are computed once per resource and shared by
-# WARDEN-AWS-IAM-001 to -004. Each statement is read once into "facts" (statement_facts):
-# lower-cased patterns grouped by service, and the scopes its resource patterns name. Only
-# the statements that can apply to every resource are kept per resource, so a document
-# without a broad grant costs one pass over its statements. The functions taking a document
-# (allows_action_on_all_resources, allows_everything…) compute the same facts from it and
-# share the deciding functions (facts_*) with the per-resource rules.
+# Performance. Warden evaluates every policy of a resource's type in one query, with
+# input.resource: rules without arguments over it are computed once per resource and shared
+# by the policies, while every rule, function call and builtin costs an evaluation step.
+# So the policies start from cheap per-resource rules (see "Documents of input.resource"
+# and "Trust policy of input.resource" below) that most resources fail at once: only a
+# document with an unconditional Allow whose Resource may name every resource
+# (granting_documents) is read further. A statement is then read once into facts
+# (statement_facts): its patterns lower-cased and sorted by what matching them takes, the
+# scopes of its resource patterns. Actions are asked about in sets grouped by service
+# (facts_allowed), so a pattern is compared only with the actions of its own service. The
+# functions taking a document (allows_action_on_all_resources, allows_everything…) compute
+# the same facts from it and share the deciding functions (facts_*).
 
 # as_list(x) is x when it is a list, [x] when it is a single value, [] when it is absent (null).
 as_list(x) := x if {
@@ -52,12 +55,12 @@ pattern_matches(pattern, value) if {
 # patterns go to glob.match (OPA caches compiled globs; null: no separator), unless they
 # hold glob syntax that IAM reads literally ([ ] { } \). A value with a newline, which the
 # regex's `.` does not match, always goes to the regex.
-lower_matches(p, v) := equal(p, v) if {
+lower_matches(p, v) := p == v if {
 	not contains(p, "*")
 	not contains(p, "?")
 } else := regex.match(glob_regex(p), v) if {
 	contains(v, "\n")
-} else := true if {
+} else if {
 	p == "*"
 } else := startswith(v, prefix) if {
 	endswith(p, "*")
@@ -88,72 +91,136 @@ has_condition(s) if {
 # Statement facts -------------------------------------------------------------------------
 
 # statement_facts(s, i) is what the checks need of statement s (at index i), read once:
-#   statement   s itself; effect: its Effect; conditional: has_condition(s)
-#   actions     its Action patterns, lower-cased
-#   wild        those whose service (the part before the first ":") holds a wildcard: they
-#               may match an action of any service
-#   named       the others as [service, pattern]: they match only actions of that service
-#   services    the set of those services
-#   not_actions its NotAction patterns, lower-cased
+#   statement     s itself; effect: its Effect; conditional: has_condition(s)
+#   actions, not_actions: its Action and NotAction patterns (action_patterns)
 #   resources, not_resources: the scopes (resource_scopes) of its Resource, NotResource
+#   covers_all    whether it applies to every resource of every action (Resource "*", or
+#                 NotResource naming no whole service): then no scope needs looking at
 # It is undefined for a statement that is not an object (which applies to nothing).
 statement_facts(s, i) := {
 	"index": i,
 	"statement": s,
 	"effect": object.get(s, "Effect", null),
 	"conditional": has_condition(s),
-	"actions": actions,
-	"wild": [p | some p in actions; wild_service(p)],
-	"named": named,
-	"services": {svc | some [svc, _] in named},
-	"not_actions": lower_strings(object.get(s, "NotAction", null)),
-	"resources": pattern_scopes(object.get(s, "Resource", null)),
-	"not_resources": pattern_scopes(object.get(s, "NotResource", null)),
+	"actions": action_patterns(object.get(s, "Action", null)),
+	"not_actions": action_patterns(object.get(s, "NotAction", null)),
+	"resources": resources,
+	"not_resources": not_resources,
+	"covers_all": covers_all(s, resources, not_resources),
 } if {
-	actions := lower_strings(object.get(s, "Action", null))
-	named := [[svc, p] | some p in actions; not wild_service(p); svc := split(p, ":")[0]]
+	resources := pattern_scopes(object.get(s, "Resource", null))
+	not_resources := pattern_scopes(object.get(s, "NotResource", null))
 }
 
-# lower_strings(x) is the strings of as_list(x), lower-cased: the patterns of a field.
-lower_strings(x) := [lower(p) | some p in as_list(x); is_string(p)]
+# action_patterns(x) sorts the patterns of as_list(x) (its strings, lower-cased; "all") by
+# what matching them takes (pattern_kind):
+#   any      whether one is only stars: it matches every action
+#   wild     those whose service (the part before the first ":") holds a wildcard
+#   literal, prefix, pattern: the others as [service, pattern] (prefix: [service, the part
+#            before the final star]); such a pattern is literal up to its first ":", so it
+#            can only match the actions of its service.
+action_patterns(x) := {
+	"all": patterns,
+	"any": count([p | some ["any", _, p] in kinds]) > 0,
+	"wild": [p | some ["wild", _, p] in kinds],
+	"literal": [[svc, p] | some ["literal", svc, p] in kinds],
+	"prefix": [[svc, p] | some ["prefix", svc, p] in kinds],
+	"pattern": [[svc, p] | some ["pattern", svc, p] in kinds],
+} if {
+	patterns := [lower(p) | some p in as_list(x); is_string(p)]
+	kinds := [pattern_kind(p) | some p in patterns]
+}
 
-# wild_service(p) holds when the service part of pattern p holds a wildcard. A pattern whose
-# service part has none can only match actions of that service: it is literal up to the ":".
-wild_service(p) if regex.match(`^[^:]*[*?]`, p)
+# pattern_kind(p) is [kind, service, argument] for a lower-case pattern (see action_patterns).
+pattern_kind(p) := ["literal", split(p, ":")[0], p] if {
+	not contains(p, "*")
+	not contains(p, "?")
+} else := ["any", "", p] if {
+	trim(p, "*") == "" # only stars, since p holds a wildcard
+} else := ["wild", "", p] if {
+	regex.match(`^[^:]*[*?]`, p)
+} else := ["prefix", split(p, ":")[0], prefix] if {
+	endswith(p, "*")
+	prefix := trim_suffix(p, "*")
+	not contains(prefix, "*")
+	not contains(prefix, "?")
+} else := ["pattern", split(p, ":")[0], p]
+
+# pattern_scopes(x) is the scopes of the resource patterns of as_list(x).
+pattern_scopes(x) := [scope | some r in as_list(x); is_string(r); some scope in resource_scopes(r)]
+
+covers_all(s, resources, not_resources) if {
+	some scope in resources
+	scope.service == null
+	scope.kind == null
+} else if {
+	s.NotResource
+	count(not_resources) == 0
+} else := false
+
+# action_facts(s) is the part of statement_facts(s, _) that facts_matched reads.
+action_facts(s) := {
+	"statement": s,
+	"actions": action_patterns(object.get(s, "Action", null)),
+	"not_actions": action_patterns(object.get(s, "NotAction", null)),
+}
 
 # document_facts(doc) is the facts of every statement of doc.
 document_facts(doc) := [f | some i, s in statements(doc); f := statement_facts(s, i)]
 
-# facts_match(f, action) holds when the statement of facts f applies to the lower-case action
-# (concrete or generic). Only the patterns of the action's service, or of a wildcard service,
-# can match it.
-facts_match(f, action) if {
-	some p in f.wild
+# Actions are asked about in sets, "by service": an object {service: [lower-case actions]}
+# listing each action under its service, the part before its first ":" ({"iam": ["iam:#",
+# "iam:passrole"], "#": ["#:#"]}), none with a newline (see lower_matches; single actions
+# with one take the exact path of facts_match). one_action(action) is the set of one action.
+one_action(action) := {split(action, ":")[0]: [action]}
+
+# facts_matched(f, by_service) is the set of the actions of by_service that the statement of
+# facts f applies to: one of its Action patterns matches the action, or it has NotAction and
+# none of its NotAction patterns does.
+facts_matched(f, by_service) := patterns_matched(f.actions, by_service) | not_action_matched(f, by_service)
+
+# patterns_matched(patterns, by_service) is the set of the actions of by_service (without a
+# newline) that one of action_patterns matches.
+patterns_matched(patterns, by_service) := set() if {
+	count(patterns.all) == 0
+} else := {action |
+	some actions in by_service
+	some action in actions
+} if {
+	patterns.any
+} else := (({p |
+	some [svc, p] in patterns.literal
+	p in by_service[svc]
+} | {action |
+	some [svc, prefix] in patterns.prefix
+	some action in by_service[svc]
+	startswith(action, prefix)
+}) | {action |
+	some [svc, p] in patterns.pattern
+	some action in by_service[svc]
+	lower_matches(p, action)
+}) | {action |
+	some p in patterns.wild
+	some actions in by_service
+	some action in actions
 	lower_matches(p, action)
 }
 
-facts_match(f, action) if {
-	svc := split(action, ":")[0]
-	svc in f.services
-	some [svc, p] in f.named
-	lower_matches(p, action)
-}
-
-facts_match(f, action) if {
+not_action_matched(f, by_service) := all - patterns_matched(f.not_actions, by_service) if {
 	f.statement.NotAction
-	not any_lower_matches(f.not_actions, action)
-}
+	all := {action | some actions in by_service; some action in actions}
+} else := set()
 
 # facts_cover(f, action) holds when the statement of facts f applies to every resource that
 # the lower-case action can act on. Resource must hold a pattern covering them all;
 # NotResource applies to everything it does not name, so it covers all unless it names them
 # all itself.
 facts_cover(f, action) if {
+	f.covers_all
+} else if {
 	some scope in f.resources
 	scope_covers(scope, action)
-}
-
-facts_cover(f, action) if {
+} else if {
 	f.statement.NotResource
 	not any_scope_covers(f.not_resources, action)
 }
@@ -163,34 +230,102 @@ any_scope_covers(scopes, action) if {
 	scope_covers(scope, action)
 }
 
-# facts_apply(f, action): the statement of facts f is unconditional and applies to the
-# lower-case action on every resource.
+# facts_allowed(fs, by_service) is the set of the actions of by_service that the document of
+# facts fs allows on every resource: an unconditional Allow applies to the action on every
+# resource, and no unconditional Deny does.
+facts_allowed(fs, by_service) := granted - facts_denied_among(fs, by_service, granted) if {
+	granted := {action |
+		some f in fs
+		f.effect == "Allow"
+		not f.conditional
+		f.covers_all
+		some action in facts_matched(f, by_service)
+	} | {action |
+		some f in fs
+		f.effect == "Allow"
+		not f.conditional
+		not f.covers_all
+		some action in facts_matched(f, by_service)
+		facts_cover(f, action)
+	}
+}
+
+# facts_allowed_somewhere(fs, by_service) is the set of the actions of by_service that the
+# document of facts fs unconditionally allows on some resource, and no unconditional Deny
+# takes away on every resource.
+facts_allowed_somewhere(fs, by_service) := granted - facts_denied_among(fs, by_service, granted) if {
+	granted := {action |
+		some f in fs
+		f.effect == "Allow"
+		not f.conditional
+		some action in facts_matched(f, by_service)
+	}
+}
+
+# facts_denied_among(fs, by_service, actions) is the set of the actions (of by_service and
+# actions) that an unconditional Deny of the document of facts fs takes away everywhere.
+facts_denied_among(fs, by_service, actions) := set() if {
+	count(actions) == 0
+} else := {action |
+	some f in fs
+	f.effect == "Deny"
+	not f.conditional
+	some action in facts_matched(f, by_service)
+	action in actions
+	facts_cover(f, action)
+}
+
+# The same for one lower-case action. facts_apply(f, action): the statement of facts f is
+# unconditional and applies to action on every resource.
+facts_match(f, action) if {
+	not contains(action, "\n")
+	action in facts_matched(f, one_action(action))
+}
+
+facts_match(f, action) if {
+	contains(action, "\n")
+	some p in f.actions.all
+	lower_matches(p, action)
+}
+
+facts_match(f, action) if {
+	contains(action, "\n")
+	f.statement.NotAction
+	not any_lower_matches(f.not_actions.all, action)
+}
+
 facts_apply(f, action) if {
 	not f.conditional
 	facts_match(f, action)
 	facts_cover(f, action)
 }
 
-# facts_denied(fs, action): an unconditional Deny among the facts fs (of one document) takes
-# the lower-case action away on every resource.
 facts_denied(fs, action) if {
 	some f in fs
 	f.effect == "Deny"
 	facts_apply(f, action)
 }
 
-# facts_allow(fs, action): the document of facts fs allows the lower-case action on every
-# resource, after Deny.
 facts_allow(fs, action) if {
+	not contains(action, "\n")
+	action in facts_allowed(fs, one_action(action))
+}
+
+facts_allow(fs, action) if {
+	contains(action, "\n")
 	some f in fs
 	f.effect == "Allow"
 	facts_apply(f, action)
 	not facts_denied(fs, action)
 }
 
-# facts_allow_somewhere(fs, action): the document of facts fs unconditionally allows the
-# lower-case action on some resource and no unconditional Deny takes it away everywhere.
 facts_allow_somewhere(fs, action) if {
+	not contains(action, "\n")
+	action in facts_allowed_somewhere(fs, one_action(action))
+}
+
+facts_allow_somewhere(fs, action) if {
+	contains(action, "\n")
 	some f in fs
 	f.effect == "Allow"
 	not f.conditional
@@ -200,11 +335,40 @@ facts_allow_somewhere(fs, action) if {
 
 # facts_everything(fs, doc): doc (of facts fs) allows every action of every service on every
 # resource: the generic action, and the generic action of each service the document names.
+# An unconditional Allow of "*" on every resource without any unconditional Deny allows
+# them all, whatever the services (unless one holds a newline, see lower_matches). A service
+# that an Allow's NotAction names (svc:*, svc:Get*…) is named by the document: when its
+# generic action is not allowed, the others need no looking at.
 facts_everything(fs, doc) if {
+	some f in fs
+	f.effect == "Allow"
+	not f.conditional
+	f.actions.any
+	f.covers_all
+	not unconditional_deny(fs)
+	not contains(json.marshal(doc), `\n`)
+} else := false if {
+	some f in fs
+	f.effect == "Allow"
+	f.statement.NotAction
+	some [svc, p] in array.concat(f.not_actions.prefix, f.not_actions.literal)
+	contains(p, ":") # named_services
+	svc != ""
+	not facts_allow(fs, concat(":", [svc, "#"]))
+} else if {
 	facts_allow(fs, any_action)
-	every svc in named_services(doc) {
+	services := named_services(doc)
+	plain := {svc | some svc in services; not contains(svc, "\n")}
+	count(facts_allowed(fs, {svc: [concat(":", [svc, "#"])] | some svc in plain})) == count(plain)
+	every svc in services - plain {
 		facts_allow(fs, concat(":", [svc, "#"]))
 	}
+}
+
+unconditional_deny(fs) if {
+	some f in fs
+	f.effect == "Deny"
+	not f.conditional
 }
 
 # facts_broadly_grant(fs, f): the statement of facts f (of a document of facts fs) is an
@@ -246,7 +410,9 @@ all_resources(r, action) if {
 # "kind" is not null, whose iam_resource_types is kind. A pattern that names every resource
 # of no action (almost all of them: most name a bucket, a key, a path) has no scope; a
 # regex tells them apart before any splitting.
-resource_scopes(r) := {scope |
+resource_scopes(r) := {{"service": null, "service_wildcard": true, "kind": null}} if {
+	r == "*"
+} else := {scope |
 	some scope in broad_resource_scopes(r, lower(r))
 } if {
 	regex.match(broad_resource, lower(r))
@@ -384,7 +550,7 @@ allows_everything(doc) if facts_everything(document_facts(doc), doc)
 
 # named_services(doc) is the set of services that doc names without a wildcard: in the
 # prefix of its Action or NotAction patterns, or in the ARNs of its Resource or NotResource.
-named_services(doc) := {service_of(pattern) |
+named_services(doc) := {lower(split(pattern, ":")[0]) | # service_of
 	some s in statements(doc)
 	some key in ["Action", "NotAction"]
 	some pattern in as_list(object.get(s, key, null))
@@ -462,50 +628,163 @@ detach_fields(src) := {"action": "aws.iam.delete_inline_policy"} if {
 } else := {}
 
 # Documents of input.resource, once per resource ----------------------------------------
-# Policies iterate the documents by index d: resource_sources[d] is the source (for
-# violation_fields, detach_fields and where), resource_facts[d] the facts of its statements
-# that can apply to every resource.
+# Every rule below is computed once per resource and shared by the policies. They are
+# written for the common case first: a document that names its resources must cost as few
+# evaluation steps as possible (no function call, no helper rule, literal regexes), since
+# most documents of most resources grant nothing on every resource.
 
-# resource_sources is sources(input.resource).
-resource_sources := sources(input.resource)
+# resource_sources[d] is the source of document d of input.resource (sources(r), keyed by
+# position: 0 for a managed policy, the position in inline_policies for an inline one), for
+# violation_fields, detach_fields and where.
+resource_sources := {0: {"document": input.resource.attributes.document}} if {
+	input.resource.type == "aws.iam.policy"
+	input.resource.attributes.attachment_count > 0
+} else := {d: {"document": p.document, "inline_policy": p.name} |
+	some d, p in object.get(input.resource.attributes, "inline_policies", [])
+} if {
+	input.resource.type in principal_types
+} else := {}
 
 # where(src) names a source of input.resource in messages.
 where(src) := where_of(input.resource, src)
 
-# resource_facts[d] is the facts of the unconditional statements of document d that may
-# apply to every resource of some action: with NotResource, or a Resource pattern that has
-# a scope. The others can neither grant nor deny anything on every resource.
-resource_facts := [[f |
-	some i, s in statements(src.document)
-	not has_condition(s)
+# resource_statements is the list of [d, i, s]: statement s, at index i of document d of
+# input.resource (statements(doc) of each document of resource_sources, written out).
+resource_statements := [[0, i, s] | some i, s in input.resource.attributes.document.Statement] if {
+	input.resource.type == "aws.iam.policy"
+	input.resource.attributes.attachment_count > 0
+	is_array(input.resource.attributes.document.Statement)
+} else := [[0, 0, s]] if {
+	input.resource.type == "aws.iam.policy"
+	input.resource.attributes.attachment_count > 0
+	s := input.resource.attributes.document.Statement
+	is_object(s)
+} else := array.concat(
+	[[d, i, s] |
+		some d, p in input.resource.attributes.inline_policies
+		list := p.document.Statement
+		is_array(list)
+		some i, s in list
+	],
+	[[d, 0, s] |
+		some d, p in input.resource.attributes.inline_policies
+		s := p.document.Statement
+		is_object(s)
+	],
+) if {
+	input.resource.type in principal_types
+} else := []
+
+# granting_documents is the set of the indexes of the documents of input.resource that hold
+# an unconditional Allow that may apply to every resource of some action (may_cover_all):
+# the only ones that can allow an action on every resource. Every resource pays for it, so
+# it reads input.resource directly, in one body per document kind (managed, inline) and
+# Statement form (a list, or one statement; iterating the values of one statement instead
+# can only add a document, which resource_facts then reads exactly).
+granting_documents contains 0 if {
+	input.resource.type == "aws.iam.policy"
+	input.resource.attributes.attachment_count > 0
+	some s in input.resource.attributes.document.Statement
+	s.Effect == "Allow"
 	may_cover_all(s)
+	not has_condition(s)
+}
+
+granting_documents contains 0 if {
+	input.resource.type == "aws.iam.policy"
+	input.resource.attributes.attachment_count > 0
+	s := input.resource.attributes.document.Statement
+	s.Effect == "Allow"
+	may_cover_all(s)
+	not has_condition(s)
+}
+
+granting_documents contains d if {
+	input.resource.type in {"aws.iam.user", "aws.iam.group", "aws.iam.role"}
+	some d, p in input.resource.attributes.inline_policies
+	some s in p.document.Statement
+	s.Effect == "Allow"
+	may_cover_all(s)
+	not has_condition(s)
+}
+
+granting_documents contains d if {
+	input.resource.type in {"aws.iam.user", "aws.iam.group", "aws.iam.role"}
+	some d, p in input.resource.attributes.inline_policies
+	s := p.document.Statement
+	s.Effect == "Allow"
+	may_cover_all(s)
+	not has_condition(s)
+}
+
+# resource_facts[d] is the facts of the unconditional statements of granting document d that
+# may apply to every resource of some action (may_cover_all). The others can neither grant
+# nor deny anything on every resource.
+resource_facts[d] := [f |
+	some [d2, i, s] in resource_statements
+	d2 == d
+	may_cover_all(s)
+	not has_condition(s)
 	f := statement_facts(s, i)
-] | some src in resource_sources]
+] if {
+	some d in granting_documents
+}
+
+# may_cover_all(s) holds when statement s may apply to every resource of some action: it has
+# NotResource, or a Resource pattern that broad_resource matches, ignoring case (a Resource
+# that names every resource of an action has a scope: resource_scopes). The regex is
+# broad_resource_ci, written out: a rule costs an evaluation per resource.
+may_cover_all(s) if {
+	r := s.Resource
+	is_string(r)
+	regex.match(`(?i)^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy)/\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`, r)
+}
+
+may_cover_all(s) if {
+	some r in s.Resource
+	is_string(r)
+	regex.match(`(?i)^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy)/\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`, r)
+}
 
 may_cover_all(s) if s.NotResource
 
-may_cover_all(s) if {
-	some r in as_list(object.get(s, "Resource", null))
-	is_string(r)
-	regex.match(broad_resource, lower(r))
+broad_resource_ci := concat("", ["(?i)", broad_resource])
+
+# document_allowed(d, by_service) is the set of the actions of by_service (see one_action)
+# that document d of input.resource allows on every resource, after Deny
+# (allows_action_on_all_resources).
+document_allowed(d, by_service) := facts_allowed(resource_facts[d], by_service)
+
+# document_allowed_somewhere(d, by_service) is the set of the actions of by_service that
+# document d of input.resource allows on some resource (allows_action): facts_allowed_somewhere
+# on its unconditional Allow statements, whose resources do not matter, and on the Deny
+# statements of resource_facts[d], the only ones that can deny on every resource.
+document_allowed_somewhere(d, by_service) := granted - facts_denied_among(resource_facts[d], by_service, granted) if {
+	granted := {action |
+		some [d2, _, s] in resource_statements
+		d2 == d
+		s.Effect == "Allow"
+		may_match(s, by_service)
+		not has_condition(s)
+		some action in facts_matched(action_facts(s), by_service)
+	}
 }
 
-# granting_documents is the set of the indexes of the documents of input.resource that hold
-# an unconditional Allow on every resource of some action: the only ones that can allow an
-# action on every resource.
-granting_documents contains d if {
-	some d, fs in resource_facts
-	some f in fs
-	f.effect == "Allow"
+# may_match(s, by_service) holds unless no Action pattern of statement s can match an action
+# of by_service (its service is not one of them, and holds no wildcard) and s has no
+# NotAction.
+may_match(s, _) if s.NotAction
+
+may_match(s, by_service) if {
+	some p in as_list(object.get(s, "Action", null))
+	is_string(p)
+	by_service[lower(split(p, ":")[0])]
 }
 
-# document_allows(d, action) holds when document d of input.resource allows the lower-case
-# action on every resource, after Deny (allows_action_on_all_resources).
-document_allows(d, action) if facts_allow(resource_facts[d], action)
-
-# document_allows_somewhere(d, action) is allows_action for document d of input.resource.
-document_allows_somewhere(d, action) if {
-	facts_allow_somewhere(document_facts(resource_sources[d].document), action)
+may_match(s, _) if {
+	some p in as_list(object.get(s, "Action", null))
+	is_string(p)
+	regex.match(`^[^:]*[*?]`, p)
 }
 
 # everything_documents is the set of the indexes of the documents of input.resource that
@@ -515,14 +794,15 @@ everything_documents contains d if {
 	facts_everything(resource_facts[d], resource_sources[d].document)
 }
 
-# negated_grants is the set of [d, f]: facts f of a statement of document d of
-# input.resource that uses NotAction or NotResource and broadly grants (broadly_grants).
-negated_grants contains [d, f] if {
-	some d in granting_documents
+# negated_grants[d] is the facts of the statements of document d of input.resource that use
+# NotAction or NotResource and broadly grant (broadly_grants).
+negated_grants[d] := [f |
 	some f in resource_facts[d]
 	f.effect == "Allow"
 	negated(f.statement)
 	facts_broadly_grant(resource_facts[d], f)
+] if {
+	some d in granting_documents
 }
 
 negated(s) if s.NotAction
@@ -532,6 +812,24 @@ negated(s) if s.NotResource
 # Trust policies --------------------------------------------------------------------------
 
 assume_actions := ["sts:AssumeRole", "sts:AssumeRoleWithWebIdentity", "sts:AssumeRoleWithSAML"]
+
+# assumed_actions(s) is the set of the assume_actions that statement s applies to
+# (matches_action), matched all at once; at once too for the usual Action naming one of
+# them, without NotAction.
+assumed_actions(s) := {action} if {
+	is_string(s.Action)
+	not s.NotAction
+	action := {
+		"sts:assumerole": "sts:AssumeRole",
+		"sts:assumerolewithwebidentity": "sts:AssumeRoleWithWebIdentity",
+		"sts:assumerolewithsaml": "sts:AssumeRoleWithSAML",
+	}[lower(s.Action)]
+} else := {action |
+	some action in assume_actions
+	lower(action) in matched
+} if {
+	matched := facts_matched(action_facts(s), {"sts": ["sts:assumerole", "sts:assumerolewithwebidentity", "sts:assumerolewithsaml"]})
+}
 
 # Web identity providers whose identities anyone can obtain: trusting one without a
 # Condition (aud, sub) lets anyone with an account there assume the role.
@@ -566,12 +864,10 @@ principals(s) := {{"type": "*", "value": "*"}} if {
 
 # trusted_principals(doc) is the set of principals that an Allow statement of a trust policy
 # lets assume the role, each {"type", "value", "action", "conditional"}.
-trusted_principals(doc) := {object.union(p, {"action": action, "conditional": f.conditional}) |
-	some i, s in statements(doc)
+trusted_principals(doc) := {object.union(p, {"action": action, "conditional": has_condition(s)}) |
+	some s in statements(doc)
 	s.Effect == "Allow"
-	f := statement_facts(s, i)
-	some action in assume_actions
-	facts_match(f, lower(action))
+	some action in assumed_actions(s)
 	some p in principals(s)
 }
 
@@ -595,14 +891,19 @@ public_identity_provider(p) if {
 # open_trusts(doc) is the set of trusted principals that let anyone assume the role: public
 # principals and public identity providers, trusted without a Condition and not taken away
 # by an unconditional Deny of the same action to everyone (Principal "*" or NotPrincipal).
-open_trusts(doc) := {p |
-	some p in trusted_principals(doc)
-	not p.conditional
+# (trusted_principals, filtered; the principal is looked at before the actions, since most
+# trust policies name no open principal.)
+open_trusts(doc) := {object.union(p, {"action": action, "conditional": false}) |
+	some s in statements(doc)
+	s.Effect == "Allow"
+	some p in principals(s)
 	open_principal(p)
-	not denied_to_everyone(doc, p.action)
+	not has_condition(s)
+	some action in assumed_actions(s)
+	not denied_to_everyone(doc, action)
 }
 
-open_principal(p) if public_principal(p)
+open_principal(p) if p.value == "*" # public_principal
 
 open_principal(p) if public_identity_provider(p)
 
@@ -610,7 +911,7 @@ denied_to_everyone(doc, action) if {
 	some s in statements(doc)
 	s.Effect == "Deny"
 	not has_condition(s)
-	matches_action(s, action)
+	action in assumed_actions(s)
 	denies_everyone(s)
 }
 
@@ -638,5 +939,75 @@ trusted_accounts(doc) := accounts if {
 		p.type == "AWS"
 		account := account_of(p.value)
 	}
-	accounts := {account: sort({value | some [account, value] in named}) | some [account, _] in named}
+	accounts := {account: sort({pair[1] | some pair in named; pair[0] == account}) | some [account, _] in named}
+}
+
+# Trust policy of input.resource, once per resource ---------------------------------------
+# Most trust policies name a service, or an account of the organisation: the rules below
+# tell so from the Allow statements (a list, or one statement) at the cost of a few lookups.
+
+# may_trust_anyone holds unless no Allow statement of the trust policy of input.resource
+# names "*" (as Principal or as a value), a Federated principal or a NotPrincipal, one of
+# which an open principal needs.
+may_trust_anyone if {
+	some s in input.resource.attributes.assume_role_policy.Statement
+	s.Effect == "Allow"
+	may_be_open(s)
+}
+
+may_trust_anyone if {
+	s := input.resource.attributes.assume_role_policy.Statement
+	s.Effect == "Allow"
+	may_be_open(s)
+}
+
+may_be_open(s) if s.Principal == "*"
+
+may_be_open(s) if s.NotPrincipal
+
+may_be_open(s) if s.Principal.Federated
+
+may_be_open(s) if "*" in s.Principal
+
+may_be_open(s) if {
+	some values in s.Principal
+	is_array(values)
+	"*" in values
+}
+
+# resource_open_trusts is open_trusts(<the trust policy of input.resource>).
+resource_open_trusts := open_trusts(object.get(input.resource.attributes, "assume_role_policy", {}))
+
+# foreign_trusts is the set of [account, principal] of the trust policy of input.resource
+# (trusted_accounts) for the accounts other than the role's own. A principal that names the
+# own account as arn:aws:iam::<own>:… is skipped before it is parsed, and the actions of a
+# statement are looked at only for the others.
+foreign_trusts contains [account, value] if {
+	some s in input.resource.attributes.assume_role_policy.Statement
+	s.Effect == "Allow"
+	not s.NotPrincipal # then principals(s) is everyone
+	some value in as_list(s.Principal.AWS)
+	account := foreign_account(s, value)
+}
+
+foreign_trusts contains [account, value] if {
+	s := input.resource.attributes.assume_role_policy.Statement
+	s.Effect == "Allow"
+	not s.NotPrincipal
+	some value in as_list(s.Principal.AWS)
+	account := foreign_account(s, value)
+}
+
+# own_principal(value, own) holds for arn:aws:iam::<own>:…, whose account is own (or that
+# names no account when own is not an account id).
+own_principal(value, own) if startswith(value, concat("", ["arn:aws:iam::", own, ":"]))
+
+# foreign_account(s, value) is the account of the AWS principal value of the Allow statement
+# s, when it is not the own account and s applies to an assume action.
+foreign_account(s, value) := account if {
+	own := input.resource.account
+	not own_principal(value, own)
+	account := account_of(value)
+	account != own
+	count(assumed_actions(s)) > 0
 }

@@ -431,3 +431,160 @@ test_trusted_accounts if {
 		"999999999999": ["999999999999"],
 	}
 }
+
+# fast paths ------------------------------------------------------------------------------
+
+test_pattern_glob_syntax_is_literal if {
+	iam.pattern_matches("iam:[a]*", "iam:[a]x")
+	not iam.pattern_matches("iam:[a]*", "iam:ax")
+	iam.pattern_matches("iam:{x,y}*", "iam:{x,y}z")
+	not iam.pattern_matches("iam:{x,y}*", "iam:xz")
+	iam.pattern_matches(`iam:a\*`, `iam:a\b`)
+	iam.pattern_matches("iam:*ro?e", "iam:PassRole")
+	iam.pattern_matches("*:get*", "s3:GetObject")
+}
+
+test_pattern_wildcards_do_not_match_a_newline if {
+	not iam.pattern_matches("*", "iam:a\nb")
+	not iam.pattern_matches("iam:*", "iam:a\nb")
+	not iam.pattern_matches("i*:*b", "iam:a\nb")
+	iam.pattern_matches("iam:a\nb", "iam:a\nb")
+	iam.pattern_matches("iam:a\n*", "iam:a\nb")
+}
+
+test_pattern_kind if {
+	iam.pattern_kind("*") == ["any", "", "*"]
+	iam.pattern_kind("**") == ["any", "", "**"]
+	iam.pattern_kind("*:get*") == ["wild", "", "*:get*"]
+	iam.pattern_kind("i?m:get*") == ["wild", "", "i?m:get*"]
+	iam.pattern_kind("iam:passrole") == ["literal", "iam", "iam:passrole"]
+	iam.pattern_kind("iam:*") == ["prefix", "iam", "iam:"]
+	iam.pattern_kind("iam:get*") == ["prefix", "iam", "iam:get"]
+	iam.pattern_kind("iam:*role") == ["pattern", "iam", "iam:*role"]
+	iam.pattern_kind("iam:get?") == ["pattern", "iam", "iam:get?"]
+}
+
+test_facts_allowed_by_service if {
+	fs := iam.document_facts(doc([
+		allow(["iam:*", "s3:Get*", "ec2:RunInstances"], "*"),
+		deny("iam:Put*", "*"),
+		allow("lambda:*", "arn:aws:lambda:*:*:function:x"),
+	]))
+	by_service := {
+		"iam": ["iam:#", "iam:passrole", "iam:putrolepolicy"],
+		"s3": ["s3:getobject", "s3:putobject"],
+		"ec2": ["ec2:runinstances"],
+		"lambda": ["lambda:createfunction"],
+		"#": ["#:#"],
+	}
+	iam.facts_allowed(fs, by_service) == {"iam:#", "iam:passrole", "s3:getobject", "ec2:runinstances"}
+	iam.facts_allowed_somewhere(fs, by_service) == {"iam:#", "iam:passrole", "s3:getobject", "ec2:runinstances", "lambda:createfunction"}
+}
+
+test_facts_allowed_not_action if {
+	fs := iam.document_facts(doc([{"Effect": "Allow", "NotAction": ["iam:*", "s3:Get*"], "Resource": "*"}]))
+	iam.facts_allowed(fs, {"iam": ["iam:#"], "s3": ["s3:getobject", "s3:putobject"], "#": ["#:#"]}) == {"s3:putobject", "#:#"}
+}
+
+# may_cover_all tells with its regex written out which Resource patterns may have a scope.
+test_may_cover_all_is_broad_resource if {
+	patterns := [
+		"*", "**", "*/*", "*:*", "*:", "arn:*", "ARN:*", "arn:aws:*", "arn:aws:*:*:*:*", "arn:aws:iam::*:*",
+		"arn:aws:iam::111111111111:*", "arn:aws:iam::*:role/*", "arn:aws:iam::*:ROLE/**", "arn:aws:iam:*",
+		"arn:aws:iam::*", "arn:aws:s3:::*", "arn:aws:iam::*:*:", "arn:aws:s3:::bucket/*", "arn:aws:iam::*:role/app-*",
+		"arn:aws:kms:eu-west-1:111111111111:key/x", "arn:aws:iam::*:role/?", "arn", "", "role/*", "x:*",
+	]
+	every r in patterns {
+		covers := {true | iam.may_cover_all({"Resource": r})}
+		{true | regex.match(iam.broad_resource_ci, r)} == covers
+		{true | iam.may_cover_all({"Resource": ["arn:aws:s3:::bucket/x", r]})} == covers
+		{true | count(iam.resource_scopes(r)) > 0} == covers
+	}
+}
+
+test_resource_scopes_only_for_broad_patterns if {
+	every r in ["arn:aws:s3:::bucket/*", "arn:aws:iam::*:role/app-*", "x:*", "role/*", "arn:aws:kms:eu-west-1:1:key/x"] {
+		not regex.match(iam.broad_resource_ci, r)
+		iam.resource_scopes(r) == set()
+	}
+	every r in ["*", "arn:aws:iam::*:ROLE/**", "arn:aws:iam:*", "arn:aws:s3:::*", "ARN:AWS:*"] {
+		regex.match(iam.broad_resource_ci, r)
+		count(iam.resource_scopes(r)) > 0
+	}
+}
+
+# per-resource rules ----------------------------------------------------------------------
+
+managed(document) := {"type": "aws.iam.policy", "name": "P", "attributes": {"attachment_count": 1, "document": document}}
+
+inline_role(documents) := {"type": "aws.iam.role", "name": "R", "attributes": {"inline_policies": [{"name": sprintf("p%d", [i]), "document": d} | some i, d in documents]}}
+
+test_granting_documents if {
+	iam.granting_documents == {0} with input as {"resource": managed(doc([allow("s3:GetObject", "arn:aws:s3:::b/*"), allow("iam:PassRole", ["x", "*"])]))}
+	iam.granting_documents == {0} with input as {"resource": managed({"Statement": allow("s3:GetObject", "ARN:AWS:S3:::*")})}
+	iam.granting_documents == {1} with input as {"resource": inline_role([
+		doc([allow("*", "arn:aws:s3:::b/*")]),
+		doc([{"Effect": "Allow", "Action": "s3:GetObject", "NotResource": "arn:aws:s3:::b/*"}]),
+	])}
+	iam.granting_documents == set() with input as {"resource": inline_role([
+		doc([object.union(allow("*", "*"), {"Condition": {"Bool": {"aws:SecureTransport": "true"}}})]),
+		doc([deny("*", "*")]),
+		{"Statement": "not a statement"},
+	])}
+	iam.granting_documents == set() with input as {"resource": object.union(managed(doc([allow("*", "*")])), {"attributes": {"attachment_count": 0}})}
+	iam.granting_documents == set() with input as {"resource": object.union(inline_role([doc([allow("*", "*")])]), {"type": "aws.iam.access_key"})}
+}
+
+test_resource_sources_are_documents if {
+	resources := [
+		object.union(managed(admin_doc), {"attributes": {"attached_to": {"roles": ["ops"]}}}),
+		inline_role([admin_doc, doc([allow("s3:GetObject", "*")])]),
+		{"type": "aws.iam.user", "name": "u", "attributes": {"inline_policies": [{"name": "x", "document": admin_doc}]}},
+	]
+	every r in resources {
+		docs := {object.union(src, {"where": iam.where(src)}) | some src in iam.resource_sources} with input as {"resource": r}
+		docs == iam.documents(r)
+	}
+}
+
+test_everything_and_allowed_per_document if {
+	r := inline_role([doc([allow("iam:*", "*")]), admin_doc, doc([allow("s3:*", "*")])])
+	iam.granting_documents == {0, 1, 2} with input as {"resource": r}
+	iam.everything_documents == {1} with input as {"resource": r}
+	iam.document_allowed(0, {"iam": ["iam:#", "iam:passrole"], "s3": ["s3:#"]}) == {"iam:#", "iam:passrole"} with input as {"resource": r}
+}
+
+trust_role(statements) := {"type": "aws.iam.role", "name": "R", "account": "111111111111", "attributes": {"assume_role_policy": {"Statement": statements}}}
+
+test_trust_prefilters if {
+	not iam.may_trust_anyone with input as {"resource": trust_role([trust({"Service": "ec2.amazonaws.com"}), trust({"AWS": "arn:aws:iam::222222222222:root"})])}
+	iam.may_trust_anyone with input as {"resource": trust_role([trust({"AWS": ["arn:aws:iam::222222222222:root", "*"]})])}
+	iam.may_trust_anyone with input as {"resource": trust_role(trust({"Federated": "accounts.google.com"}))}
+	iam.may_trust_anyone with input as {"resource": trust_role([{"Effect": "Allow", "NotPrincipal": {"AWS": "x"}, "Action": "sts:AssumeRole"}])}
+	iam.foreign_trusts == set() with input as {"resource": trust_role([trust({"AWS": ["arn:aws:iam::111111111111:root", "111111111111"]})])}
+	iam.foreign_trusts == {["222222222222", "arn:aws:iam::222222222222:role/x"], ["333333333333", "333333333333"]} with input as {"resource": trust_role(object.union(
+		trust({"AWS": ["arn:aws:iam::222222222222:role/x", "333333333333", "arn:aws:iam::111111111111:root"]}),
+		{"Condition": {"StringEquals": {"sts:ExternalId": "x"}}},
+	))}
+	iam.foreign_trusts == set() with input as {"resource": trust_role([{"Effect": "Allow", "Principal": {"AWS": "222222222222"}, "Action": "sts:TagSession"}])}
+}
+
+test_assumed_actions if {
+	iam.assumed_actions({"Action": "STS:AssumeRole"}) == {"sts:AssumeRole"}
+	iam.assumed_actions({"Action": "sts:AssumeRole*"}) == {"sts:AssumeRole", "sts:AssumeRoleWithWebIdentity", "sts:AssumeRoleWithSAML"}
+	iam.assumed_actions({"Action": "sts:AssumeRole", "NotAction": "sts:TagSession"}) == {"sts:AssumeRole", "sts:AssumeRoleWithWebIdentity", "sts:AssumeRoleWithSAML"}
+	iam.assumed_actions({"Action": ["sts:TagSession", "sts:AssumeRoleWithSAML"]}) == {"sts:AssumeRoleWithSAML"}
+	iam.assumed_actions({"Action": "sts:TagSession"}) == set()
+}
+
+test_allows_everything_service_with_a_newline if {
+	not iam.allows_everything(doc([allow("*", "*"), allow("a\nb:Get", "arn:aws:s3:::b/x")]))
+	iam.allows_everything(doc([allow("*", "*"), allow("ab:Get", "arn:aws:s3:::b/x")]))
+}
+
+test_allows_everything_not_action_without_service if {
+	iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo", "Resource": "*"}]))
+	iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo:bar", "Resource": "*"}]))
+	not iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo:*", "Resource": "*"}]))
+	iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo:*", "Resource": "*"}, allow("foo:*", "*")]))
+}

@@ -59,7 +59,9 @@ protocol(rule) := name if {
 	name := protocol_names[text(rule.protocol)]
 } else := text(rule.protocol)
 
-text(x) := lower(sprintf("%v", [x]))
+text(x) := lower(x) if {
+	is_string(x)
+} else := lower(sprintf("%v", [x]))
 
 # all_protocols(rule) holds when the rule admits every protocol (AWS -1, GCP "all").
 all_protocols(rule) if protocol(rule) == "all"
@@ -123,3 +125,128 @@ describe(rule) := "all traffic" if {
 range_text([from, to]) := format_int(from, 10) if from == to
 
 range_text([from, to]) := sprintf("%d-%d", [from, to]) if from != to
+
+# --- the resource being evaluated ----------------------------------------------
+#
+# The rules below have no arguments and read input.resource: OPA computes each once per
+# resource, and every policy of the resource's type shares the result. Most rules of a
+# security group or firewall do not admit the internet; these rules set those aside with
+# one string comparison, and reason about protocols and ports only for the others.
+
+# internet_ingress lists the ingress rules of the AWS security group being evaluated that
+# admit the internet, each as an object:
+#   "rule":      the rule;
+#   "protocol":  protocol(rule);
+#   "ranges":    port_ranges(rule), as a sorted array of [from, to];
+#   "all_ports": whether all_ports(rule) holds (a range holds every port).
+# A rule without a protocol admits nothing and is left out. The usual tcp and udp rules are
+# read in place (a comparison used as a value is true or false); open_rule does the others.
+internet_ingress := array.concat(
+	[{
+		"rule": rule,
+		"protocol": rule.protocol,
+		"ranges": [[rule.from_port, rule.to_port]],
+		"all_ports": [rule.from_port <= 1, rule.to_port >= 65535] == [true, true],
+	} |
+		some rule in input.resource.attributes.ingress
+		rule.cidr in {"0.0.0.0/0", "::/0"}
+		rule.protocol in {"tcp", "udp"}
+		is_number(rule.from_port)
+		is_number(rule.to_port)
+	],
+	[open_rule(rule) |
+		some rule in input.resource.attributes.ingress
+		rule.cidr in {"0.0.0.0/0", "::/0"}
+		[rule.protocol in {"tcp", "udp"}, is_number(object.get(rule, "from_port", null)), is_number(object.get(rule, "to_port", null))] != [true, true, true]
+	],
+)
+
+# open_rule(rule) is the element of internet_ingress for rule, computed directly for the
+# usual shapes of AWS rules.
+open_rule(rule) := {
+	"rule": rule,
+	"protocol": rule.protocol,
+	"ranges": [[rule.from_port, rule.to_port]],
+	"all_ports": [rule.from_port <= 1, rule.to_port >= 65535] == [true, true],
+} if {
+	rule.protocol in {"tcp", "udp"}
+	is_number(rule.from_port)
+	is_number(rule.to_port)
+} else := {"rule": rule, "protocol": "all", "ranges": [every_port], "all_ports": true} if {
+	rule.protocol in {"-1", "all"}
+} else := {"rule": rule, "protocol": rule.protocol, "ranges": [], "all_ports": false} if {
+	rule.protocol in {"icmp", "icmpv6"}
+} else := {
+	"rule": rule,
+	"protocol": protocol(rule),
+	"ranges": sort(port_ranges(rule)),
+	"all_ports": all_ports_value(rule),
+}
+
+all_ports_value(rule) if all_ports(rule)
+
+default all_ports_value(_) := false
+
+# firewall_internet_sources is the sorted list of the source ranges that admit the internet
+# of the GCP firewall rule being evaluated, when it is enabled and applies to ingress
+# (sort(internet_ranges(attributes)) when firewall_open_to_internet(attributes)); undefined
+# when the rule is not open to the internet.
+firewall_internet_sources := sources if {
+	input.resource.attributes.direction == "INGRESS"
+	not input.resource.attributes.disabled
+	sources := sort({r | some r in object.get(input.resource.attributes, "source_ranges", []); r in {"0.0.0.0/0", "::/0"}})
+	count(sources) > 0
+}
+
+# firewall_internet_allowed lists the allowed entries of the GCP firewall rule being
+# evaluated when it is open to the internet (empty otherwise), in order, each as
+# open_entry(entry): {"entry", "protocol", "ranges", "all_ports"} as in internet_ingress.
+firewall_internet_allowed := [open_entry(entry) |
+	firewall_internet_sources
+	some entry in input.resource.attributes.allowed
+]
+
+# open_entry(entry) is the element of firewall_internet_allowed for an entry, computed
+# directly for the usual entries: tcp or udp with a list of ports ("22", "8000-8080") that
+# all read as numbers.
+open_entry(entry) := {
+	"entry": entry,
+	"protocol": entry.protocol,
+	"ranges": ranges,
+	"all_ports": count([1 | some [from, to] in ranges; from <= 1; to >= 65535]) > 0,
+} if {
+	entry.protocol in {"tcp", "udp"}
+	not entry.from_port
+	parsed := [[to_number(parts[0]), to_number(parts[count(parts) - 1])] |
+		some spec in entry.ports
+		parts := split(spec, "-")
+		count(parts) <= 2
+	]
+	count(parsed) > 0
+	count(parsed) == count(entry.ports)
+	ranges := sort({r | some r in parsed})
+} else := {"entry": entry, "protocol": "all", "ranges": [every_port], "all_ports": true} if {
+	entry.protocol == "all"
+} else := {
+	"entry": entry,
+	"protocol": protocol(entry),
+	"ranges": sort(port_ranges(entry)),
+	"all_ports": all_ports_value(entry),
+}
+
+# in_ranges(ranges, port) holds when one of the inclusive [from, to] ranges holds port.
+in_ranges(ranges, port) if {
+	some [from, to] in ranges
+	from <= port
+	port <= to
+}
+
+# ports_in_ranges(ranges, ports) is the set of the ports that the ranges hold.
+ports_in_ranges(ranges, ports) := {p | some p in ports; in_ranges(ranges, p)}
+
+# every_port_in(ranges) holds when a range holds every port (1-65535 or 0-65535), as all_ports.
+every_port_in(ranges) if {
+	some [from, to] in ranges
+	from <= 1
+	to >= 65535
+}

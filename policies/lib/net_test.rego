@@ -231,3 +231,94 @@ test_default_database_ports_include_common_engines if {
 		port in net.default_database_ports
 	}
 }
+
+# --- the resource being evaluated: shared rules ------------------------------
+
+# Rule shapes, usual and odd, each open to the internet, to check that the shared rules
+# read them as protocol, port_ranges and all_ports do.
+odd_rules := [
+	aws_rule("tcp", 22, 22, "0.0.0.0/0"),
+	aws_rule("udp", 0, 65535, "::/0"),
+	aws_rule("tcp", 1, 65535, "0.0.0.0/0"),
+	aws_rule("tcp", 2, 65535, "0.0.0.0/0"),
+	aws_rule("-1", -1, -1, "0.0.0.0/0"),
+	aws_rule("icmp", 8, 0, "0.0.0.0/0"),
+	aws_rule("icmpv6", -1, -1, "::/0"),
+	aws_rule("TCP", 3389, 3389, "0.0.0.0/0"),
+	aws_rule("6", 22, 23, "0.0.0.0/0"),
+	aws_rule("50", -1, -1, "0.0.0.0/0"),
+	object.union(aws_rule("sctp", 22, 22, "0.0.0.0/0"), {"protocol": 132}),
+	object.remove(aws_rule("tcp", 22, 22, "0.0.0.0/0"), ["to_port"]),
+	object.remove(aws_rule("udp", 22, 22, "0.0.0.0/0"), ["from_port", "to_port"]),
+	object.union(aws_rule("tcp", 22, 22, "0.0.0.0/0"), {"from_port": "22"}),
+	object.remove(aws_rule("tcp", 22, 22, "0.0.0.0/0"), ["protocol"]),
+]
+
+expected(rule) := {
+	"rule": rule,
+	"protocol": net.protocol(rule),
+	"ranges": sort(net.port_ranges(rule)),
+	"all_ports": count({1 | net.all_ports(rule)}) == 1,
+}
+
+test_internet_ingress_reads_rules_as_the_functions_do if {
+	rules := array.concat(odd_rules, [aws_rule("tcp", 22, 22, "10.0.0.0/8"), aws_rule("tcp", 22, 22, "")])
+	got := net.internet_ingress with input as {"resource": {"attributes": {"ingress": rules}}}
+	want := [expected(rule) | some rule in odd_rules; net.open_to_internet(rule); net.protocol(rule)]
+	count(got) == count(want)
+	{x | some x in got} == {x | some x in want}
+}
+
+test_internet_ingress_empty_without_ingress if {
+	net.internet_ingress == [] with input as {"resource": {"attributes": {}}}
+}
+
+odd_entries := [
+	{"protocol": "tcp", "ports": ["22"]},
+	{"protocol": "tcp", "ports": ["22", "8000-8080", "22"]},
+	{"protocol": "udp", "ports": ["0-65535"]},
+	{"protocol": "udp", "ports": ["1-65535", "53"]},
+	{"protocol": "tcp", "ports": []},
+	{"protocol": "tcp"},
+	{"protocol": "all"},
+	{"protocol": "icmp"},
+	{"protocol": "TCP", "ports": ["22"]},
+	{"protocol": "6", "ports": ["3389"]},
+	{"protocol": 17, "ports": ["53"]},
+	{"protocol": "sctp", "ports": ["9"]},
+	{"protocol": "tcp", "ports": ["-5"]},
+	{"protocol": "tcp", "ports": ["1-2-3", "22"]},
+	{"protocol": "tcp", "ports": [22]},
+	{"protocol": "tcp", "ports": ["x"]},
+	{"protocol": "tcp", "ports": ["1E3"]},
+	{"protocol": "tcp", "from_port": 22, "to_port": 22, "ports": ["80"]},
+]
+
+test_firewall_internet_allowed_reads_entries_as_the_functions_do if {
+	fw := object.union(firewall, {"source_ranges": ["10.0.0.0/8", "::/0", "0.0.0.0/0", "::/0"], "allowed": odd_entries})
+	got := net.firewall_internet_allowed with input as {"resource": {"attributes": fw}}
+	want := [object.union(object.remove(expected(entry), ["rule"]), {"entry": entry}) | some entry in odd_entries]
+	got == want
+	net.firewall_internet_sources == sort(net.internet_ranges(fw)) with input as {"resource": {"attributes": fw}}
+}
+
+test_firewall_internet_allowed_empty_when_not_open if {
+	every fw in [
+		object.union(firewall, {"direction": "EGRESS"}),
+		object.union(firewall, {"disabled": true}),
+		object.union(firewall, {"source_ranges": ["10.0.0.0/8"]}),
+		object.remove(firewall, ["source_ranges"]),
+	] {
+		not net.firewall_open_to_internet(fw)
+		not net.firewall_internet_sources with input as {"resource": {"attributes": fw}}
+		net.firewall_internet_allowed == [] with input as {"resource": {"attributes": fw}}
+	}
+}
+
+test_ranges_helpers if {
+	net.in_ranges([[20, 23], [80, 80]], 22)
+	not net.in_ranges([[20, 21], [80, 80]], 22)
+	net.ports_in_ranges([[20, 23], [3300, 3310]], [22, 3306, 5432]) == {22, 3306}
+	net.every_port_in([[1, 65535]])
+	not net.every_port_in([[2, 65535]])
+}

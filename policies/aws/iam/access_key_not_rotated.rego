@@ -9,18 +9,29 @@
 #   remediation: {action: aws.iam.rotate_access_key, risk: high}
 package warden.aws.iam.access_key_not_rotated
 
-import data.warden.lib.config
 import data.warden.lib.time as wtime
 
-max_days := config.setting("access_key_max_age_days", 90)
+# Settings and cutoffs are rules without arguments: computed once per evaluation.
+max_days := n if {
+	n := data.warden.config.access_key_max_age_days
+} else := 90
 
-attrs := input.resource.attributes
+# wtime.older_than(ts, max_days) ⟺ time.parse_rfc3339_ns(ts) <= cutoff. time.add_date
+# computes it for a whole number of days without big-number arithmetic (as
+# wtime.older_than_bound does, without the cost of a function call); any other threshold
+# goes to wtime.older_than_bound.
+cutoff := t if {
+	t := time.add_date(time.now_ns(), 0, 0, -1 - max_days)
+} else := wtime.older_than_bound(max_days)
 
+# status == "Active" lets OPA's rule index skip inactive keys without evaluating the rule.
 deny contains violation if {
-	attrs.status == "Active"
-	wtime.older_than(attrs.created, max_days)
+	input.resource.attributes.status == "Active"
+	created := input.resource.attributes.created
+	is_string(created)
+	time.parse_rfc3339_ns(created) <= cutoff
 	violation := {"msg": sprintf(
 		"access key %s of user %s was created %d days ago and has not been rotated (maximum %d)",
-		[attrs.access_key_id, attrs.user_name, wtime.days_since(attrs.created), max_days],
+		[input.resource.attributes.access_key_id, input.resource.attributes.user_name, wtime.days_since(created), max_days],
 	)}
 }

@@ -44,3 +44,24 @@ test_threshold_from_config if {
 	count(access_key_not_rotated.deny) == 0 with input as key({}) with time.now_ns as now
 		with data.warden.config.access_key_max_age_days as 365
 }
+
+test_boundary_to_the_nanosecond if {
+	# 91 whole days: created at or before 2026-08-31T12:00:00Z
+	count(access_key_not_rotated.deny) == 1 with input as key({"created": "2026-08-31T12:00:00Z"}) with time.now_ns as now
+	count(access_key_not_rotated.deny) == 0 with input as key({"created": "2026-08-31T12:00:00.000000001Z"}) with time.now_ns as now
+	count(access_key_not_rotated.deny) == 1 with input as key({"created": "2026-08-31T14:00:00+02:00"}) with time.now_ns as now
+}
+
+test_threshold_not_a_whole_number if {
+	# whole days since > 90.5 ⟺ 91 whole days
+	count(access_key_not_rotated.deny) == 1 with input as key({"created": "2026-08-31T12:00:00Z"}) with time.now_ns as now
+		with data.warden.config.access_key_max_age_days as 90.5
+	count(access_key_not_rotated.deny) == 0 with input as key({"created": "2026-09-01T12:00:00Z"}) with time.now_ns as now
+		with data.warden.config.access_key_max_age_days as 90.5
+}
+
+test_unparsable_or_missing_creation_time_never_fires if {
+	count(access_key_not_rotated.deny) == 0 with input as key({"created": null}) with time.now_ns as now
+	count(access_key_not_rotated.deny) == 0 with input as key({"created": ""}) with time.now_ns as now
+	count(access_key_not_rotated.deny) == 0 with input as key({"created": "last year"}) with time.now_ns as now
+}

@@ -9,30 +9,42 @@
 #   remediation: {action: aws.iam.deactivate_access_key, risk: medium}
 package warden.aws.iam.access_key_unused
 
-import data.warden.lib.config
 import data.warden.lib.time as wtime
 
-max_days := config.setting("access_key_unused_days", 90)
+# Settings and cutoffs are rules without arguments: computed once per evaluation.
+max_days := n if {
+	n := data.warden.config.access_key_unused_days
+} else := 90
 
-attrs := input.resource.attributes
+# wtime.older_than(ts, max_days) ⟺ time.parse_rfc3339_ns(ts) <= cutoff. time.add_date
+# computes it for a whole number of days without big-number arithmetic (as
+# wtime.older_than_bound does, without the cost of a function call); any other threshold
+# goes to wtime.older_than_bound.
+cutoff := t if {
+	t := time.add_date(time.now_ns(), 0, 0, -1 - max_days)
+} else := wtime.older_than_bound(max_days)
 
-last_used := object.get(attrs, "last_used", null)
-
+# status == "Active" lets OPA's rule index skip inactive keys without evaluating the rule.
 deny contains violation if {
-	attrs.status == "Active"
-	wtime.older_than(last_used, max_days)
+	input.resource.attributes.status == "Active"
+	last_used := input.resource.attributes.last_used
+	is_string(last_used)
+	time.parse_rfc3339_ns(last_used) <= cutoff
 	violation := {"msg": sprintf(
 		"access key %s of user %s has not been used for %d days (last used %s)",
-		[attrs.access_key_id, attrs.user_name, wtime.days_since(last_used), substring(last_used, 0, 10)],
+		[input.resource.attributes.access_key_id, input.resource.attributes.user_name, wtime.days_since(last_used), substring(last_used, 0, 10)],
 	)}
 }
 
+# Never used (last_used absent, null or empty): its age counts from its creation.
 deny contains violation if {
-	attrs.status == "Active"
-	wtime.never(last_used)
-	wtime.older_than(attrs.created, max_days)
+	input.resource.attributes.status == "Active"
+	object.get(input.resource.attributes, "last_used", null) in {null, ""}
+	created := input.resource.attributes.created
+	is_string(created)
+	time.parse_rfc3339_ns(created) <= cutoff
 	violation := {"msg": sprintf(
 		"access key %s of user %s has never been used since it was created %d days ago",
-		[attrs.access_key_id, attrs.user_name, wtime.days_since(attrs.created)],
+		[input.resource.attributes.access_key_id, input.resource.attributes.user_name, wtime.days_since(created)],
 	)}
 }

@@ -9,18 +9,28 @@
 #   remediation: {action: aws.iam.delete_login_profile, risk: medium}
 package warden.aws.iam.console_password_unused
 
-import data.warden.lib.config
 import data.warden.lib.time as wtime
 
-max_days := config.setting("password_unused_days", 45)
+# Settings and cutoffs are rules without arguments: computed once per evaluation.
+max_days := n if {
+	n := data.warden.config.password_unused_days
+} else := 45
 
-attrs := input.resource.attributes
+# wtime.older_than(ts, max_days) ⟺ time.parse_rfc3339_ns(ts) <= cutoff. time.add_date
+# computes it for a whole number of days without big-number arithmetic (as
+# wtime.older_than_bound does, without the cost of a function call); any other threshold
+# goes to wtime.older_than_bound.
+cutoff := t if {
+	t := time.add_date(time.now_ns(), 0, 0, -1 - max_days)
+} else := wtime.older_than_bound(max_days)
 
-last_used := object.get(attrs, "password_last_used", null)
-
+# password_enabled is a bool: comparing it with true lets OPA's rule index skip users
+# without a password without evaluating the rule.
 deny contains violation if {
-	attrs.password_enabled == true
-	wtime.older_than(last_used, max_days)
+	input.resource.attributes.password_enabled == true
+	last_used := input.resource.attributes.password_last_used
+	is_string(last_used)
+	time.parse_rfc3339_ns(last_used) <= cutoff
 	violation := {"msg": sprintf(
 		"user %s has not signed in to the console for %d days (last %s)",
 		[input.resource.name, wtime.days_since(last_used), substring(last_used, 0, 10)],
@@ -30,14 +40,21 @@ deny contains violation if {
 # A password never used counts from the user's creation, unless it was set recently: a
 # new password for an old user gets its own grace period.
 deny contains violation if {
-	attrs.password_enabled == true
-	wtime.never(last_used)
-	wtime.older_than(attrs.created, max_days)
+	input.resource.attributes.password_enabled == true
+	object.get(input.resource.attributes, "password_last_used", null) in {null, ""}
+	created := input.resource.attributes.created
+	is_string(created)
+	time.parse_rfc3339_ns(created) <= cutoff
 	not set_recently
 	violation := {"msg": sprintf(
 		"user %s has a console password that was never used (user created %d days ago)",
-		[input.resource.name, wtime.days_since(attrs.created)],
+		[input.resource.name, wtime.days_since(created)],
 	)}
 }
 
-set_recently if wtime.days_since(attrs.password_last_changed) <= max_days
+# wtime.days_since(password_last_changed) <= max_days
+set_recently if {
+	changed := input.resource.attributes.password_last_changed
+	is_string(changed)
+	time.parse_rfc3339_ns(changed) > cutoff
+}

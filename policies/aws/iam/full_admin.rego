@@ -12,10 +12,11 @@ package warden.aws.iam.full_admin
 import data.warden.lib.iam
 
 deny contains violation if {
-	some src in iam.documents(input.resource)
-	iam.allows_everything(src.document)
+	some d in iam.granting_documents
+	d in iam.everything_documents
+	src := iam.resource_sources[d]
 	violation := object.union_n([
-		{"msg": sprintf("%s allows every action on every resource", [src.where])},
+		{"msg": sprintf("%s allows every action on every resource", [iam.where(src)])},
 		iam.violation_fields(src, ""),
 		iam.detach_fields(src),
 	])

@@ -12,18 +12,18 @@ package warden.aws.iam.negated_grant
 import data.warden.lib.iam
 
 deny contains violation if {
-	some src in iam.documents(input.resource)
-	not iam.allows_everything(src.document) # WARDEN-AWS-IAM-001 reports it
-	some i, s in iam.statements(src.document)
+	some d in iam.granting_documents
+	some f in iam.negated_grants[d]
+	not d in iam.everything_documents # WARDEN-AWS-IAM-001 reports it
+	s := f.statement
 	negations := [sprintf("%s %v", [field, iam.as_list(s[field])]) | some field in ["NotAction", "NotResource"]; s[field]]
-	count(negations) > 0
-	iam.broadly_grants(src.document, s)
-	statement := statement_id(s, i)
+	statement := statement_id(s, f.index)
+	src := iam.resource_sources[d]
 	violation := object.union_n([
 		{
 			"msg": sprintf(
 				"%s: Allow statement %s uses %s on a broad resource, so it grants everything it does not name",
-				[src.where, statement, concat(" and ", negations)],
+				[iam.where(src), statement, concat(" and ", negations)],
 			),
 			"statement": statement,
 		},

@@ -9,16 +9,17 @@
 #   remediation: {action: aws.iam.set_password_policy, risk: low}
 package warden.aws.iam.password_policy_weak
 
-import data.warden.lib.config
+# Settings are rules without arguments: computed once per evaluation, when needed.
+min_length := n if {
+	n := data.warden.config.password_min_length
+} else := 14
 
-min_length := config.setting("password_min_length", 14)
-
-min_reuse := config.setting("password_reuse_prevention", 24)
-
-attrs := input.resource.attributes
+min_reuse := n if {
+	n := data.warden.config.password_reuse_prevention
+} else := 24
 
 deny contains violation if {
-	attrs.exists == false
+	input.resource.attributes.exists == false
 	violation := {
 		"msg": sprintf("account %s has no IAM password policy", [input.resource.account]),
 		"key": "absent",
@@ -26,8 +27,8 @@ deny contains violation if {
 }
 
 deny contains violation if {
-	attrs.exists == true
-	length := object.get(attrs, "minimum_password_length", 0)
+	input.resource.attributes.exists == true
+	length := object.get(input.resource.attributes, "minimum_password_length", 0)
 	length < min_length
 	violation := {
 		"msg": sprintf("the password policy of account %s allows passwords of %d characters (minimum %d)", [input.resource.account, length, min_length]),
@@ -36,8 +37,8 @@ deny contains violation if {
 }
 
 deny contains violation if {
-	attrs.exists == true
-	reuse := object.get(attrs, "password_reuse_prevention", 0)
+	input.resource.attributes.exists == true
+	reuse := object.get(input.resource.attributes, "password_reuse_prevention", 0)
 	reuse < min_reuse
 	violation := {
 		"msg": sprintf("the password policy of account %s remembers %d previous passwords (minimum %d)", [input.resource.account, reuse, min_reuse]),

@@ -125,3 +125,15 @@ test_inline_key_and_no_delete_action if {
 test_iam_wildcard_is_left_to_iam_002 if {
 	keys(policy([{"Effect": "Allow", "Action": ["iam:*", "ec2:*"], "Resource": "*"}])) == set()
 }
+
+test_lower_case_action_lists_follow_the_named_ones if {
+	privilege_escalation.escalation_names == {lower(a): a | some a in privilege_escalation.escalation_actions}
+	privilege_escalation.compute_names == [[a, lower(a)] | some a in privilege_escalation.compute_actions]
+	{a | some a in privilege_escalation.iam_actions.iam} == {lower(a) | some a in privilege_escalation.escalation_actions} | {"iam:#", "iam:passrole"}
+	{a | some actions in privilege_escalation.compute_by_service; some a in actions} == {lower(a) | some a in privilege_escalation.compute_actions}
+	every svc, actions in object.union(privilege_escalation.compute_by_service, privilege_escalation.iam_actions) {
+		every a in actions {
+			split(a, ":")[0] == svc
+		}
+	}
+}

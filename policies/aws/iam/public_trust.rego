@@ -11,11 +11,10 @@ package warden.aws.iam.public_trust
 
 import data.warden.lib.iam
 
-open := iam.open_trusts(object.get(input.resource.attributes, "assume_role_policy", {}))
-
 deny contains violation if {
-	some principal in {p.value | some p in open}
-	actions := sort({p.action | some p in open; p.value == principal})
+	iam.may_trust_anyone # else no principal is open
+	some principal in {p.value | some p in iam.resource_open_trusts}
+	actions := sort({p.action | some p in iam.resource_open_trusts; p.value == principal})
 	violation := {
 		"msg": sprintf(
 			"role %s can be assumed by anyone through %s (%s) without a condition",

@@ -9,24 +9,33 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.role_unused
 
-import data.warden.lib.config
 import data.warden.lib.time as wtime
 
-max_days := config.setting("role_unused_days", 90)
+# Settings and cutoffs are rules without arguments: computed once per evaluation.
+max_days := n if {
+	n := data.warden.config.role_unused_days
+} else := 90
 
-attrs := input.resource.attributes
-
-last_used := object.get(attrs, "last_used", null)
+# wtime.older_than(ts, max_days) ⟺ time.parse_rfc3339_ns(ts) <= cutoff. time.add_date
+# computes it for a whole number of days without big-number arithmetic (as
+# wtime.older_than_bound does, without the cost of a function call); any other threshold
+# goes to wtime.older_than_bound.
+cutoff := t if {
+	t := time.add_date(time.now_ns(), 0, 0, -1 - max_days)
+} else := wtime.older_than_bound(max_days)
 
 # Service-linked roles belong to the AWS service that created them and cannot be deleted
 # while the service uses them.
-service_linked if attrs.service_linked == true
+service_linked if input.resource.attributes.service_linked == true
 
-service_linked if startswith(object.get(attrs, "path", ""), "/aws-service-role/")
+service_linked if startswith(object.get(input.resource.attributes, "path", ""), "/aws-service-role/")
 
+# The age comes first: most roles were used recently.
 deny contains violation if {
+	last_used := input.resource.attributes.last_used
+	is_string(last_used)
+	time.parse_rfc3339_ns(last_used) <= cutoff
 	not service_linked
-	wtime.older_than(last_used, max_days)
 	violation := {"msg": sprintf(
 		"role %s has not been used for %d days (last used %s)",
 		[input.resource.name, wtime.days_since(last_used), substring(last_used, 0, 10)],
@@ -34,11 +43,13 @@ deny contains violation if {
 }
 
 deny contains violation if {
+	object.get(input.resource.attributes, "last_used", null) in {null, ""}
+	created := input.resource.attributes.created
+	is_string(created)
+	time.parse_rfc3339_ns(created) <= cutoff
 	not service_linked
-	wtime.never(last_used)
-	wtime.older_than(attrs.created, max_days)
 	violation := {"msg": sprintf(
 		"role %s has never been used since it was created %d days ago",
-		[input.resource.name, wtime.days_since(attrs.created)],
+		[input.resource.name, wtime.days_since(created)],
 	)}
 }

@@ -13,13 +13,18 @@ import data.warden.lib.iam
 
 services := ["iam", "sts", "kms", "organizations"]
 
+# The generic actions of the services (iam.allows_all_actions_of_service), by service.
+generic_actions := {"iam": ["iam:#"], "sts": ["sts:#"], "kms": ["kms:#"], "organizations": ["organizations:#"]}
+
 deny contains violation if {
-	some src in iam.documents(input.resource)
-	not iam.allows_everything(src.document) # WARDEN-AWS-IAM-001 reports it
+	some d in iam.granting_documents
+	not d in iam.everything_documents # WARDEN-AWS-IAM-001 reports it
+	allowed := iam.document_allowed(d, generic_actions)
 	some svc in services
-	iam.allows_all_actions_of_service(src.document, svc)
+	concat(":", [svc, "#"]) in allowed
+	src := iam.resource_sources[d]
 	violation := object.union_n([
-		{"msg": sprintf("%s allows every %s action (%s:*) on every resource", [src.where, svc, svc])},
+		{"msg": sprintf("%s allows every %s action (%s:*) on every resource", [iam.where(src), svc, svc])},
 		iam.violation_fields(src, svc),
 		iam.detach_fields(src),
 	])

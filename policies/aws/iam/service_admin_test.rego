@@ -79,3 +79,7 @@ test_conditional_allow_passes if {
 test_full_admin_is_left_to_iam_001 if {
 	keys(policy({"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]})) == set()
 }
+
+test_generic_actions_follow_the_services if {
+	service_admin.generic_actions == {svc: [concat(":", [svc, "#"])] | some svc in service_admin.services}
+}

@@ -12,11 +12,16 @@ package warden.aws.iam.unknown_account_trust
 import data.warden.lib.config
 import data.warden.lib.iam
 
-# Known accounts: the role's own, and the setting known_accounts, to which warden adds the
-# accounts the snapshot covers. Ids may be written as strings or numbers.
-known_accounts := {input.resource.account} | {account |
+# Known accounts: the role's own, the accounts the snapshot covers (input.snapshot.accounts,
+# which warden fills with the snapshot's own accounts), and the setting known_accounts, whose
+# ids may be written as strings or numbers.
+known(account) if account == input.resource.account
+
+known(account) if account in object.get(input, ["snapshot", "accounts"], [])
+
+known(account) if {
 	some value in config.setting("known_accounts", [])
-	account := account_id(value)
+	account_id(value) == account
 }
 
 account_id(value) := value if is_string(value)
@@ -24,8 +29,9 @@ account_id(value) := value if is_string(value)
 account_id(value) := sprintf("%012d", [value]) if is_number(value)
 
 deny contains violation if {
-	some account, principals in iam.trusted_accounts(object.get(input.resource.attributes, "assume_role_policy", {}))
-	not account in known_accounts
+	some [account, _] in iam.foreign_trusts
+	not known(account)
+	principals := sort({value | some [account2, value] in iam.foreign_trusts; account2 == account})
 	violation := {
 		"msg": sprintf(
 			"role %s trusts account %s (%s), which is not a known account",

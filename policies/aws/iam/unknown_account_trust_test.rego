@@ -38,6 +38,14 @@ test_known_accounts_setting if {
 	keys([trust("arn:aws:iam::444444444444:root")]) == {"444444444444"} with data.warden.config as {"known_accounts": ["222222222222"]}
 }
 
+test_snapshot_accounts_are_known if {
+	statements := [trust(["222222222222", "arn:aws:iam::333333333333:role/auditor", "arn:aws:iam::444444444444:root"])]
+	snapshot := {"accounts": ["111111111111", "222222222222", "333333333333", "acme-prod-4821"], "collected_at": "2026-11-30T12:00:00Z"}
+	ks := {v.key | some v in unknown_account_trust.deny} with input as {"resource": role(statements), "snapshot": snapshot}
+	ks == {"444444444444"}
+	keys(statements) == {"222222222222", "333333333333", "444444444444"}
+}
+
 test_known_account_as_number if {
 	keys([trust("222222222222")]) == set() with data.warden.config as {"known_accounts": [222222222222]}
 }

@@ -9,14 +9,10 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.user_direct_policies
 
-attrs := input.resource.attributes
-
-attached := [p.name | some p in object.get(attrs, "attached_policies", [])]
-
-inline := [p.name | some p in object.get(attrs, "inline_policies", [])]
-
 deny contains violation if {
 	input.resource.type == "aws.iam.user"
+	attached := [p.name | some p in object.get(input.resource.attributes, "attached_policies", [])]
+	inline := [p.name | some p in object.get(input.resource.attributes, "inline_policies", [])]
 	count(attached) + count(inline) > 0
 	names := array.concat(attached, [sprintf("%s (inline)", [name]) | some name in inline])
 	violation := {

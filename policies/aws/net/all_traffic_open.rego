@@ -11,10 +11,14 @@ package warden.aws.net.all_traffic_open
 
 import data.warden.lib.net
 
+# net.internet_ingress (the rules open to the internet, with their port ranges) is computed
+# once per security group and shared by every policy of the type.
 deny contains violation if {
-	some rule in input.resource.attributes.ingress
-	net.open_to_internet(rule)
-	net.all_traffic(rule)
+	some open in net.internet_ingress
+
+	# net.all_traffic: every protocol, or every port of one
+	true in [open.protocol == "all", open.all_ports]
+	rule := open.rule
 	violation := {
 		"msg": sprintf(
 			"security group %s (%s) allows %s from %s: every port is open to the internet",

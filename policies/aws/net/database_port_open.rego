@@ -9,23 +9,38 @@
 #   remediation: {action: aws.ec2.revoke_ingress, risk: medium}
 package warden.aws.net.database_port_open
 
-import data.warden.lib.config
 import data.warden.lib.net
 
-database_ports := config.setting("database_ports", net.default_database_ports)
+# Read only when a rule is open to the internet.
+database_ports := ports if {
+	ports := data.warden.config.database_ports
+} else := net.default_database_ports
 
-deny contains violation if {
-	some rule in input.resource.attributes.ingress
-	net.open_to_internet(rule)
-	exposed := sort(net.covered_ports(rule, database_ports))
+# net.internet_ingress (the rules open to the internet, with their port ranges) is computed
+# once per security group and shared by every policy of the type.
+
+# A rule for one port: a lookup (the list of exposed ports is built for a violation only).
+deny contains violation(open, exposed) if {
+	some open in net.internet_ingress
+	[[port, port]] = open.ranges
+	port in database_ports
+	exposed := sort({p | some p in database_ports; port <= p; p <= port})
+}
+
+# Any other rule: the database ports within its ranges.
+deny contains violation(open, exposed) if {
+	some open in net.internet_ingress
+	[count(open.ranges), open.ranges[0][0]] != [1, open.ranges[0][1]]
+	exposed := sort({p | some [from, to] in open.ranges; some p in database_ports; from <= p; p <= to})
 	count(exposed) > 0
-	violation := {
-		"msg": sprintf(
-			"security group %s (%s) allows %s from %s, which opens database and cache ports to the internet (%s)",
-			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr, concat(", ", [sprintf("%v", [p]) | some p in exposed])],
-		),
-		"key": rule.id,
-		"target": rule.id,
-		"ports": exposed,
-	}
+}
+
+violation(open, exposed) := {
+	"msg": sprintf(
+		"security group %s (%s) allows %s from %s, which opens database and cache ports to the internet (%s)",
+		[input.resource.name, input.resource.attributes.group_id, net.describe(open.rule), open.rule.cidr, concat(", ", [sprintf("%v", [p]) | some p in exposed])],
+	),
+	"key": open.rule.id,
+	"target": open.rule.id,
+	"ports": exposed,
 }

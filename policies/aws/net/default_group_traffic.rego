@@ -11,13 +11,14 @@ package warden.aws.net.default_group_traffic
 
 import data.warden.lib.net
 
-attrs := input.resource.attributes
-
 # The other side of a rule, read in its direction.
 peer_word := {"ingress": "from", "egress": "to"}
 
+# is_default is a bool: comparing it with true lets OPA's rule index skip the rule for any
+# other group without evaluating it.
 deny contains violation if {
-	attrs.is_default
+	input.resource.attributes.is_default == true
+	attrs := input.resource.attributes
 	some direction in ["ingress", "egress"]
 	some rule in object.get(attrs, direction, [])
 	violation := {

@@ -9,24 +9,29 @@
 #   remediation: {action: aws.ec2.revoke_ingress, risk: medium}
 package warden.aws.net.port_range_open
 
-import data.warden.lib.config
 import data.warden.lib.net
 
-max_ports := config.setting("max_open_port_range", 100)
+# Read only when a tcp or udp rule is open to the internet.
+max_ports := n if {
+	n := data.warden.config.max_open_port_range
+} else := 100
 
+# net.internet_ingress (the rules open to the internet, with their port ranges) is computed
+# once per security group and shared by every policy of the type.
 deny contains violation if {
-	some rule in input.resource.attributes.ingress
-	net.protocol(rule) in {"tcp", "udp"}
-	net.open_to_internet(rule)
+	some open in net.internet_ingress
+	open.protocol in {"tcp", "udp"}
 
 	# every port is WARDEN-AWS-NET-003's finding
-	not net.all_ports(rule)
-	some range in net.port_ranges(rule)
-	net.range_size(range) > max_ports
+	open.all_ports == false
+	some [from, to] in open.ranges
+	size := (to - from) + 1
+	size > max_ports
+	rule := open.rule
 	violation := {
 		"msg": sprintf(
 			"security group %s (%s) allows %s from %s: %d ports open to the internet (at most %d)",
-			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr, net.range_size(range), max_ports],
+			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr, size, max_ports],
 		),
 		"key": rule.id,
 		"target": rule.id,

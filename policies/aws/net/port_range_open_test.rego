@@ -71,3 +71,10 @@ test_limit_from_config if {
 	count(port_range_open.deny) == 0 with input as sg([rule("tcp", 30000, 32767, "0.0.0.0/0")])
 		with data.warden.config.max_open_port_range as 5000
 }
+
+test_every_port_of_a_protocol_is_left_to_all_traffic_open if {
+	count(port_range_open.deny) == 0 with input as sg([rule("tcp", 0, 65535, "0.0.0.0/0")])
+	count(port_range_open.deny) == 0 with input as sg([rule("udp", 1, 65535, "0.0.0.0/0")])
+	count(port_range_open.deny) == 1 with input as sg([rule("udp", 2, 65535, "0.0.0.0/0")])
+	count(port_range_open.deny) == 1 with input as sg([rule("TCP", 1000, 2000, "0.0.0.0/0")])
+}

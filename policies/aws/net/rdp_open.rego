@@ -11,10 +11,14 @@ package warden.aws.net.rdp_open
 
 import data.warden.lib.net
 
+# net.internet_ingress (the rules open to the internet, with their port ranges) is computed
+# once per security group and shared by every policy of the type.
 deny contains violation if {
-	some rule in input.resource.attributes.ingress
-	net.open_to_internet(rule)
-	net.covers_port(rule, 3389)
+	some open in net.internet_ingress
+	some [from, to] in open.ranges
+	from <= 3389
+	3389 <= to
+	rule := open.rule
 	violation := {
 		"msg": sprintf(
 			"security group %s (%s) allows %s from %s: RDP (3389) is open to the internet",

@@ -86,3 +86,10 @@ test_near_miss_egress_only if {
 	# sg() puts an all-traffic rule to 0.0.0.0/0 in egress; outbound SSH is not exposure.
 	count(ssh_open.deny) == 0 with input as sg([])
 }
+
+test_protocol_given_as_a_number_or_in_capitals if {
+	count(ssh_open.deny) == 1 with input as sg([rule("6", 22, 22, "0.0.0.0/0")])
+	count(ssh_open.deny) == 1 with input as sg([rule("TCP", 20, 30, "::/0")])
+	count(ssh_open.deny) == 1 with input as sg([object.remove(rule("tcp", 22, 22, "0.0.0.0/0"), ["from_port", "to_port"])])
+	count(ssh_open.deny) == 0 with input as sg([rule("50", -1, -1, "0.0.0.0/0")])
+}

@@ -13,17 +13,19 @@ import data.warden.lib.gcp
 
 bindings := input.resource.attributes.bindings
 
+# The role is tested first, on the binding, before any member is looked at.
 deny contains violation if {
-	some [role, member] in gcp.grants(bindings)
-	role == "roles/editor"
+	some b in bindings
+	b.role == "roles/editor"
+	some member in b.members
 	gcp.default_compute_account(member)
 	violation := {
 		"msg": sprintf(
 			"project %s grants roles/editor to the default compute service account %s%s",
-			[input.resource.attributes.project_id, gcp.member_id(member), gcp.condition_note(bindings, role, member)],
+			[input.resource.attributes.project_id, gcp.member_id(member), gcp.condition_note(bindings, "roles/editor", member)],
 		),
-		"key": concat("/", [role, member]),
-		"role": role,
+		"key": concat("/", ["roles/editor", member]),
+		"role": "roles/editor",
 		"member": member,
 	}
 }

@@ -9,12 +9,13 @@
 #   remediation: {action: gcp.iam.remove_binding_member, risk: medium}
 package warden.gcp.iam.external_domain_member
 
-import data.warden.lib.config
 import data.warden.lib.gcp
 
 attrs := input.resource.attributes
 
-configured_domains := config.setting("allowed_domains", [])
+configured_domains := domains if {
+	domains := data.warden.config.allowed_domains
+} else := []
 
 # The allowed domains are the setting, or else the organisation's own domain; with neither,
 # nothing is outside.
@@ -26,17 +27,31 @@ allowed_domains := configured_domains if {
 	organization_domain != ""
 }
 
+# gcp.in_domain(domain, parent) for some allowed parent, with the parents lowered once per
+# evaluation (domain, from gcp.member_domain, is lower-case already).
+allowed_exact := {lower(parent) | some parent in allowed_domains}
+
+allowed_suffixes := [concat("", [".", lower(parent)]) | some parent in allowed_domains]
+
+allowed(domain) if domain in allowed_exact
+
 allowed(domain) if {
-	some parent in allowed_domains
-	gcp.in_domain(domain, parent)
+	some suffix in allowed_suffixes
+	endswith(domain, suffix)
 }
 
 deny contains violation if {
-	some [role, member] in gcp.grants(attrs.bindings)
+	some [role, member] in gcp.resource_grants
+
+	# Cheap tests first, on the member as a string. gcp.member_domain is defined for user,
+	# group, domain and serviceAccount members only. A service account whose address ends
+	# in gserviceaccount.com after a dot or the @ is a Google account (gcp.google_account);
+	# any other member with a domain is not one.
+	split(member, ":")[0] in {"user", "group", "serviceAccount", "domain"}
+	[startswith(member, "serviceAccount:"), true in [endswith(lower(member), ".gserviceaccount.com"), endswith(lower(member), "@gserviceaccount.com")]] != [true, true]
 
 	# defined for user, group, domain and serviceAccount members only
 	domain := gcp.member_domain(member)
-	not gcp.google_account(member)
 	not allowed(domain)
 	violation := {
 		"msg": sprintf(

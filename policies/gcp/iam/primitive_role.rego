@@ -13,9 +13,13 @@ import data.warden.lib.gcp
 
 bindings := input.resource.attributes.bindings
 
+# The role is tested first, on the binding, before any member is looked at.
 deny contains violation if {
-	some [role, member] in gcp.grants(bindings)
-	role in gcp.primitive_admin_roles
+	admin_roles := gcp.primitive_admin_roles
+	some b in bindings
+	role := b.role
+	role in admin_roles
+	some member in b.members
 
 	# Google's own service agents hold editor by design; removing it breaks their services.
 	not gcp.service_agent(member)

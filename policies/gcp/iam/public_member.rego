@@ -20,8 +20,9 @@ who := {
 
 # A condition narrows the grant but still grants it to the public: it is noted, not excused.
 deny contains violation if {
-	some [role, member] in gcp.grants(bindings)
-	gcp.is_public(member)
+	public_members := gcp.public_members
+	some [role, member] in gcp.resource_grants
+	member in public_members
 	violation := {
 		"msg": sprintf(
 			"project %s grants %s to %s (%s)%s",

@@ -15,9 +15,13 @@ bindings := input.resource.attributes.bindings
 
 impersonation_roles := {"roles/iam.serviceAccountUser", "roles/iam.serviceAccountTokenCreator"}
 
+# The role is tested first, on the binding, before any member is looked at.
 deny contains violation if {
-	some [role, member] in gcp.grants(bindings)
-	role in impersonation_roles
+	roles := impersonation_roles
+	some b in bindings
+	role := b.role
+	role in roles
+	some member in b.members
 	gcp.member_type(member) == "user"
 	violation := {
 		"msg": sprintf(

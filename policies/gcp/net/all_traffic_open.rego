@@ -11,14 +11,20 @@ package warden.gcp.net.all_traffic_open
 
 import data.warden.lib.net
 
-attrs := input.resource.attributes
-
+# net.firewall_internet_allowed (the allowed entries of a firewall rule open to the
+# internet, with their port ranges) is computed once per firewall rule and shared by every
+# policy of the type. direction == "INGRESS" lets OPA's rule index skip egress rules.
 deny contains violation if {
-	net.firewall_open_to_internet(attrs)
-	exposing := [net.describe(entry) | some entry in attrs.allowed; net.all_traffic(entry)]
+	input.resource.attributes.direction == "INGRESS"
+
+	# net.all_traffic: every protocol, or every port of one
+	exposing := [net.describe(open.entry) |
+		some open in net.firewall_internet_allowed
+		true in [open.protocol == "all", open.all_ports]
+	]
 	count(exposing) > 0
 	violation := {"msg": sprintf(
 		"firewall rule %s on network %s allows %s from %s: every port is open to the internet",
-		[input.resource.name, attrs.network, concat(", ", exposing), concat(", ", sort(net.internet_ranges(attrs)))],
+		[input.resource.name, input.resource.attributes.network, concat(", ", exposing), concat(", ", net.firewall_internet_sources)],
 	)}
 }

@@ -9,25 +9,29 @@
 #   remediation: {action: gcp.compute.disable_firewall, risk: medium}
 package warden.gcp.net.database_port_open
 
-import data.warden.lib.config
 import data.warden.lib.net
 
-database_ports := config.setting("database_ports", net.default_database_ports)
+# Read only when a firewall rule is open to the internet.
+database_ports := ports if {
+	ports := data.warden.config.database_ports
+} else := net.default_database_ports
 
-attrs := input.resource.attributes
-
+# net.firewall_internet_allowed (the allowed entries of a firewall rule open to the
+# internet, with their port ranges) is computed once per firewall rule and shared by every
+# policy of the type. direction == "INGRESS" lets OPA's rule index skip egress rules.
 deny contains violation if {
-	net.firewall_open_to_internet(attrs)
-	exposing := [entry | some entry in attrs.allowed; count(net.covered_ports(entry, database_ports)) > 0]
-	count(exposing) > 0
-	exposed := sort(union({net.covered_ports(entry, database_ports) | some entry in exposing}))
+	input.resource.attributes.direction == "INGRESS"
+	allowed := net.firewall_internet_allowed
+	exposed := sort({p | some open in allowed; some [from, to] in open.ranges; some p in database_ports; from <= p; p <= to})
+	count(exposed) > 0
+	exposing := [net.describe(open.entry) | some open in allowed; count(net.ports_in_ranges(open.ranges, database_ports)) > 0]
 	violation := {
 		"msg": sprintf(
 			"firewall rule %s on network %s allows %s from %s, which opens database and cache ports to the internet (%s)",
 			[
-				input.resource.name, attrs.network,
-				concat(", ", [net.describe(entry) | some entry in exposing]),
-				concat(", ", sort(net.internet_ranges(attrs))),
+				input.resource.name, input.resource.attributes.network,
+				concat(", ", exposing),
+				concat(", ", net.firewall_internet_sources),
 				concat(", ", [sprintf("%v", [p]) | some p in exposed]),
 			],
 		),

@@ -11,14 +11,23 @@ package warden.gcp.net.ssh_open
 
 import data.warden.lib.net
 
-attrs := input.resource.attributes
-
+# net.firewall_internet_allowed (the allowed entries of a firewall rule open to the
+# internet, with their port ranges) is computed once per firewall rule and shared by every
+# policy of the type. direction == "INGRESS" lets OPA's rule index skip egress rules.
 deny contains violation if {
-	net.firewall_open_to_internet(attrs)
-	exposing := [net.describe(entry) | some entry in attrs.allowed; net.covers_port(entry, 22)]
-	count(exposing) > 0
+	input.resource.attributes.direction == "INGRESS"
+	some open in net.firewall_internet_allowed
+	some [from, to] in open.ranges
+	from <= 22
+	22 <= to
 	violation := {"msg": sprintf(
 		"firewall rule %s on network %s allows %s from %s: SSH (22) is open to the internet",
-		[input.resource.name, attrs.network, concat(", ", exposing), concat(", ", sort(net.internet_ranges(attrs)))],
+		[input.resource.name, input.resource.attributes.network, concat(", ", exposing), concat(", ", net.firewall_internet_sources)],
 	)}
 }
+
+# The entries that admit the port, in order (computed for a violation only).
+exposing := [net.describe(open.entry) |
+	some open in net.firewall_internet_allowed
+	net.in_ranges(open.ranges, 22)
+]
