@@ -55,7 +55,6 @@ func sg(uid string, ports ...int) snapshot.Resource {
 		Attributes: map[string]any{"ingress": ingress}}
 }
 
-
 func TestEvaluate_findingsCarryMetadataAndStableFingerprints(t *testing.T) {
 	ctx := context.Background()
 	e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{policyFS(map[string]string{"ssh.rego": sshPolicy})}})
