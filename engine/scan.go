@@ -144,11 +144,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 					if te == nil {
 						continue
 					}
-					input := ast.NewObject(
-						[2]*ast.Term{ast.StringTerm("resource"), conv.term(v)},
-						[2]*ast.Term{ast.StringTerm("snapshot"), snapInfo},
-					)
-					fs, errs := e.evalResource(ctx, te, &res, input, evalOpts)
+					fs, errs := e.evalResource(ctx, te, &res, inputOf(conv.term(v), snapInfo), evalOpts)
 					br.findings = append(br.findings, fs...)
 					br.errs = append(br.errs, errs...)
 				}
@@ -240,11 +236,7 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 		if err != nil {
 			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
 		}
-		input := ast.NewObject(
-			[2]*ast.Term{ast.StringTerm("resource"), ast.NewTerm(v)},
-			[2]*ast.Term{ast.StringTerm("snapshot"), snapInfo},
-		)
-		fs, errs := e.evalResource(ctx, te, &res, input, evalOpts)
+		fs, errs := e.evalResource(ctx, te, &res, inputOf(ast.NewTerm(v), snapInfo), evalOpts)
 		out.Findings = append(out.Findings, fs...)
 		out.EvalErrors = append(out.EvalErrors, errs...)
 		if err := ctx.Err(); err != nil {
@@ -253,6 +245,14 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 	}
 	findings.Sort(out.Findings)
 	return out, nil
+}
+
+// inputOf is what a policy sees as input: the resource and the snapshot it belongs to.
+func inputOf(resource, snap *ast.Term) ast.Value {
+	return ast.NewObject(
+		[2]*ast.Term{ast.StringTerm("resource"), resource},
+		[2]*ast.Term{ast.StringTerm("snapshot"), snap},
+	)
 }
 
 // resourceDoc is the resource as policies see it: the snapshot's JSON shape.

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"github.com/warden-sec/warden/internal/suggest"
 	"slices"
 	"strings"
 )
@@ -49,33 +50,4 @@ func TypeDescription(typ string) string { return knownTypes[typ] }
 func SuggestType(typ string) string { return Suggest(strings.ToLower(typ), Types()) }
 
 // Suggest returns the candidate closest to s, or "" when none is within a few edits.
-func Suggest(s string, candidates []string) string {
-	best, bestDist := "", len(s)/3+2
-	for _, c := range candidates {
-		if d := editDistance(s, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-// editDistance is the Levenshtein distance between a and b.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}
+func Suggest(s string, candidates []string) string { return suggest.Closest(s, candidates) }

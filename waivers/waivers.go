@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/warden-sec/warden/internal/suggest"
 )
 
 // Waiver suppresses the findings of a policy on matching resources until it expires.
@@ -156,7 +158,7 @@ func parseWaiver(file string, i int, n *yaml.Node) (*Waiver, error) {
 			w.Expires = t
 		default:
 			msg := "unknown field"
-			if s := closest(k.Value, waiverFields); s != "" {
+			if s := suggest.Closest(k.Value, waiverFields); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
 			return nil, &Error{File: file, Line: k.Line, Field: field, Msg: msg}
@@ -236,7 +238,7 @@ func (s *Set) CheckPolicies(ids []string) error {
 		}
 		if !found {
 			msg := fmt.Sprintf("unknown policy %q", w.Policy)
-			if sg := closest(w.Policy, ids); sg != "" {
+			if sg := suggest.Closest(w.Policy, ids); sg != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", sg)
 			}
 			return &Error{File: s.File, Line: w.Line, Field: fmt.Sprintf("waivers[%d].policy", i), Msg: msg}
@@ -291,34 +293,4 @@ func Glob(pattern, s string) bool {
 		px++
 	}
 	return px == len(pattern)
-}
-
-func closest(s string, candidates []string) string {
-	best, bestDist := "", len(s)/3+2
-	for _, c := range candidates {
-		if d := distance(s, c); d < bestDist {
-			best, bestDist = c, d
-		}
-	}
-	return best
-}
-
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
