@@ -113,20 +113,18 @@ statement_facts(s, i) := {
 }
 
 # action_patterns(x) sorts the patterns of as_list(x) (its strings, lower-cased; "all") by
-# what matching them takes (pattern_kind):
-#   any      whether one is only stars: it matches every action
+# what matching them takes (pattern_kind), each kind present a list of [service, argument]:
+#   any      the patterns of only stars: they match every action
 #   wild     those whose service (the part before the first ":") holds a wildcard
-#   literal, prefix, pattern: the others as [service, pattern] (prefix: [service, the part
-#            before the final star]); such a pattern is literal up to its first ":", so it
-#            can only match the actions of its service.
-action_patterns(x) := {
-	"all": patterns,
-	"any": count([p | some ["any", _, p] in kinds]) > 0,
-	"wild": [p | some ["wild", _, p] in kinds],
-	"literal": [[svc, p] | some ["literal", svc, p] in kinds],
-	"prefix": [[svc, p] | some ["prefix", svc, p] in kinds],
-	"pattern": [[svc, p] | some ["pattern", svc, p] in kinds],
-} if {
+#   literal, prefix, pattern: the others, with their service (prefix: with the part before
+#            the final star); such a pattern is literal up to its first ":", so it can only
+#            match the actions of its service.
+action_patterns(null) := {"all": []}
+
+action_patterns(x) := object.union({"all": patterns}, {kind: [[svc, arg] | [kind, svc, arg] = kinds[_]] |
+	some kind in {t[0] | some t in kinds}
+}) if {
+	x != null
 	patterns := [lower(p) | some p in as_list(x); is_string(p)]
 	kinds := [pattern_kind(p) | some p in patterns]
 }
@@ -200,7 +198,7 @@ patterns_matched(patterns, by_service) := set() if {
 	some action in by_service[svc]
 	lower_matches(p, action)
 }) | {action |
-	some p in patterns.wild
+	some [_, p] in patterns.wild
 	some actions in by_service
 	some action in actions
 	lower_matches(p, action)
@@ -945,6 +943,7 @@ trusted_accounts(doc) := accounts if {
 # Trust policy of input.resource, once per resource ---------------------------------------
 # Most trust policies name a service, or an account of the organisation: the rules below
 # tell so from the Allow statements (a list, or one statement) at the cost of a few lookups.
+# (may_trust_anyone, a mere filter, may look at the values of one statement as statements.)
 
 # may_trust_anyone holds unless no Allow statement of the trust policy of input.resource
 # names "*" (as Principal or as a value), a Federated principal or a NotPrincipal, one of
@@ -983,7 +982,9 @@ resource_open_trusts := open_trusts(object.get(input.resource.attributes, "assum
 # own account as arn:aws:iam::<own>:… is skipped before it is parsed, and the actions of a
 # statement are looked at only for the others.
 foreign_trusts contains [account, value] if {
-	some s in input.resource.attributes.assume_role_policy.Statement
+	list := input.resource.attributes.assume_role_policy.Statement
+	is_array(list)
+	some s in list
 	s.Effect == "Allow"
 	not s.NotPrincipal # then principals(s) is everyone
 	some value in as_list(s.Principal.AWS)
