@@ -132,15 +132,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1)
 	c.Compile(compileMods)
 	if c.Failed() {
-		var out []error
-		for _, ce := range c.Errors {
-			pe := &PolicyError{Msg: ce.Message}
-			if ce.Location != nil {
-				pe.File, pe.Line, pe.Col = ce.Location.File, ce.Location.Row, ce.Location.Col
-			}
-			out = append(out, pe)
-		}
-		return nil, errors.Join(out...)
+		return nil, errors.Join(regoErrors("", c.Errors)...)
 	}
 	e.compiler = c
 	settings := cfg.Settings
@@ -181,16 +173,6 @@ func (e *Engine) PoliciesFor(typ string) []*Policy {
 		return te.policies
 	}
 	return nil
-}
-
-// Policy returns the policy with the given id.
-func (e *Engine) Policy(id string) (*Policy, bool) {
-	for _, p := range e.policies {
-		if p.ID == id {
-			return p, true
-		}
-	}
-	return nil, false
 }
 
 // evalResource evaluates one resource, given as an OPA input value, and returns its findings.

@@ -43,9 +43,6 @@ func Types() []string {
 	return out
 }
 
-// TypeDescription returns what a resource type describes.
-func TypeDescription(typ string) string { return knownTypes[typ] }
-
 // SuggestType returns the known type closest to an unknown one, or "" when none is close.
 func SuggestType(typ string) string { return Suggest(strings.ToLower(typ), Types()) }
 

@@ -69,18 +69,17 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 
 func (a *app) scanCmd() *cobra.Command {
 	var (
-		pf          policyFlags
-		tf          targetFlags
-		snapPath    string
-		waiverFile  string
-		format      string
-		failOn      string
-		dbPath      string
-		noDB        bool
-		outFile     string
-		nowFlag     string
-		noProgress  bool
-		failOnGiven bool
+		pf         policyFlags
+		tf         targetFlags
+		snapPath   string
+		waiverFile string
+		format     string
+		failOn     string
+		dbPath     string
+		noDB       bool
+		outFile    string
+		nowFlag    string
+		noProgress bool
 	)
 	cmd := &cobra.Command{
 		Use:   "scan --snapshot FILE",
@@ -99,7 +98,7 @@ read are carried over as unknown, never resolved.`,
   warden synth --resources 1000 | warden scan --snapshot - --no-db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			failOnGiven = cmd.Flags().Changed("fail-on")
+			failOnGiven := cmd.Flags().Changed("fail-on")
 			cfg, eng, err := a.loadPolicies(cmd, &pf)
 			if err != nil {
 				return err
