@@ -25,6 +25,13 @@ type Collector interface {
 	Collect(ctx context.Context, sink Sink) error
 }
 
+// Discoverer is a collector that can name the accounts (AWS account ids, GCP project ids)
+// it will read before reading them, so that a snapshot's header lists them ahead of the
+// resources and policies can tell the organisation's accounts from strangers'.
+type Discoverer interface {
+	Discover(ctx context.Context) ([]string, error)
+}
+
 // WriterSink streams what collectors read into a snapshot writer.
 type WriterSink struct {
 	mu sync.Mutex

@@ -35,6 +35,35 @@ type Config struct {
 type Targets struct {
 	// TLS endpoints as host:port, optionally host:port@sni.
 	TLS []string `yaml:"tls"`
+	// AWS, when present (even empty: "aws: {}"), collects the account of the current
+	// credentials, or the whole organisation.
+	AWS *AWSTargets `yaml:"aws"`
+	// GCP, when present, collects the listed projects.
+	GCP *GCPTargets `yaml:"gcp"`
+}
+
+// AWSTargets say which AWS accounts and regions to read, and how fast.
+type AWSTargets struct {
+	// Org walks every active account of the organisation through OrgRole.
+	Org     bool   `yaml:"org"`
+	OrgRole string `yaml:"org_role"`
+	// Regions to read (default every enabled region).
+	Regions []string `yaml:"regions"`
+	// Endpoint overrides AWS_ENDPOINT_URL (a simulator, a VPC endpoint proxy).
+	Endpoint string `yaml:"endpoint"`
+	// RateLimits are calls per second per service and account ("iam": 10).
+	RateLimits map[string]float64 `yaml:"rate_limits"`
+	// Concurrency is the number of accounts read in parallel.
+	Concurrency int `yaml:"concurrency"`
+}
+
+// GCPTargets say which GCP projects to read.
+type GCPTargets struct {
+	Projects []string `yaml:"projects"`
+	// Endpoint overrides Google's endpoints (the simulator); credentials are then not sent.
+	Endpoint string `yaml:"endpoint"`
+	// RateLimit is calls per second per service and project.
+	RateLimit float64 `yaml:"rate_limit"`
 }
 
 // Error is a problem in a config file, located by file and line.

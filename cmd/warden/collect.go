@@ -4,59 +4,196 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/spf13/cobra"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/warden-sec/warden/collectors"
+	awscollector "github.com/warden-sec/warden/collectors/aws"
+	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
 	"github.com/warden-sec/warden/collectors/tlsprobe"
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/snapshot"
 )
 
 // targetFlags name live targets; the same keys exist under targets: in the config.
 type targetFlags struct {
-	tls     []string
-	timeout time.Duration
+	tls         []string
+	timeout     time.Duration
+	aws         bool
+	awsOrg      bool
+	awsOrgRole  string
+	regions     []string
+	gcpProjects []string
+	gcpEndpoint string
+	sim         string
 }
 
 func (tf *targetFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringArrayVar(&tf.tls, "tls", nil, "TLS endpoint to probe, host:port or host:port@sni (repeatable)")
-	cmd.Flags().DurationVar(&tf.timeout, "timeout", 10*time.Second, "timeout of each connection attempt")
+	f := cmd.Flags()
+	f.BoolVar(&tf.aws, "aws", false, "collect the AWS account of the current credentials (standard chain, AWS_ENDPOINT_URL)")
+	f.BoolVar(&tf.awsOrg, "aws-org", false, "collect every active account of the AWS organisation, assuming --aws-org-role in each")
+	f.StringVar(&tf.awsOrgRole, "aws-org-role", "", "role assumed in member accounts (default OrganizationAccountAccessRole)")
+	f.StringArrayVar(&tf.regions, "region", nil, "AWS region to read (repeatable; default every enabled region)")
+	f.StringArrayVar(&tf.gcpProjects, "gcp-project", nil, "GCP project to collect (repeatable; Application Default Credentials)")
+	f.StringVar(&tf.gcpEndpoint, "gcp-endpoint", "", "GCP endpoint override, e.g. the simulator's http://127.0.0.1:PORT")
+	f.StringArrayVar(&tf.tls, "tls", nil, "TLS endpoint to probe, host:port or host:port@sni (repeatable)")
+	f.DurationVar(&tf.timeout, "timeout", 10*time.Second, "timeout of each TLS connection attempt")
+	f.StringVar(&tf.sim, "sim", "", "collect from an in-process simulator serving this world file (a demo: every account and project in it)")
+}
+
+// liveTargets are the collectors for a run, and what to stop when it is over.
+type liveTargets struct {
+	collectors []collectors.Collector
+	stop       func()
 }
 
 // collectors builds the collectors for the targets of the flags and the config.
-func (tf *targetFlags) collectors(cfg *config.Config) ([]collectors.Collector, error) {
+func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (*liveTargets, error) {
+	lt := &liveTargets{stop: func() {}}
+	t := cfg.Targets
 	var tlsTargets []tlsprobe.Target
-	for _, s := range append(append([]string{}, cfg.Targets.TLS...), tf.tls...) {
-		t, err := tlsprobe.ParseTarget(s)
+	for _, s := range append(append([]string{}, t.TLS...), tf.tls...) {
+		tt, err := tlsprobe.ParseTarget(s)
 		if err != nil {
 			return nil, usageErr(err)
 		}
-		tlsTargets = append(tlsTargets, t)
+		tlsTargets = append(tlsTargets, tt)
+	}
+	awsT := t.AWS
+	if tf.aws || tf.awsOrg || tf.awsOrgRole != "" || len(tf.regions) > 0 {
+		if awsT == nil {
+			awsT = &config.AWSTargets{}
+		}
+		awsT.Org = awsT.Org || tf.awsOrg
+		if tf.awsOrgRole != "" {
+			awsT.OrgRole = tf.awsOrgRole
+		}
+		if len(tf.regions) > 0 {
+			awsT.Regions = tf.regions
+		}
+	}
+	gcpT := t.GCP
+	if len(tf.gcpProjects) > 0 || tf.gcpEndpoint != "" {
+		if gcpT == nil {
+			gcpT = &config.GCPTargets{}
+		}
+		gcpT.Projects = append(gcpT.Projects, tf.gcpProjects...)
+		if tf.gcpEndpoint != "" {
+			gcpT.Endpoint = tf.gcpEndpoint
+		}
+	}
+	var awsBase *aws.Config
+	if tf.sim != "" {
+		w, err := cloudsim.LoadWorld(tf.sim)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		sim, err := cloudsim.New(w, cloudsim.Options{Logger: log})
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("simulator world %s: %w", tf.sim, err))
+		}
+		srv, err := sim.Listen("127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		lt.stop = func() { _ = srv.Close() }
+		log.Info("simulator serving", "world", tf.sim, "endpoint", srv.URL)
+		// With no AWS or GCP target named, the demo reads everything the world holds.
+		if awsT == nil && gcpT == nil {
+			if len(w.AWS.Accounts) > 0 {
+				awsT = &config.AWSTargets{Org: w.AWS.Organization != nil}
+			}
+			if len(w.GCP.Projects) > 0 {
+				gcpT = &config.GCPTargets{}
+				for _, p := range w.GCP.Projects {
+					gcpT.Projects = append(gcpT.Projects, p.ID)
+				}
+			}
+		}
+		if awsT != nil {
+			awsT.Endpoint = srv.URL
+			awsBase = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIASIMULATOR", "simulator", "")}
+		}
+		if gcpT != nil {
+			gcpT.Endpoint = srv.URL
+		}
 	}
 	var cs []collectors.Collector
+	if awsT != nil {
+		cs = append(cs, awscollector.New(awscollector.Config{
+			Regions: awsT.Regions, Org: awsT.Org, OrgRole: awsT.OrgRole, Concurrency: awsT.Concurrency,
+			RateLimits: awsT.RateLimits, Endpoint: awsT.Endpoint, AWS: awsBase, Logger: log,
+		}))
+	}
+	if gcpT != nil {
+		if len(gcpT.Projects) == 0 {
+			lt.stop()
+			return nil, usageErr(fmt.Errorf("GCP needs at least one project: --gcp-project P, or targets.gcp.projects in the config"))
+		}
+		cs = append(cs, gcpcollector.New(gcpcollector.Config{Projects: gcpT.Projects, Endpoint: gcpT.Endpoint, RateLimit: gcpT.RateLimit, Logger: log}))
+	}
 	if len(tlsTargets) > 0 {
 		cs = append(cs, &tlsprobe.Collector{Targets: tlsTargets, Timeout: tf.timeout})
 	}
-	return cs, nil
+	lt.collectors = cs
+	return lt, nil
 }
 
-// collect runs the collectors and streams a snapshot to w.
-func collect(ctx context.Context, w io.Writer, cs []collectors.Collector) error {
-	sw, err := snapshot.NewWriter(w, snapshot.Header{CollectedAt: time.Now().UTC(), Source: "warden " + version() + " collect"})
+// collect runs the collectors and streams a snapshot to w. Accounts are discovered first,
+// so that the header lists them before any resource.
+func collect(ctx context.Context, w io.Writer, cs []collectors.Collector, prog *progress) error {
+	h := snapshot.Header{CollectedAt: time.Now().UTC(), Source: "warden " + version() + " collect"}
+	for _, c := range cs {
+		d, ok := c.(collectors.Discoverer)
+		if !ok {
+			continue
+		}
+		ids, err := d.Discover(ctx)
+		if err != nil {
+			return fmt.Errorf("collect %s: %w", c.Name(), err)
+		}
+		h.Accounts = append(h.Accounts, ids...)
+	}
+	sw, err := snapshot.NewWriter(w, h)
 	if err != nil {
 		return err
 	}
-	sink := &collectors.WriterSink{W: sw}
+	sink := &countingSink{Sink: &collectors.WriterSink{W: sw}, prog: prog}
+	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cs {
-		if err := c.Collect(ctx, sink); err != nil {
-			return fmt.Errorf("collect %s: %w", c.Name(), err)
-		}
+		g.Go(func() error {
+			if err := c.Collect(gctx, sink); err != nil {
+				return fmt.Errorf("collect %s: %w", c.Name(), err)
+			}
+			return nil
+		})
 	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	prog.done()
 	return sw.Close()
+}
+
+// countingSink counts resources for the progress line.
+type countingSink struct {
+	collectors.Sink
+	n    atomic.Int64
+	prog *progress
+}
+
+func (s *countingSink) Resource(r snapshot.Resource) error {
+	s.prog.update(int(s.n.Add(1)))
+	return s.Sink.Resource(r)
 }
 
 func (a *app) collectCmd() *cobra.Command {
@@ -70,10 +207,25 @@ func (a *app) collectCmd() *cobra.Command {
 		Short: "Read live targets into a snapshot",
 		Long: `Read live targets into a snapshot, without evaluating it.
 
-Targets come from flags or from the targets: section of --config. An endpoint that
-cannot be read is recorded as a failed scope: its resources are unknown, not gone.
-Only TLS endpoints are collected in this release; AWS and GCP collectors come next.`,
-		Example: `  warden collect --tls shop.example.com:443 --tls 10.0.0.5:8443@api.example.com --out snap.json
+Targets come from flags or from the targets: section of --config:
+
+  --aws                 the AWS account of the current credentials (the standard chain:
+                        environment, profile, SSO, instance role; AWS_ENDPOINT_URL)
+  --aws-org             every active account of the organisation, by assuming
+                        --aws-org-role in each (read-only access is enough)
+  --region R            only these regions (default: every enabled region)
+  --gcp-project P       GCP projects, with Application Default Credentials
+  --tls HOST:PORT       TLS endpoints
+
+AWS IAM is read with bulk calls (GetAccountAuthorizationDetails, the credential report);
+every call is paced per service and account and retried with backoff on throttling and
+5xx. A scope that cannot be read (AccessDenied, a region down, an account that cannot be
+assumed) is recorded as failed: its resources are unknown, not gone, and a later scan
+does not resolve their findings.`,
+		Example: `  warden collect --aws --region eu-west-1 --out snap.json
+  warden collect --aws-org --gcp-project acme-prod --out org.json
+  warden collect --tls shop.example.com:443 --tls 10.0.0.5:8443@api.example.com
+  warden collect --sim fixtures/acme/world.yaml --out acme.json
   warden collect --config warden.yaml | warden scan --snapshot -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -85,17 +237,19 @@ Only TLS endpoints are collected in this release; AWS and GCP collectors come ne
 				}
 				cfg = c
 			}
-			cs, err := tf.collectors(cfg)
+			lt, err := tf.collectors(cfg, a.log)
 			if err != nil {
 				return err
 			}
-			if len(cs) == 0 {
-				return usageErr(fmt.Errorf("collect needs a target: --tls HOST:PORT, or targets: in --config"))
+			defer lt.stop()
+			if len(lt.collectors) == 0 {
+				return usageErr(fmt.Errorf("collect needs a target: --aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config"))
 			}
+			prog := newProgress(a.stderr, "collecting")
 			if out == "" || out == "-" {
-				return collect(cmd.Context(), a.stdout, cs)
+				return collect(cmd.Context(), a.stdout, lt.collectors, prog)
 			}
-			return writeAtomically(out, func(w io.Writer) error { return collect(cmd.Context(), w, cs) })
+			return writeAtomically(out, func(w io.Writer) error { return collect(cmd.Context(), w, lt.collectors, prog) })
 		},
 	}
 	tf.register(cmd)

@@ -110,7 +110,7 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad in
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file")
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPostRun = func(*cobra.Command, []string) { a.stop() }
-	root.AddCommand(a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.benchCmd(), a.versionCmd())
+	root.AddCommand(a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.benchCmd(), a.simCmd(), a.versionCmd())
 	return root
 }
 

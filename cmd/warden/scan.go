@@ -93,6 +93,8 @@ an expired waiver is reported. Each scan is recorded in the history (a SQLite fi
 that 'warden findings diff' can show what changed; findings in scopes that could not be
 read are carried over as unknown, never resolved.`,
 		Example: `  warden scan --snapshot fixtures/acme/snapshot.json
+  warden scan --sim fixtures/acme/world.yaml
+  warden scan --aws-org --gcp-project acme-prod --fail-on critical
   warden scan --snapshot snap.json --waivers waivers.yaml --fail-on high
   warden scan --snapshot snap.json --policies ./our-policies --format sarif -o warden.sarif
   warden synth --resources 1000 | warden scan --snapshot - --no-db`,
@@ -105,12 +107,13 @@ read are carried over as unknown, never resolved.`,
 			}
 			label := ""
 			if snapPath == "" {
-				cs, err := tf.collectors(cfg)
+				lt, err := tf.collectors(cfg, a.log)
 				if err != nil {
 					return err
 				}
-				if len(cs) == 0 {
-					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--tls HOST:PORT, or targets: in --config)"))
+				defer lt.stop()
+				if len(lt.collectors) == 0 {
+					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
 				}
 				dir, err := os.MkdirTemp("", "warden-scan-")
 				if err != nil {
@@ -118,7 +121,13 @@ read are carried over as unknown, never resolved.`,
 				}
 				defer os.RemoveAll(dir)
 				snapPath, label = filepath.Join(dir, "snapshot.json"), "live targets"
-				if err := writeAtomically(snapPath, func(w io.Writer) error { return collect(cmd.Context(), w, cs) }); err != nil {
+				if err := writeAtomically(snapPath, func(w io.Writer) error {
+					var prog *progress
+					if !noProgress {
+						prog = newProgress(a.stderr, "collected")
+					}
+					return collect(cmd.Context(), w, lt.collectors, prog)
+				}); err != nil {
 					return err
 				}
 			}

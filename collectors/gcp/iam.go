@@ -1,0 +1,176 @@
+package gcp
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"strings"
+
+	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
+	iampb "cloud.google.com/go/iam/apiv1/iampb"
+	resourcemanagerpb "cloud.google.com/go/resourcemanager/apiv3/resourcemanagerpb"
+	"google.golang.org/grpc/codes"
+
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// collectIAM reads scope gcp/P/iam: the project (for its number and parent), its IAM
+// policy and its service accounts are the primary reads; the organisation's domain and
+// each account's keys are secondary (when they fail the scope is partial, and what they
+// would have filled in is left out, not reported empty).
+func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string) result {
+	sc := newScope(project, "iam")
+	r := c.newRun()
+	var secondary []error
+	res, primary := c.readIAM(ctx, cl, r, project, sc.ID, &secondary)
+	finish(&sc, r, primary, secondary)
+	return result{scope: sc, resources: res}
+}
+
+// readIAM returns the scope's resources, or the primary read that failed; failed secondary
+// reads are appended to secondary.
+func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, scopeID string, secondary *[]error) ([]snapshot.Resource, error) {
+	var proj *resourcemanagerpb.Project
+	err := r.call(ctx, "cloudresourcemanager.GetProject", func(ctx context.Context) (err error) {
+		proj, err = cl.projects.GetProject(ctx, &resourcemanagerpb.GetProjectRequest{Name: "projects/" + project}, noRetry)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	number := strings.TrimPrefix(proj.GetName(), "projects/")
+
+	var policy *iampb.Policy
+	err = r.call(ctx, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
+		policy, err = cl.projects.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: "projects/" + project,
+			Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}}, noRetry)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	accounts, err := pages(ctx, r, "iam.ListServiceAccounts", func(ctx context.Context, token string, items *[]*adminpb.ServiceAccount) (string, error) {
+		it := cl.iam.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project}, noRetry)
+		return nextPage(it, c.pageSize(100), token, items)
+	})
+	if err != nil {
+		return nil, err
+	}
+
+	var res []snapshot.Resource
+	// When the organisation could not be read (other than being refused), the policy's
+	// organization_domain is unknown: the policy is left out, as a partial scope allows,
+	// rather than reported with an empty domain.
+	if domain, err := c.orgDomain(ctx, cl, r, proj.GetParent()); err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		*secondary = append(*secondary, err)
+	} else {
+		res = append(res, policyResource(project, number, domain, policy, scopeID))
+	}
+	defaultCompute := number + "-compute@developer.gserviceaccount.com"
+	for _, sa := range accounts {
+		var keys *adminpb.ListServiceAccountKeysResponse
+		err := r.call(ctx, "iam.ListServiceAccountKeys", func(ctx context.Context) (err error) {
+			keys, err = cl.iam.ListServiceAccountKeys(ctx, &adminpb.ListServiceAccountKeysRequest{
+				Name: "projects/" + project + "/serviceAccounts/" + sa.GetEmail()}, noRetry)
+			return err
+		})
+		var ce *callError
+		switch {
+		case errors.As(err, &ce) && ce.code == codes.NotFound:
+			continue // deleted since it was listed
+		case err != nil && ctx.Err() != nil:
+			return nil, err
+		case err != nil:
+			*secondary = append(*secondary, err)
+		}
+		res = append(res, snapshot.Resource{
+			UID: "//iam.googleapis.com/projects/" + project + "/serviceAccounts/" + sa.GetEmail(), Type: "gcp.iam.service_account",
+			Name: sa.GetEmail(), Account: project, Region: "global", Scope: scopeID,
+			Attributes: map[string]any{
+				"email": sa.GetEmail(), "unique_id": sa.GetUniqueId(), "display_name": sa.GetDisplayName(),
+				"disabled": sa.GetDisabled(), "default_compute": sa.GetEmail() == defaultCompute,
+			},
+		})
+		for _, k := range keys.GetKeys() {
+			res = append(res, keyResource(project, sa.GetEmail(), k, scopeID))
+		}
+	}
+	return res, nil
+}
+
+// orgDomain is the domain of the organisation a project sits directly under ("" under a
+// folder or none). Being refused organizations.get is not a failure: the domain is then
+// unknown and reported empty.
+func (c *Collector) orgDomain(ctx context.Context, cl *clients, r *run, parent string) (string, error) {
+	if !strings.HasPrefix(parent, "organizations/") {
+		return "", nil
+	}
+	cl.mu.Lock()
+	d, ok := cl.orgDomains[parent]
+	cl.mu.Unlock()
+	if ok {
+		return d, nil
+	}
+	var org *resourcemanagerpb.Organization
+	err := r.call(ctx, "cloudresourcemanager.GetOrganization", func(ctx context.Context) (err error) {
+		org, err = cl.orgs.GetOrganization(ctx, &resourcemanagerpb.GetOrganizationRequest{Name: parent}, noRetry)
+		return err
+	})
+	switch {
+	case denied(err):
+		c.log.Debug("gcp organization not readable", "organization", parent, "error", err)
+	case err != nil:
+		return "", err
+	default:
+		d = org.GetDisplayName()
+	}
+	cl.mu.Lock()
+	cl.orgDomains[parent] = d
+	cl.mu.Unlock()
+	return d, nil
+}
+
+func policyResource(project, number, domain string, p *iampb.Policy, scopeID string) snapshot.Resource {
+	bindings := make([]any, 0, len(p.GetBindings()))
+	for _, b := range p.GetBindings() {
+		var cond any
+		if e := b.GetCondition(); e != nil {
+			cond = map[string]any{"title": e.GetTitle(), "expression": e.GetExpression()}
+		}
+		bindings = append(bindings, map[string]any{"role": b.GetRole(), "members": strs(b.GetMembers()), "condition": cond})
+	}
+	return snapshot.Resource{
+		UID: "//cloudresourcemanager.googleapis.com/projects/" + project, Type: "gcp.project.iam_policy",
+		Name: project, Account: project, Region: "global", Scope: scopeID,
+		Attributes: map[string]any{
+			"project_id": project, "project_number": number, "organization_domain": domain,
+			// The etag as GCP shows it in JSON and gcloud: base64 of its bytes.
+			"etag":     base64.StdEncoding.EncodeToString(p.GetEtag()),
+			"bindings": bindings,
+		},
+	}
+}
+
+func keyResource(project, email string, k *adminpb.ServiceAccountKey, scopeID string) snapshot.Resource {
+	id := k.GetName()[strings.LastIndexByte(k.GetName(), '/')+1:]
+	var after, before any
+	if k.GetValidAfterTime() != nil {
+		after = rfc3339(k.GetValidAfterTime().AsTime())
+	}
+	if k.GetValidBeforeTime() != nil {
+		before = rfc3339(k.GetValidBeforeTime().AsTime())
+	}
+	return snapshot.Resource{
+		UID:  "//iam.googleapis.com/projects/" + project + "/serviceAccounts/" + email + "/keys/" + id,
+		Type: "gcp.iam.service_account_key", Name: id, Account: project, Region: "global", Scope: scopeID,
+		Attributes: map[string]any{
+			"key_id": id, "service_account": email, "key_type": k.GetKeyType().String(),
+			"valid_after": after, "valid_before": before, "disabled": k.GetDisabled(),
+			"key_algorithm": k.GetKeyAlgorithm().String(),
+		},
+	}
+}

@@ -1,0 +1,142 @@
+package cloudsim
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+)
+
+func (s *Sim) serveGCP(w http.ResponseWriter, r *http.Request) {
+	s.rest.ServeHTTP(w, r)
+}
+
+// serveREST runs one GCP REST call: faults and counting, then h under the simulator's
+// lock, then the JSON answer (protojson for proto messages, as Google's servers write it).
+func (s *Sim) serveREST(w http.ResponseWriter, r *http.Request, service, action, project string, h func(c *call) (any, error)) {
+	c := &call{ctx: r.Context(), Service: service, Action: action, Account: project, Region: "global", Principal: "user:sim@example.com"}
+	if e := s.admit(r.Context(), c); e != nil {
+		writeGCPError(w, e)
+		return
+	}
+	s.mu.Lock()
+	res, err := h(c)
+	s.mu.Unlock()
+	if err != nil {
+		writeGCPError(w, asAPIError(err))
+		return
+	}
+	var b []byte
+	if m, ok := res.(proto.Message); ok {
+		b, err = protojson.MarshalOptions{UseProtoNames: false}.Marshal(m)
+	} else {
+		b, err = json.Marshal(res)
+	}
+	if err != nil {
+		writeGCPError(w, errf(kindInternal, "", "encode: %v", err))
+		return
+	}
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	_, _ = w.Write(b)
+}
+
+// gcpStatus maps an error kind to Google's HTTP status and canonical code.
+func gcpStatus(k errKind) (int, string, codes.Code) {
+	switch k {
+	case kindNotFound:
+		return 404, "NOT_FOUND", codes.NotFound
+	case kindConflict:
+		return 409, "ALREADY_EXISTS", codes.AlreadyExists
+	case kindLimit:
+		return 429, "RESOURCE_EXHAUSTED", codes.ResourceExhausted
+	case kindThrottle:
+		return 429, "RESOURCE_EXHAUSTED", codes.ResourceExhausted
+	case kindDenied:
+		return 403, "PERMISSION_DENIED", codes.PermissionDenied
+	case kindUnavailable:
+		return 503, "UNAVAILABLE", codes.Unavailable
+	case kindInternal:
+		return 500, "INTERNAL", codes.Internal
+	}
+	return 400, "INVALID_ARGUMENT", codes.InvalidArgument
+}
+
+// gcpReasons are the errors[].reason Google's REST APIs give for each status.
+var gcpReasons = map[string]string{
+	"NOT_FOUND": "notFound", "ALREADY_EXISTS": "alreadyExists", "RESOURCE_EXHAUSTED": "rateLimitExceeded",
+	"PERMISSION_DENIED": "forbidden", "UNAVAILABLE": "backendError", "INTERNAL": "backendError",
+	"INVALID_ARGUMENT": "invalid", "ABORTED": "conditionNotMet",
+}
+
+func writeGCPError(w http.ResponseWriter, e *apiError) {
+	code, st, _ := gcpStatus(e.Kind)
+	if e.Code == "conditionNotMet" || e.Code == "ABORTED" {
+		code, st = 409, "ABORTED"
+	}
+	reason := e.Code
+	if reason == "" {
+		reason = gcpReasons[st]
+	}
+	b, _ := json.Marshal(map[string]any{"error": map[string]any{
+		"code": code, "message": e.Message, "status": st,
+		"errors": []map[string]string{{"message": e.Message, "domain": "global", "reason": reason}},
+	}})
+	w.Header().Set("Content-Type", "application/json; charset=UTF-8")
+	w.WriteHeader(code)
+	_, _ = w.Write(b)
+}
+
+// grpcInterceptor applies faults and counting to gRPC calls and runs them under the
+// simulator's lock.
+func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	method := info.FullMethod[strings.LastIndexByte(info.FullMethod, '/')+1:]
+	c := &call{ctx: ctx, Service: "iamadmin", Action: method, Region: "global", Principal: "user:sim@example.com"}
+	if n, ok := req.(interface{ GetName() string }); ok {
+		c.Account = projectOf(n.GetName())
+	} else if n, ok := req.(interface{ GetResource() string }); ok {
+		c.Account = projectOf(n.GetResource())
+	}
+	if e := s.admit(ctx, c); e != nil {
+		return nil, grpcError(e)
+	}
+	s.mu.Lock()
+	res, err := handler(context.WithValue(ctx, callKey{}, c), req)
+	s.mu.Unlock()
+	if err != nil {
+		if _, ok := status.FromError(err); ok && !isAPIError(err) {
+			return nil, err
+		}
+		return nil, grpcError(asAPIError(err))
+	}
+	return res, nil
+}
+
+type callKey struct{}
+
+func isAPIError(err error) bool { _, ok := err.(*apiError); return ok }
+
+func grpcError(e *apiError) error {
+	_, _, code := gcpStatus(e.Kind)
+	return status.Error(code, e.Message)
+}
+
+// projectOf reads the project id out of a resource name: "projects/P/…" → P.
+func projectOf(name string) string {
+	rest, ok := strings.CutPrefix(name, "projects/")
+	if !ok {
+		return ""
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.IndexByte(rest, ':'); i >= 0 {
+		rest = rest[:i]
+	}
+	return rest
+}

@@ -1,0 +1,531 @@
+package cloudsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// World is the whole state of a simulated cloud: AWS accounts (optionally an
+// organisation), GCP projects, and the faults and limits the simulator injects. It is what
+// a world file (fixtures/acme/world.yaml) holds; the simulator mutates it as writes come in.
+type World struct {
+	AWS AWS `yaml:"aws"`
+	GCP GCP `yaml:"gcp"`
+	// Latency is added to every call, before any fault's own latency.
+	Latency Duration `yaml:"latency,omitempty"`
+	// RateLimits caps calls per second per service and account ("iam": 20); a call over the
+	// limit is throttled the way the service throttles.
+	RateLimits map[string]float64 `yaml:"rate_limits,omitempty"`
+	// Faults are injected failures, matched per call.
+	Faults []Fault `yaml:"faults,omitempty"`
+	// Seed makes injected faults reproducible; 0 picks 1.
+	Seed uint64 `yaml:"seed,omitempty"`
+}
+
+// AWS is the simulated AWS partition.
+type AWS struct {
+	// Caller is the account of credentials the simulator did not issue itself; default the
+	// organisation's management account, else the first account.
+	Caller string `yaml:"caller,omitempty"`
+	// Organization, when set, makes the accounts one AWS Organization.
+	Organization *Organization `yaml:"organization,omitempty"`
+	Accounts     []*Account    `yaml:"accounts"`
+}
+
+// Organization is an AWS Organization over the world's accounts.
+type Organization struct {
+	ID         string `yaml:"id"`
+	Management string `yaml:"management"`
+}
+
+// Account is one AWS account and everything in it.
+type Account struct {
+	ID     string `yaml:"id"`
+	Name   string `yaml:"name,omitempty"`
+	Email  string `yaml:"email,omitempty"`
+	Status string `yaml:"status,omitempty"` // ACTIVE (default) or SUSPENDED
+	// Regions are the enabled regions; default us-east-1.
+	Regions            []string             `yaml:"regions,omitempty"`
+	Root               Root                 `yaml:"root"`
+	PasswordPolicy     *PasswordPolicy      `yaml:"password_policy,omitempty"`
+	Users              []*User              `yaml:"users,omitempty"`
+	Groups             []*Group             `yaml:"groups,omitempty"`
+	Roles              []*Role              `yaml:"roles,omitempty"`
+	Policies           []*Policy            `yaml:"policies,omitempty"`
+	ServerCertificates []*ServerCertificate `yaml:"server_certificates,omitempty"`
+	SecurityGroups     []*SecurityGroup     `yaml:"security_groups,omitempty"`
+	Certificates       []*Certificate       `yaml:"certificates,omitempty"`
+}
+
+// Root is the account's root user, as the credential report and account summary show it.
+type Root struct {
+	MFA              bool       `yaml:"mfa"`
+	AccessKeysActive int        `yaml:"access_keys_active,omitempty"`
+	PasswordLastUsed *time.Time `yaml:"password_last_used,omitempty"`
+	Created          time.Time  `yaml:"created,omitempty"`
+}
+
+// PasswordPolicy is the account password policy (GetAccountPasswordPolicy).
+type PasswordPolicy struct {
+	MinimumPasswordLength      int  `yaml:"minimum_password_length"`
+	RequireSymbols             bool `yaml:"require_symbols"`
+	RequireNumbers             bool `yaml:"require_numbers"`
+	RequireUppercaseCharacters bool `yaml:"require_uppercase_characters"`
+	RequireLowercaseCharacters bool `yaml:"require_lowercase_characters"`
+	AllowUsersToChangePassword bool `yaml:"allow_users_to_change_password"`
+	MaxPasswordAge             int  `yaml:"max_password_age,omitempty"`
+	PasswordReusePrevention    int  `yaml:"password_reuse_prevention,omitempty"`
+	HardExpiry                 bool `yaml:"hard_expiry,omitempty"`
+}
+
+// User is an IAM user.
+type User struct {
+	Name                string            `yaml:"name"`
+	Path                string            `yaml:"path,omitempty"`
+	ID                  string            `yaml:"id,omitempty"`
+	Created             time.Time         `yaml:"created,omitempty"`
+	PasswordEnabled     bool              `yaml:"password_enabled,omitempty"`
+	PasswordLastUsed    *time.Time        `yaml:"password_last_used,omitempty"`
+	PasswordLastChanged *time.Time        `yaml:"password_last_changed,omitempty"`
+	MFA                 bool              `yaml:"mfa,omitempty"`
+	AccessKeys          []*AccessKey      `yaml:"access_keys,omitempty"`
+	Groups              []string          `yaml:"groups,omitempty"`
+	AttachedPolicies    []string          `yaml:"attached_policies,omitempty"` // policy ARNs
+	InlinePolicies      []InlinePolicy    `yaml:"inline_policies,omitempty"`
+	Tags                map[string]string `yaml:"tags,omitempty"`
+}
+
+// AccessKey is an IAM user's access key.
+type AccessKey struct {
+	ID              string     `yaml:"id"`
+	Secret          string     `yaml:"secret,omitempty"`
+	Status          string     `yaml:"status,omitempty"` // Active (default) or Inactive
+	Created         time.Time  `yaml:"created,omitempty"`
+	LastUsed        *time.Time `yaml:"last_used,omitempty"`
+	LastUsedService string     `yaml:"last_used_service,omitempty"`
+	LastUsedRegion  string     `yaml:"last_used_region,omitempty"`
+}
+
+// InlinePolicy is a policy embedded in a user, group or role.
+type InlinePolicy struct {
+	Name     string `yaml:"name"`
+	Document Doc    `yaml:"document"`
+}
+
+// Group is an IAM group; its members are the users that name it.
+type Group struct {
+	Name             string         `yaml:"name"`
+	Path             string         `yaml:"path,omitempty"`
+	ID               string         `yaml:"id,omitempty"`
+	Created          time.Time      `yaml:"created,omitempty"`
+	AttachedPolicies []string       `yaml:"attached_policies,omitempty"`
+	InlinePolicies   []InlinePolicy `yaml:"inline_policies,omitempty"`
+}
+
+// Role is an IAM role.
+type Role struct {
+	Name               string            `yaml:"name"`
+	Path               string            `yaml:"path,omitempty"`
+	ID                 string            `yaml:"id,omitempty"`
+	Created            time.Time         `yaml:"created,omitempty"`
+	Description        string            `yaml:"description,omitempty"`
+	AssumeRolePolicy   Doc               `yaml:"assume_role_policy"`
+	MaxSessionDuration int               `yaml:"max_session_duration,omitempty"`
+	LastUsed           *time.Time        `yaml:"last_used,omitempty"`
+	LastUsedRegion     string            `yaml:"last_used_region,omitempty"`
+	AttachedPolicies   []string          `yaml:"attached_policies,omitempty"`
+	InlinePolicies     []InlinePolicy    `yaml:"inline_policies,omitempty"`
+	Tags               map[string]string `yaml:"tags,omitempty"`
+}
+
+// Policy is a managed policy. AWS-managed policies live in every account that attaches
+// them (their ARN has the account "aws").
+type Policy struct {
+	Name        string    `yaml:"name"`
+	Path        string    `yaml:"path,omitempty"`
+	ID          string    `yaml:"id,omitempty"`
+	ARN         string    `yaml:"arn,omitempty"`
+	AWSManaged  bool      `yaml:"aws_managed,omitempty"`
+	Description string    `yaml:"description,omitempty"`
+	Created     time.Time `yaml:"created,omitempty"`
+	Updated     time.Time `yaml:"updated,omitempty"`
+	// Document is the default version's document; Versions, when given, replace it.
+	Document       Doc             `yaml:"document,omitempty"`
+	DefaultVersion string          `yaml:"default_version,omitempty"`
+	Versions       []PolicyVersion `yaml:"versions,omitempty"`
+}
+
+// PolicyVersion is one version of a managed policy.
+type PolicyVersion struct {
+	ID       string    `yaml:"id"`
+	Document Doc       `yaml:"document"`
+	Created  time.Time `yaml:"created,omitempty"`
+}
+
+// ServerCertificate is an IAM server certificate.
+type ServerCertificate struct {
+	Name     string    `yaml:"name"`
+	Path     string    `yaml:"path,omitempty"`
+	ID       string    `yaml:"id,omitempty"`
+	Uploaded time.Time `yaml:"uploaded,omitempty"`
+	Cert     CertSpec  `yaml:"certificate"`
+}
+
+// SecurityGroup is an EC2 security group in one region.
+type SecurityGroup struct {
+	ID          string            `yaml:"id"`
+	Name        string            `yaml:"name"`
+	Region      string            `yaml:"region"`
+	VPC         string            `yaml:"vpc,omitempty"`
+	Description string            `yaml:"description,omitempty"`
+	Ingress     []Rule            `yaml:"ingress,omitempty"`
+	Egress      []Rule            `yaml:"egress,omitempty"`
+	Tags        map[string]string `yaml:"tags,omitempty"`
+}
+
+// Rule is one security-group rule: a protocol, a port range and one peer.
+type Rule struct {
+	Protocol    string `yaml:"protocol"` // tcp, udp, icmp, icmpv6 or -1
+	FromPort    int    `yaml:"from_port"`
+	ToPort      int    `yaml:"to_port"`
+	CIDR        string `yaml:"cidr,omitempty"`         // IPv4 or IPv6
+	SourceGroup string `yaml:"source_group,omitempty"` // sg-… or pl-…
+	Description string `yaml:"description,omitempty"`
+}
+
+// Certificate is an ACM certificate in one region.
+type Certificate struct {
+	ID                   string    `yaml:"id"` // the uuid at the end of the ARN
+	Region               string    `yaml:"region"`
+	Domain               string    `yaml:"domain"`
+	SANs                 []string  `yaml:"subject_alternative_names,omitempty"`
+	Type                 string    `yaml:"type,omitempty"`   // AMAZON_ISSUED (default), IMPORTED, PRIVATE
+	Status               string    `yaml:"status,omitempty"` // ISSUED (default), EXPIRED, …
+	InUseBy              []string  `yaml:"in_use_by,omitempty"`
+	RenewalEligibility   string    `yaml:"renewal_eligibility,omitempty"`
+	RenewalStatus        string    `yaml:"renewal_status,omitempty"`
+	RenewalFailureReason string    `yaml:"renewal_failure_reason,omitempty"`
+	Created              time.Time `yaml:"created,omitempty"`
+	Cert                 CertSpec  `yaml:"certificate"`
+	// Tags are the certificate's tags (ImportCertificate, AddTagsToCertificate).
+	Tags map[string]string `yaml:"tags,omitempty"`
+}
+
+// GCP is the simulated Google Cloud.
+type GCP struct {
+	Organizations []*GCPOrganization `yaml:"organizations,omitempty"`
+	Projects      []*Project         `yaml:"projects"`
+}
+
+// GCPOrganization is a Google Cloud organisation.
+type GCPOrganization struct {
+	ID     string `yaml:"id"` // numeric
+	Domain string `yaml:"domain"`
+}
+
+// Project is a GCP project and what it holds.
+type Project struct {
+	ID              string            `yaml:"id"`
+	Number          string            `yaml:"number"`
+	Name            string            `yaml:"name,omitempty"`
+	Parent          string            `yaml:"parent,omitempty"` // organizations/N or folders/N
+	IAMPolicy       IAMPolicy         `yaml:"iam_policy"`
+	ServiceAccounts []*ServiceAccount `yaml:"service_accounts,omitempty"`
+	Networks        []*Network        `yaml:"networks,omitempty"`
+	Firewalls       []*Firewall       `yaml:"firewalls,omitempty"`
+	SslCertificates []*SslCertificate `yaml:"ssl_certificates,omitempty"`
+}
+
+// IAMPolicy is a GCP IAM policy with its etag.
+type IAMPolicy struct {
+	Etag     string    `yaml:"etag,omitempty"`
+	Version  int       `yaml:"version,omitempty"`
+	Bindings []Binding `yaml:"bindings,omitempty"`
+}
+
+// Binding grants a role to members, optionally under a condition.
+type Binding struct {
+	Role      string   `yaml:"role"`
+	Members   []string `yaml:"members"`
+	Condition *Expr    `yaml:"condition,omitempty"`
+}
+
+// Expr is an IAM condition.
+type Expr struct {
+	Title       string `yaml:"title,omitempty"`
+	Description string `yaml:"description,omitempty"`
+	Expression  string `yaml:"expression"`
+}
+
+// ServiceAccount is a GCP service account and its keys.
+type ServiceAccount struct {
+	Email       string   `yaml:"email"`
+	UniqueID    string   `yaml:"unique_id,omitempty"`
+	DisplayName string   `yaml:"display_name,omitempty"`
+	Disabled    bool     `yaml:"disabled,omitempty"`
+	Keys        []*SAKey `yaml:"keys,omitempty"`
+}
+
+// SAKey is a service-account key.
+type SAKey struct {
+	ID          string    `yaml:"id"`
+	Type        string    `yaml:"type,omitempty"` // USER_MANAGED (default) or SYSTEM_MANAGED
+	ValidAfter  time.Time `yaml:"valid_after"`
+	ValidBefore time.Time `yaml:"valid_before"`
+	Disabled    bool      `yaml:"disabled,omitempty"`
+	Algorithm   string    `yaml:"algorithm,omitempty"` // KEY_ALG_RSA_2048 (default)
+}
+
+// Network is a VPC network.
+type Network struct {
+	Name                  string `yaml:"name"`
+	ID                    string `yaml:"id,omitempty"`
+	AutoCreateSubnetworks bool   `yaml:"auto_create_subnetworks,omitempty"`
+}
+
+// Firewall is a VPC firewall rule.
+type Firewall struct {
+	Name              string         `yaml:"name"`
+	ID                string         `yaml:"id,omitempty"`
+	Network           string         `yaml:"network"` // network name
+	Direction         string         `yaml:"direction,omitempty"`
+	Disabled          bool           `yaml:"disabled,omitempty"`
+	Priority          int            `yaml:"priority,omitempty"`
+	SourceRanges      []string       `yaml:"source_ranges,omitempty"`
+	DestinationRanges []string       `yaml:"destination_ranges,omitempty"`
+	SourceTags        []string       `yaml:"source_tags,omitempty"`
+	TargetTags        []string       `yaml:"target_tags,omitempty"`
+	Allowed           []FirewallRule `yaml:"allowed,omitempty"`
+	Denied            []FirewallRule `yaml:"denied,omitempty"`
+	Description       string         `yaml:"description,omitempty"`
+}
+
+// FirewallRule is a protocol and its ports (empty: every port).
+type FirewallRule struct {
+	Protocol string   `yaml:"protocol"`
+	Ports    []string `yaml:"ports,omitempty"`
+}
+
+// SslCertificate is a Compute SSL certificate (global).
+type SslCertificate struct {
+	Name          string    `yaml:"name"`
+	ID            string    `yaml:"id,omitempty"`
+	Type          string    `yaml:"type,omitempty"` // SELF_MANAGED (default) or MANAGED
+	ManagedStatus string    `yaml:"managed_status,omitempty"`
+	Domains       []string  `yaml:"domains,omitempty"`
+	Created       time.Time `yaml:"created,omitempty"`
+	Cert          CertSpec  `yaml:"certificate"`
+}
+
+// CertSpec is a certificate: either its PEM, or what to mint (the simulator signs it at
+// load with a made-up issuer of the given name, so that collectors parse real X.509).
+type CertSpec struct {
+	PEM                string    `yaml:"pem,omitempty"`
+	Subject            string    `yaml:"subject,omitempty"` // "CN=shop.example,O=Example"
+	Issuer             string    `yaml:"issuer,omitempty"`  // empty: self-signed
+	Serial             string    `yaml:"serial,omitempty"`  // hex
+	NotBefore          time.Time `yaml:"not_before,omitempty"`
+	NotAfter           time.Time `yaml:"not_after,omitempty"`
+	DNSNames           []string  `yaml:"dns_names,omitempty"`
+	KeyAlgorithm       string    `yaml:"key_algorithm,omitempty"` // RSA (default), EC, ED25519
+	KeySize            int       `yaml:"key_size,omitempty"`
+	SignatureAlgorithm string    `yaml:"signature_algorithm,omitempty"` // Go x509 name
+	IsCA               bool      `yaml:"is_ca,omitempty"`
+	// Chain is the PEM of the issuing certificates, filled in when minted.
+	Chain string `yaml:"chain,omitempty"`
+}
+
+// Doc is a JSON document (an IAM policy): in YAML either a JSON string or a mapping.
+type Doc string
+
+// UnmarshalYAML accepts a string holding JSON or any YAML value, stored as compact JSON.
+func (d *Doc) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!str" {
+		var v any
+		if err := json.Unmarshal([]byte(n.Value), &v); err != nil {
+			return fmt.Errorf("line %d: document is not JSON: %v", n.Line, err)
+		}
+		*d = Doc(compactJSON(n.Value))
+		return nil
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return err
+	}
+	b, err := json.Marshal(normalizeYAML(v))
+	if err != nil {
+		return fmt.Errorf("line %d: document: %v", n.Line, err)
+	}
+	*d = Doc(b)
+	return nil
+}
+
+// MarshalYAML writes the document as a YAML mapping, readable in a world file.
+func (d Doc) MarshalYAML() (any, error) {
+	if d == "" {
+		return nil, nil
+	}
+	var n yaml.Node
+	if err := yaml.Unmarshal([]byte(d), &n); err != nil {
+		return string(d), nil
+	}
+	if len(n.Content) == 1 {
+		setFlow(n.Content[0])
+		return n.Content[0], nil
+	}
+	return string(d), nil
+}
+
+// setFlow writes short lists in flow style, as a person would.
+func setFlow(n *yaml.Node) {
+	n.Style &^= yaml.FlowStyle
+	for _, c := range n.Content {
+		setFlow(c)
+	}
+	if n.Kind == yaml.SequenceNode {
+		scalars := true
+		for _, c := range n.Content {
+			scalars = scalars && c.Kind == yaml.ScalarNode
+		}
+		if scalars {
+			n.Style |= yaml.FlowStyle
+		}
+	}
+}
+
+func compactJSON(s string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		return s
+	}
+	return b.String()
+}
+
+func normalizeYAML(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = normalizeYAML(e)
+		}
+		return x
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = normalizeYAML(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = normalizeYAML(e)
+		}
+	}
+	return v
+}
+
+// Duration is a time.Duration written as "20ms" in YAML.
+type Duration time.Duration
+
+// UnmarshalYAML parses a Go duration string.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	v, err := time.ParseDuration(n.Value)
+	if err != nil {
+		return fmt.Errorf("line %d: %v", n.Line, err)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalYAML writes the duration as a string.
+func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
+
+// LoadWorld reads a world file. Unknown fields are errors that name the line.
+func LoadWorld(path string) (*World, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read world: %w", err)
+	}
+	w, err := ParseWorld(b)
+	if err != nil {
+		return nil, fmt.Errorf("read world %s: %w", path, err)
+	}
+	return w, nil
+}
+
+// ParseWorld reads a world from YAML.
+func ParseWorld(b []byte) (*World, error) {
+	w := &World{}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return w, nil
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(b))
+	dec.KnownFields(true)
+	if err := dec.Decode(w); err != nil {
+		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
+	}
+	if err := w.validate(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// Marshal writes the world as YAML.
+func (w *World) Marshal() ([]byte, error) {
+	var b bytes.Buffer
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(w); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), enc.Close()
+}
+
+func (w *World) validate() error {
+	seen := map[string]bool{}
+	for i, a := range w.AWS.Accounts {
+		if len(a.ID) != 12 || strings.Trim(a.ID, "0123456789") != "" {
+			return fmt.Errorf("aws.accounts[%d].id: %q is not a 12-digit account id", i, a.ID)
+		}
+		if seen[a.ID] {
+			return fmt.Errorf("aws.accounts[%d].id: account %s appears twice", i, a.ID)
+		}
+		seen[a.ID] = true
+		for j, sg := range a.SecurityGroups {
+			if sg.Region == "" {
+				return fmt.Errorf("aws.accounts[%d].security_groups[%d] (%s): region is required", i, j, sg.ID)
+			}
+		}
+		for j, c := range a.Certificates {
+			if c.Region == "" {
+				return fmt.Errorf("aws.accounts[%d].certificates[%d] (%s): region is required", i, j, c.ID)
+			}
+		}
+	}
+	if o := w.AWS.Organization; o != nil && !seen[o.Management] {
+		return fmt.Errorf("aws.organization.management: %q is not one of aws.accounts", o.Management)
+	}
+	if w.AWS.Caller != "" && !seen[w.AWS.Caller] {
+		return fmt.Errorf("aws.caller: %q is not one of aws.accounts", w.AWS.Caller)
+	}
+	pseen := map[string]bool{}
+	for i, p := range w.GCP.Projects {
+		if p.ID == "" || p.Number == "" {
+			return fmt.Errorf("gcp.projects[%d]: id and number are required", i)
+		}
+		if pseen[p.ID] {
+			return fmt.Errorf("gcp.projects[%d].id: project %s appears twice", i, p.ID)
+		}
+		pseen[p.ID] = true
+	}
+	for i, f := range w.Faults {
+		if err := f.validate(); err != nil {
+			return fmt.Errorf("faults[%d]: %w", i, err)
+		}
+	}
+	return nil
+}
