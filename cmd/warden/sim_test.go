@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"context"
 	"encoding/json"
+	"io"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -62,4 +67,95 @@ func TestAcmeWorldThroughSimulator(t *testing.T) {
 		}
 	}
 	t.Logf("%d findings both ways", len(gk))
+}
+
+// startSim runs `warden sim` as a user would and returns the endpoint it prints.
+func startSim(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		var errb bytes.Buffer
+		done <- run(ctx, append([]string{"sim", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), pw, &errb)
+		pw.Close()
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("warden sim exited %d", code)
+		}
+	})
+	sc := bufio.NewScanner(pr)
+	for sc.Scan() {
+		if _, url, ok := strings.Cut(sc.Text(), "serving on "); ok {
+			// Keep draining so that the simulator never blocks on its output.
+			go func() { _, _ = io.Copy(io.Discard, pr) }()
+			return url
+		}
+	}
+	t.Fatal("warden sim printed no endpoint")
+	return ""
+}
+
+// TestSimCommandServesCollect runs the simulator as its own command and collects from it
+// the way the docs say: AWS through AWS_ENDPOINT_URL and the standard credential chain,
+// GCP through --gcp-endpoint.
+func TestSimCommandServesCollect(t *testing.T) {
+	url := startSim(t, "--world", acmeWorld)
+	t.Setenv("AWS_ENDPOINT_URL", url)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	t.Setenv("AWS_REGION", "us-east-1")
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	out := filepath.Join(t.TempDir(), "snap.json")
+	code, _, stderr := warden(t, "", "collect", "--aws-org", "--region", "eu-west-1",
+		"--gcp-endpoint", url, "--gcp-project", "acme-prod-4821", "--out", out)
+	if code != 0 {
+		t.Fatalf("collect: exit %d: %s", code, stderr)
+	}
+	h, rs, err := snapshotReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.Accounts, []string{"111111111111", "222222222222", "333333333333", "acme-prod-4821"}) {
+		t.Errorf("accounts = %v", h.Accounts)
+	}
+	types := map[string]int{}
+	for _, r := range rs {
+		types[r.Type]++
+		if r.Type == "aws.ec2.security_group" && r.Region != "eu-west-1" {
+			t.Errorf("--region eu-west-1 collected %s", r.UID)
+		}
+	}
+	for _, typ := range []string{"aws.iam.user", "aws.iam.role", "aws.iam.policy", "aws.iam.access_key", "aws.ec2.security_group",
+		"aws.acm.certificate", "aws.iam.root_user", "gcp.iam.service_account", "gcp.compute.firewall", "gcp.project.iam_policy"} {
+		if types[typ] == 0 {
+			t.Errorf("no %s collected (%v)", typ, types)
+		}
+	}
+	for _, s := range h.Scopes {
+		if s.Status != "ok" {
+			t.Errorf("scope %s: %s %s", s.ID, s.Status, s.Error)
+		}
+	}
+}
+
+// TestCollectErrors checks the errors a user sees first.
+func TestCollectErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"collect"}, "collect needs a target"},
+		{[]string{"collect", "--sim", "nope.yaml"}, "read world"},
+		{[]string{"collect", "--gcp-endpoint", "http://127.0.0.1:1"}, "GCP needs at least one project"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := warden(t, "", tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
 }
