@@ -43,6 +43,8 @@ type Scope struct {
 	AccessDenied int    `json:"access_denied,omitempty"`
 	Throttled    int    `json:"throttled,omitempty"`
 	Resources    int    `json:"resources,omitempty"`
+	// Calls is the number of API calls (attempts, retries included) the scope took.
+	Calls int `json:"calls,omitempty"`
 }
 
 // Complete reports whether the scope was read in full, so that the absence of a resource

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -150,7 +151,7 @@ func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (*liveTa
 
 // collect runs the collectors and streams a snapshot to w. Accounts are discovered first,
 // so that the header lists them before any resource.
-func collect(ctx context.Context, w io.Writer, cs []collectors.Collector, prog *progress) error {
+func collect(ctx context.Context, w io.Writer, cs []collectors.Collector, prog *progress, log *slog.Logger) error {
 	h := snapshot.Header{CollectedAt: time.Now().UTC(), Source: "warden " + version() + " collect"}
 	for _, c := range cs {
 		d, ok := c.(collectors.Discoverer)
@@ -168,6 +169,7 @@ func collect(ctx context.Context, w io.Writer, cs []collectors.Collector, prog *
 		return err
 	}
 	sink := &countingSink{Sink: &collectors.WriterSink{W: sw}, prog: prog}
+	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	for _, c := range cs {
 		g.Go(func() error {
@@ -181,19 +183,57 @@ func collect(ctx context.Context, w io.Writer, cs []collectors.Collector, prog *
 		return err
 	}
 	prog.done()
+	if prog != nil {
+		fmt.Fprintln(prog.w, sink.summary(time.Since(start)))
+	} else {
+		log.Info(sink.summary(time.Since(start)))
+	}
 	return sw.Close()
 }
 
-// countingSink counts resources for the progress line.
+// countingSink counts resources for the progress line, and calls and failures for the
+// summary.
 type countingSink struct {
 	collectors.Sink
 	n    atomic.Int64
 	prog *progress
+
+	mu                                    sync.Mutex
+	scopes, calls, throttled, denied, bad int
 }
 
 func (s *countingSink) Resource(r snapshot.Resource) error {
 	s.prog.update(int(s.n.Add(1)))
 	return s.Sink.Resource(r)
+}
+
+func (s *countingSink) Scope(sc snapshot.Scope) {
+	s.mu.Lock()
+	s.scopes++
+	s.calls += sc.Calls
+	s.throttled += sc.Throttled
+	s.denied += sc.AccessDenied
+	if !sc.Complete() {
+		s.bad++
+	}
+	s.mu.Unlock()
+	s.Sink.Scope(sc)
+}
+
+// summary is one line on what the collection cost and what it could not read.
+func (s *countingSink) summary(elapsed time.Duration) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.n.Load()
+	line := fmt.Sprintf("collected %d resources in %d scopes with %d API calls", n, s.scopes, s.calls)
+	if n > 0 && s.calls > 0 {
+		line += fmt.Sprintf(" (%.2f per resource)", float64(s.calls)/float64(n))
+	}
+	line += fmt.Sprintf(" in %s; %d throttled, %d denied", elapsed.Round(time.Millisecond), s.throttled, s.denied)
+	if s.bad > 0 {
+		line += fmt.Sprintf("; %d scopes incomplete (their resources are unknown)", s.bad)
+	}
+	return line
 }
 
 func (a *app) collectCmd() *cobra.Command {
@@ -247,9 +287,9 @@ does not resolve their findings.`,
 			}
 			prog := newProgress(a.stderr, "collecting")
 			if out == "" || out == "-" {
-				return collect(cmd.Context(), a.stdout, lt.collectors, prog)
+				return collect(cmd.Context(), a.stdout, lt.collectors, prog, a.log)
 			}
-			return writeAtomically(out, func(w io.Writer) error { return collect(cmd.Context(), w, lt.collectors, prog) })
+			return writeAtomically(out, func(w io.Writer) error { return collect(cmd.Context(), w, lt.collectors, prog, a.log) })
 		},
 	}
 	tf.register(cmd)

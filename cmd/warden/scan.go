@@ -126,7 +126,7 @@ read are carried over as unknown, never resolved.`,
 					if !noProgress {
 						prog = newProgress(a.stderr, "collected")
 					}
-					return collect(cmd.Context(), w, lt.collectors, prog)
+					return collect(cmd.Context(), w, lt.collectors, prog, a.log)
 				}); err != nil {
 					return err
 				}

@@ -387,6 +387,7 @@ func (sc *scope) note(op string, err error) {
 func (sc *scope) finish() error {
 	sc.mu.Lock()
 	defer sc.mu.Unlock()
+	sc.s.Calls = int(sc.calls.Load())
 	sc.s.Throttled = int(sc.throttled.Load())
 	sc.s.AccessDenied = int(sc.denied.Load())
 	if sc.s.Status == snapshot.ScopeFailed {

@@ -1,11 +1,19 @@
 package aws_test
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/warden-sec/warden/collectors"
 
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/cloudsim"
@@ -137,5 +145,69 @@ func same(t *testing.T, want, got result) {
 		if string(a) != string(b) {
 			t.Errorf("%s differs:\nwant %s\ngot  %s", k, a, b)
 		}
+	}
+}
+
+// TestCollectCancelled stops a slow collection half-way: Collect returns the context's
+// error at once, and no scope that was cut short is reported as complete.
+func TestCollectCancelled(t *testing.T) {
+	w := world()
+	w.AWS.Organization = nil
+	w.AWS.Accounts = w.AWS.Accounts[:1]
+	w.Latency = cloudsim.Duration(300 * time.Millisecond)
+	sim, err := cloudsim.New(w, cloudsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c := awscollector.New(awscollector.Config{Endpoint: srv.URL,
+		AWS: &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}})
+	if _, err := c.Discover(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 400*time.Millisecond)
+	defer cancel()
+	var sink collectors.MemorySink
+	start := time.Now()
+	err = c.Collect(ctx, &sink)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Collect = %v, want the context's error", err)
+	}
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("Collect took %v after cancellation", d)
+	}
+	for _, s := range sink.Scopes {
+		if s.Status == snapshot.ScopeOK && s.Service == "iam" {
+			t.Errorf("scope %s cut short but reported ok: %+v", s.ID, s)
+		}
+	}
+}
+
+func TestScopesCountCalls(t *testing.T) {
+	w := world()
+	w.AWS.Organization = nil
+	w.AWS.Accounts = w.AWS.Accounts[:1]
+	r, sim := collect(t, w, awscollector.Config{})
+	total := 0
+	for _, s := range r.scopes {
+		if s.Calls == 0 {
+			t.Errorf("scope %s counted no calls", s.ID)
+		}
+		total += s.Calls
+	}
+	// Discovery (GetCallerIdentity, DescribeRegions) is outside the scopes... except
+	// DescribeRegions, which the ec2 scope of the account owns.
+	served := 0
+	for k, v := range sim.Calls() {
+		if !strings.HasPrefix(k, "sts:") && k != "ec2:DescribeRegions" {
+			served += v.Calls
+		}
+	}
+	if total != served {
+		t.Errorf("scopes counted %d calls, the simulator served %d", total, served)
 	}
 }

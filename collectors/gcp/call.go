@@ -26,6 +26,7 @@ type run struct {
 	cfg          *Config
 	log          *slog.Logger
 	lim          *rate.Limiter
+	calls        int
 	throttled    int
 	accessDenied int
 }
@@ -88,6 +89,7 @@ func (r *run) call(ctx context.Context, name string, f func(ctx context.Context)
 		if err := r.lim.Wait(ctx); err != nil {
 			return &callError{call: name, code: codes.Canceled, msg: err.Error(), err: err}
 		}
+		r.calls++
 		err := f(ctx)
 		if err == nil {
 			return nil

@@ -279,7 +279,7 @@ func newScope(project, service string) snapshot.Scope {
 // finish records the outcome of a scope's reads: a primary failure fails it; otherwise
 // secondary failures make it partial, naming the first few.
 func finish(sc *snapshot.Scope, r *run, primary error, secondary []error) {
-	sc.Throttled, sc.AccessDenied = r.throttled, r.accessDenied
+	sc.Calls, sc.Throttled, sc.AccessDenied = r.calls, r.throttled, r.accessDenied
 	switch {
 	case primary != nil:
 		sc.Status, sc.Error = snapshot.ScopeFailed, primary.Error()
