@@ -49,3 +49,33 @@ func FuzzParse(f *testing.F) {
 		config.Parse(data, "fuzz.yaml")
 	})
 }
+
+func TestParseTargets(t *testing.T) {
+	c, err := config.Parse([]byte(`
+targets:
+  aws:
+    org: true
+    org_role: WardenAudit
+    regions: [eu-west-1]
+    endpoint: http://127.0.0.1:4566
+    rate_limits: {iam: 5}
+    concurrency: 2
+  gcp:
+    projects: [acme-prod]
+    endpoint: http://127.0.0.1:4566
+  tls: [shop.example.com:443]
+`), "warden.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, g := c.Targets.AWS, c.Targets.GCP
+	if a == nil || !a.Org || a.OrgRole != "WardenAudit" || a.Regions[0] != "eu-west-1" || a.RateLimits["iam"] != 5 || a.Concurrency != 2 {
+		t.Errorf("aws targets = %+v", a)
+	}
+	if g == nil || g.Projects[0] != "acme-prod" || g.Endpoint == "" || len(c.Targets.TLS) != 1 {
+		t.Errorf("gcp targets = %+v", g)
+	}
+	if _, err := config.Parse([]byte("targets:\n  aws:\n    regoins: [x]\n"), "w.yaml"); err == nil || !strings.Contains(err.Error(), "line 3") {
+		t.Errorf("a misspelt target key: %v", err)
+	}
+}

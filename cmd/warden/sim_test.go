@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/warden-sec/warden/snapshot"
 )
 
 const acmeWorld = "../../fixtures/acme/world.yaml"
@@ -157,5 +159,38 @@ func TestCollectErrors(t *testing.T) {
 		if code != 2 || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
 		}
+	}
+}
+
+// TestCollectFromConfig reads the same targets from a config file, endpoints included.
+func TestCollectFromConfig(t *testing.T) {
+	url := startSim(t, "--world", acmeWorld)
+	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
+	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
+	t.Setenv("AWS_CONFIG_FILE", "/dev/null")
+	t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/dev/null")
+	dir := t.TempDir()
+	cfg := write(t, dir, "warden.yaml", `targets:
+  aws:
+    regions: [us-east-1]
+    endpoint: `+url+`
+    rate_limits: {iam: 50}
+  gcp:
+    projects: [acme-data-1193]
+    endpoint: `+url+`
+`)
+	code, out, stderr := warden(t, "", "collect", "--config", cfg)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	h, rs, err := snapshot.ReadAll(strings.NewReader(out), "stdout")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(h.Accounts, []string{"111111111111", "acme-data-1193"}) {
+		t.Errorf("accounts = %v (the caller's account only, without org: true)", h.Accounts)
+	}
+	if len(rs) == 0 {
+		t.Error("nothing collected")
 	}
 }
