@@ -19,6 +19,8 @@ var knownTypes = map[string]string{
 	"aws.ec2.security_group":      "an EC2 security group and its rules",
 	"aws.acm.certificate":         "an ACM certificate",
 	"gcp.project.iam_policy":      "a GCP project's IAM policy",
+	"gcp.folder.iam_policy":       "a GCP folder's IAM policy",
+	"gcp.organization.iam_policy": "a GCP organisation's IAM policy",
 	"gcp.iam.service_account":     "a GCP service account",
 	"gcp.iam.service_account_key": "a GCP service account key",
 	"gcp.compute.firewall":        "a GCP VPC firewall rule",

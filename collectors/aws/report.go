@@ -2,16 +2,14 @@ package aws
 
 import (
 	"bytes"
-	"crypto/x509"
 	"encoding/csv"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"time"
 
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
-	"github.com/warden-sec/warden/collectors/tlsprobe"
+	"github.com/warden-sec/warden/collectors/certinfo"
 )
 
 // parseCredentialReport reads IAM's credential report CSV into rows by user name.
@@ -79,14 +77,4 @@ func reportKeyUse(row map[string]string, k iamtypes.AccessKeyMetadata) keyUse {
 }
 
 // describePEM parses the first certificate of a PEM bundle into the model's shape.
-func describePEM(s string) (map[string]any, error) {
-	b, _ := pem.Decode([]byte(s))
-	if b == nil {
-		return nil, errors.New("no PEM certificate")
-	}
-	c, err := x509.ParseCertificate(b.Bytes)
-	if err != nil {
-		return nil, err
-	}
-	return tlsprobe.Describe(c), nil
-}
+func describePEM(s string) (map[string]any, error) { return certinfo.ParsePEM(s) }

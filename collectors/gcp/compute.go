@@ -8,7 +8,7 @@ import (
 
 	computepb "cloud.google.com/go/compute/apiv1/computepb"
 
-	"github.com/warden-sec/warden/collectors/tlsprobe"
+	"github.com/warden-sec/warden/collectors/certinfo"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -84,7 +84,7 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, projec
 	for _, ct := range certs {
 		var cert any
 		if x := leaf(ct.GetCertificate()); x != nil {
-			cert = tlsprobe.Describe(x)
+			cert = certinfo.Describe(x)
 		} else if ct.GetCertificate() != "" {
 			c.log.Warn("gcp SSL certificate does not parse", "project", project, "certificate", ct.GetName())
 		}

@@ -1,8 +1,10 @@
 // Package gcp collects Google Cloud projects: the project IAM policy, service accounts and
-// their keys (scope gcp/PROJECT/iam), and VPC firewall rules, networks and SSL
-// certificates (scope gcp/PROJECT/compute), with the official Go clients. Calls are
-// rate-limited per service and project, retried with backoff on throttling and transient
-// failures, and a scope whose reads failed is reported as failed, never as empty.
+// their keys (scope gcp/PROJECT/iam), VPC firewall rules, networks and SSL certificates
+// (scope gcp/PROJECT/compute), and the IAM policies of the projects' ancestors, folders
+// and organisations (scopes gcp/folders/N/iam, gcp/organizations/N/iam), with the
+// official Go clients. Calls are rate-limited per service and scope, retried with backoff
+// on throttling and transient failures, and a scope whose reads failed is reported as
+// failed, never as empty.
 package gcp
 
 import (
@@ -94,15 +96,18 @@ func (c *Collector) Name() string { return "gcp" }
 // clients are the API clients of one collection, shared by its projects.
 type clients struct {
 	projects  *resourcemanager.ProjectsClient
+	folders   *resourcemanager.FoldersClient
 	orgs      *resourcemanager.OrganizationsClient
 	iam       *admin.IamClient
 	firewalls *compute.FirewallsClient
 	networks  *compute.NetworksClient
 	certs     *compute.SslCertificatesClient
 
-	// orgDomains caches organisation domains ("" when not readable) across projects.
+	// orgDomains caches organisation domains ("" when not readable) across projects;
+	// ancestors holds the folders and organisations claimed for reading (claimAncestor).
 	mu         sync.Mutex
 	orgDomains map[string]string
+	ancestors  map[string]bool
 }
 
 // options are the client options for REST and for gRPC clients.
@@ -132,9 +137,10 @@ func (c *Collector) newClients(ctx context.Context) (*clients, error) {
 	if err != nil {
 		return nil, err
 	}
-	cl := &clients{orgDomains: map[string]string{}}
+	cl := &clients{orgDomains: map[string]string{}, ancestors: map[string]bool{}}
 	steps := []func() error{
 		func() (err error) { cl.projects, err = resourcemanager.NewProjectsRESTClient(ctx, rest...); return },
+		func() (err error) { cl.folders, err = resourcemanager.NewFoldersRESTClient(ctx, rest...); return },
 		func() (err error) { cl.orgs, err = resourcemanager.NewOrganizationsRESTClient(ctx, rest...); return },
 		func() (err error) { cl.iam, err = admin.NewIamClient(ctx, rpc...); return },
 		func() (err error) { cl.firewalls, err = compute.NewFirewallsRESTClient(ctx, rest...); return },
@@ -154,6 +160,9 @@ func (c *Collector) newClients(ctx context.Context) (*clients, error) {
 func (cl *clients) close() {
 	if cl.projects != nil {
 		_ = cl.projects.Close()
+	}
+	if cl.folders != nil {
+		_ = cl.folders.Close()
 	}
 	if cl.orgs != nil {
 		_ = cl.orgs.Close()
@@ -217,7 +226,8 @@ func (c *Collector) pageSize(apiMax int) int {
 }
 
 // Collect implements collectors.Collector: two scopes per project, gcp/P/iam and
-// gcp/P/compute, read concurrently, up to Concurrency projects at once. It returns an
+// gcp/P/compute, read concurrently, up to Concurrency projects at once, and after a
+// project's iam scope one scope per ancestor not read yet (collectAncestors). It returns an
 // error only when it cannot go on: no clients, no project list, a sink that fails, or a
 // cancelled context.
 func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
@@ -235,7 +245,13 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	for _, p := range projects {
 		g.Go(func() error {
 			var pg errgroup.Group
-			pg.Go(func() error { return c.emit(sink, c.collectIAM(gctx, cl, p)) })
+			pg.Go(func() error {
+				res, parent := c.collectIAM(gctx, cl, p)
+				if err := c.emit(sink, res); err != nil {
+					return err
+				}
+				return c.collectAncestors(gctx, cl, sink, parent)
+			})
 			pg.Go(func() error { return c.emit(sink, c.collectCompute(gctx, cl, p)) })
 			return pg.Wait()
 		})

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/collectors/certinfo"
 	"github.com/warden-sec/warden/collectors/gcp"
-	"github.com/warden-sec/warden/collectors/tlsprobe"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -26,7 +26,8 @@ var (
 )
 
 // world has two projects that between them hold every GCP type and attribute: acme-prod
-// under an organisation the caller can read, acme-dev under one it cannot.
+// under an organisation the caller can read, acme-dev under one it cannot (so that the
+// policy of acme-dev's organisation is a failed scope). Folders: ancestors_test.go.
 func world() *cloudsim.World {
 	return &cloudsim.World{GCP: cloudsim.GCP{
 		Organizations: []*cloudsim.GCPOrganization{{ID: "123456789012", Domain: "acme.example"}},
@@ -147,7 +148,7 @@ func certOf(t *testing.T, sim *cloudsim.Sim, project, name string) map[string]an
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tlsprobe.Describe(x)
+	return certinfo.Describe(x)
 }
 
 // normal is v as decoded JSON, so that expected and collected attributes compare alike.
@@ -174,6 +175,7 @@ func TestCollect(t *testing.T) {
 		fw           = "//compute.googleapis.com/projects/acme-prod/global/firewalls/"
 		net          = "//compute.googleapis.com/projects/acme-prod/global/networks/"
 		ssl          = "//compute.googleapis.com/projects/acme-prod/global/sslCertificates/"
+		orgA, orgB   = "gcp/organizations/123456789012/iam", "gcp/organizations/999999999999/iam"
 	)
 	any2 := func(s ...string) []any {
 		out := []any{}
@@ -197,6 +199,8 @@ func TestCollect(t *testing.T) {
 				map[string]any{"role": "roles/viewer", "members": any2("domain:acme.example"),
 					"condition": map[string]any{"title": "business hours", "expression": "request.time.getHours() < 18"}},
 			}}},
+		{"//cloudresourcemanager.googleapis.com/organizations/123456789012", "gcp.organization.iam_policy", "acme.example", orgA, map[string]any{
+			"organization_id": "123456789012", "domain": "acme.example", "etag": "*", "bindings": []any{}}},
 		{"//cloudresourcemanager.googleapis.com/projects/acme-dev", "gcp.project.iam_policy", "acme-dev", iamD, map[string]any{
 			"project_id": "acme-dev", "project_number": "222222222222", "organization_domain": "", "etag": "*",
 			"bindings": []any{map[string]any{"role": "roles/owner", "members": any2("user:bob@acme.example"), "condition": nil}}}},
@@ -248,7 +252,7 @@ func TestCollect(t *testing.T) {
 			if !ok {
 				t.Fatalf("not collected")
 			}
-			account := strings.Split(tc.scope, "/")[1]
+			account := tc.scope[len("gcp/"):strings.LastIndexByte(tc.scope, '/')]
 			if r.Type != tc.typ || r.Name != tc.name || r.Scope != tc.scope || r.Account != account || r.Region != "global" {
 				t.Errorf("got %s %q scope %s account %s region %s, want %s %q scope %s account %s region global",
 					r.Type, r.Name, r.Scope, r.Account, r.Region, tc.typ, tc.name, tc.scope, account)
@@ -268,11 +272,16 @@ func TestCollect(t *testing.T) {
 		t.Errorf("collected %d resources, want %d", len(got.resources), len(tests))
 	}
 	wantScopes := map[string]snapshot.Scope{
-		iamP:  {ID: iamP, Provider: "gcp", Account: "acme-prod", Service: "iam", Status: "ok", Resources: 7},
-		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 9},
+		iamP:  {ID: iamP, Provider: "gcp", Account: "acme-prod", Service: "iam", Status: "ok", Resources: 7, Calls: 9},
+		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 9, Calls: 9},
 		// acme-dev's organisation cannot be read: its domain is empty, and that is no failure.
-		iamD:  {ID: iamD, Provider: "gcp", Account: "acme-dev", Service: "iam", Status: "ok", AccessDenied: 1, Resources: 1},
-		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2},
+		iamD:  {ID: iamD, Provider: "gcp", Account: "acme-dev", Service: "iam", Status: "ok", AccessDenied: 1, Resources: 1, Calls: 4},
+		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2, Calls: 3},
+		// acme-prod's organisation: its domain was read (and cached) by acme-prod's scope.
+		orgA: {ID: orgA, Provider: "gcp", Account: "organizations/123456789012", Service: "iam", Status: "ok", Resources: 1, Calls: 1},
+		// acme-dev's organisation: its policy is unknown, not empty.
+		orgB: {ID: orgB, Provider: "gcp", Account: "organizations/999999999999", Service: "iam", Status: "failed", AccessDenied: 1, Calls: 1,
+			Error: "cloudresourcemanager.GetIamPolicy: PermissionDenied: Permission 'resourcemanager.organizations.getIamPolicy' denied on resource '//cloudresourcemanager.googleapis.com/organizations/999999999999' (or it may not exist)."},
 	}
 	if !reflect.DeepEqual(got.scopes, wantScopes) {
 		t.Errorf("scopes\n got  %+v\n want %+v", got.scopes, wantScopes)
@@ -316,6 +325,8 @@ func TestCollectFailures(t *testing.T) {
 			want: map[string][2]string{
 				"gcp/acme-prod/iam": {"partial", "cloudresourcemanager.GetOrganization: Unavailable: "},
 				"gcp/acme-dev/iam":  {"partial", "cloudresourcemanager.GetOrganization: Unavailable: "},
+				// the organisation's policy was read, but without its domain it is left out
+				"gcp/organizations/123456789012/iam": {"partial", "cloudresourcemanager.GetOrganization: Unavailable: "},
 			},
 			missing: func(uid string) bool { return strings.HasPrefix(uid, "//cloudresourcemanager.googleapis.com/") },
 		},
@@ -355,8 +366,13 @@ func TestCollectFailures(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
+			// acme-dev's organisation is never readable.
+			if tc.want == nil {
+				tc.want = map[string][2]string{}
+			}
+			tc.want["gcp/organizations/999999999999/iam"] = [2]string{"failed", "cloudresourcemanager.GetIamPolicy: PermissionDenied: "}
 			got := collect(t, world(), tc.faults, tc.cfg)
-			if len(got.scopes) != 4 {
+			if len(got.scopes) != 6 {
 				t.Errorf("scopes: %v", got.scopes)
 			}
 			for id, s := range got.scopes {

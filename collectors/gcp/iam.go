@@ -17,19 +17,24 @@ import (
 // collectIAM reads scope gcp/P/iam: the project (for its number and parent), its IAM
 // policy and its service accounts are the primary reads; the organisation's domain and
 // each account's keys are secondary (when they fail the scope is partial, and what they
-// would have filled in is left out, not reported empty).
-func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string) result {
+// would have filled in is left out, not reported empty). It also returns the project's
+// parent ("" when the project could not be read), whose ancestry is read next.
+func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string) (result, string) {
 	sc := newScope(project, "iam")
 	r := c.newRun()
-	var secondary []error
-	res, primary := c.readIAM(ctx, cl, r, project, sc.ID, &secondary)
+	var (
+		secondary []error
+		parent    string
+	)
+	res, primary := c.readIAM(ctx, cl, r, project, sc.ID, &parent, &secondary)
 	finish(&sc, r, primary, secondary)
-	return result{scope: sc, resources: res}
+	return result{scope: sc, resources: res}, parent
 }
 
 // readIAM returns the scope's resources, or the primary read that failed; failed secondary
-// reads are appended to secondary.
-func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, scopeID string, secondary *[]error) ([]snapshot.Resource, error) {
+// reads are appended to secondary. *parent is set once the project has been read, even
+// when a later read fails: the ancestors do not depend on this scope's other reads.
+func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, scopeID string, parent *string, secondary *[]error) ([]snapshot.Resource, error) {
 	var proj *resourcemanagerpb.Project
 	err := r.call(ctx, "cloudresourcemanager.GetProject", func(ctx context.Context) (err error) {
 		proj, err = cl.projects.GetProject(ctx, &resourcemanagerpb.GetProjectRequest{Name: "projects/" + project}, noRetry)
@@ -38,6 +43,7 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, s
 	if err != nil {
 		return nil, err
 	}
+	*parent = proj.GetParent()
 	number := strings.TrimPrefix(proj.GetName(), "projects/")
 
 	var policy *iampb.Policy
@@ -135,14 +141,6 @@ func (c *Collector) orgDomain(ctx context.Context, cl *clients, r *run, parent s
 }
 
 func policyResource(project, number, domain string, p *iampb.Policy, scopeID string) snapshot.Resource {
-	bindings := make([]any, 0, len(p.GetBindings()))
-	for _, b := range p.GetBindings() {
-		var cond any
-		if e := b.GetCondition(); e != nil {
-			cond = map[string]any{"title": e.GetTitle(), "expression": e.GetExpression()}
-		}
-		bindings = append(bindings, map[string]any{"role": b.GetRole(), "members": strs(b.GetMembers()), "condition": cond})
-	}
 	return snapshot.Resource{
 		UID: "//cloudresourcemanager.googleapis.com/projects/" + project, Type: "gcp.project.iam_policy",
 		Name: project, Account: project, Region: "global", Scope: scopeID,
@@ -150,7 +148,7 @@ func policyResource(project, number, domain string, p *iampb.Policy, scopeID str
 			"project_id": project, "project_number": number, "organization_domain": domain,
 			// The etag as GCP shows it in JSON and gcloud: base64 of its bytes.
 			"etag":     base64.StdEncoding.EncodeToString(p.GetEtag()),
-			"bindings": bindings,
+			"bindings": bindingsOf(p),
 		},
 	}
 }

@@ -5,10 +5,6 @@ package tlsprobe
 
 import (
 	"context"
-	"crypto/dsa" //nolint:staticcheck // to name DSA keys found in the wild
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/rsa"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -20,6 +16,7 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/collectors/certinfo"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -157,11 +154,11 @@ func (c *Collector) probe(ctx context.Context, t Target) (snapshot.Resource, sna
 	a := res.Attributes
 	a["reachable"] = true
 	leaf := certs[0]
-	a["certificate"] = Describe(leaf)
+	a["certificate"] = certinfo.Describe(leaf)
 	chain := make([]any, 0, len(certs)-1)
 	inter := x509.NewCertPool()
 	for _, ct := range certs[1:] {
-		chain = append(chain, Describe(ct))
+		chain = append(chain, certinfo.Describe(ct))
 		inter.AddCert(ct)
 	}
 	a["chain"] = chain
@@ -226,38 +223,4 @@ func (c *Collector) handshake(ctx context.Context, t Target, version uint16) (tl
 	}
 	defer conn.Close()
 	return conn.(*tls.Conn).ConnectionState(), nil
-}
-
-// Describe is a certificate in the resource model's shape (docs/resources.md).
-func Describe(c *x509.Certificate) map[string]any {
-	alg, size := keyInfo(c)
-	names := make([]any, len(c.DNSNames))
-	for i, n := range c.DNSNames {
-		names[i] = n
-	}
-	return map[string]any{
-		"subject": c.Subject.String(), "issuer": c.Issuer.String(), "serial": c.SerialNumber.Text(16),
-		"not_before": c.NotBefore.UTC().Format(time.RFC3339), "not_after": c.NotAfter.UTC().Format(time.RFC3339),
-		"dns_names": names, "key_algorithm": alg, "key_size": size,
-		"signature_algorithm": c.SignatureAlgorithm.String(), "self_signed": selfSigned(c), "is_ca": c.IsCA,
-	}
-}
-
-func keyInfo(c *x509.Certificate) (string, int) {
-	switch k := c.PublicKey.(type) {
-	case *rsa.PublicKey:
-		return "RSA", k.N.BitLen()
-	case *ecdsa.PublicKey:
-		return "EC", k.Curve.Params().BitSize
-	case ed25519.PublicKey:
-		return "ED25519", 256
-	case *dsa.PublicKey:
-		return "DSA", k.P.BitLen()
-	}
-	return c.PublicKeyAlgorithm.String(), 0
-}
-
-func selfSigned(c *x509.Certificate) bool {
-	// CheckSignatureFrom would demand that c be a CA; a self-signed leaf is not.
-	return c.Subject.String() == c.Issuer.String() && c.CheckSignature(c.SignatureAlgorithm, c.RawTBSCertificate, c.Signature) == nil
 }

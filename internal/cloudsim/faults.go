@@ -15,7 +15,7 @@ import (
 type Fault struct {
 	Service string `yaml:"service,omitempty"` // iam, sts, ec2, acm, organizations, cloudresourcemanager, iamadmin, compute
 	Action  string `yaml:"action,omitempty"`  // operation name, a glob ("List*")
-	Account string `yaml:"account,omitempty"` // AWS account id or GCP project id
+	Account string `yaml:"account,omitempty"` // AWS account id, GCP project id, or organizations/N, folders/N
 	Region  string `yaml:"region,omitempty"`
 	// Latency is added to the call.
 	Latency Duration `yaml:"latency,omitempty"`

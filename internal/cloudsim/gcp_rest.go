@@ -28,6 +28,8 @@ func (s *Sim) gcpRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v3/projects:search", s.searchProjects)
 	mux.HandleFunc("GET /v3/organizations/{org}", s.getOrganization)
 	mux.HandleFunc("POST /v3/organizations/{rest}", s.organizationVerb)
+	mux.HandleFunc("GET /v3/folders/{folder}", s.getFolder)
+	mux.HandleFunc("POST /v3/folders/{rest}", s.folderVerb)
 	s.computeRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
@@ -115,7 +117,7 @@ func (s *Sim) projectVerb(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, err
 			}
-			return s.setProjectPolicy(p, req.GetPolicy())
+			return setPolicy(&p.IAMPolicy, req.GetPolicy(), "a project")
 		})
 	default:
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
@@ -143,20 +145,20 @@ func policyProto(p IAMPolicy) *iampb.Policy {
 	return out
 }
 
-// memberPrefixes are the principal kinds a project policy accepts.
+// memberPrefixes are the principal kinds a Resource Manager policy accepts.
 var memberPrefixes = []string{"user:", "serviceAccount:", "group:", "domain:", "deleted:", "principal://", "principalSet://"}
 
-// setProjectPolicy replaces a project's policy under GCP's rules: a stale etag is
-// ABORTED (read-modify-write must start again), conditions need version 3, allUsers and
-// allAuthenticatedUsers cannot be granted on a project, and bindings without members are
-// dropped.
-func (s *Sim) setProjectPolicy(p *Project, in *iampb.Policy) (any, error) {
+// setPolicy replaces the policy of a project, folder or organisation (what names it in
+// messages: "a project") under GCP's rules: a stale etag is ABORTED (read-modify-write
+// must start again), conditions need version 3, allUsers and allAuthenticatedUsers cannot
+// be granted on Resource Manager resources, and bindings without members are dropped.
+func setPolicy(cur *IAMPolicy, in *iampb.Policy, what string) (any, error) {
 	if in == nil {
 		return nil, errf(kindInvalid, "badRequest", "Request contains an invalid argument: policy is required.")
 	}
-	if len(in.GetEtag()) > 0 && !bytes.Equal(in.GetEtag(), etagBytes(p.IAMPolicy.Etag)) {
+	if len(in.GetEtag()) > 0 && !bytes.Equal(in.GetEtag(), etagBytes(cur.Etag)) {
 		return nil, errf(kindConflict, "ABORTED", "There were concurrent policy changes. Please retry the whole read-modify-write with exponential backoff. The request's ETag '%s' did not match the current policy's ETag '%s'.",
-			base64.StdEncoding.EncodeToString(in.GetEtag()), p.IAMPolicy.Etag)
+			base64.StdEncoding.EncodeToString(in.GetEtag()), cur.Etag)
 	}
 	next := IAMPolicy{Version: 1}
 	for _, b := range in.GetBindings() {
@@ -165,7 +167,7 @@ func (s *Sim) setProjectPolicy(p *Project, in *iampb.Policy) (any, error) {
 		}
 		for _, m := range b.GetMembers() {
 			if m == "allUsers" || m == "allAuthenticatedUsers" {
-				return nil, errf(kindInvalid, "badRequest", "One or more users named in the policy do not belong to a permitted customer: %s cannot be granted on a project.", m)
+				return nil, errf(kindInvalid, "badRequest", "One or more users named in the policy do not belong to a permitted customer: %s cannot be granted on %s.", m, what)
 			}
 			if !slices.ContainsFunc(memberPrefixes, func(pre string) bool { return strings.HasPrefix(m, pre) && len(m) > len(pre) }) {
 				return nil, errf(kindInvalid, "badRequest", "Invalid member %q: want user:, serviceAccount:, group:, domain: or principal.", m)
@@ -185,7 +187,7 @@ func (s *Sim) setProjectPolicy(p *Project, in *iampb.Policy) (any, error) {
 		next.Bindings = append(next.Bindings, nb)
 	}
 	next.Etag = etagOf(next)
-	p.IAMPolicy = next
+	*cur = next
 	return policyProto(next), nil
 }
 
@@ -304,20 +306,21 @@ func projectMatches(p *Project, terms []queryTerm) bool {
 	return true
 }
 
-// gcpOrg finds an organisation; unknown ones are PermissionDenied, as GCP answers.
-func (s *Sim) gcpOrg(id string) (*GCPOrganization, error) {
+// gcpOrg finds an organisation; unknown ones are PermissionDenied on perm
+// (resourcemanager.organizations.PERM), as GCP answers.
+func (s *Sim) gcpOrg(id, perm string) (*GCPOrganization, error) {
 	for _, o := range s.world.GCP.Organizations {
 		if o.ID == id {
 			return o, nil
 		}
 	}
-	return nil, errf(kindDenied, "forbidden", "Permission 'resourcemanager.organizations.get' denied on resource '//cloudresourcemanager.googleapis.com/organizations/%s' (or it may not exist).", id)
+	return nil, errf(kindDenied, "forbidden", "Permission 'resourcemanager.organizations.%s' denied on resource '//cloudresourcemanager.googleapis.com/organizations/%s' (or it may not exist).", perm, id)
 }
 
 func (s *Sim) getOrganization(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("org")
 	s.serveREST(w, r, "cloudresourcemanager", "GetOrganization", "organizations/"+id, func(c *call) (any, error) {
-		o, err := s.gcpOrg(id)
+		o, err := s.gcpOrg(id, "get")
 		if err != nil {
 			return nil, err
 		}
@@ -329,18 +332,53 @@ func (s *Sim) getOrganization(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// organizationVerb serves POST /v3/organizations/N:getIamPolicy. The world holds no
-// organisation policies, so the policy is empty (GCP's empty-policy etag "ACAB").
+// organizationVerb serves POST /v3/organizations/N:getIamPolicy and :setIamPolicy. The
+// call's account is "organizations/N", which faults match on.
 func (s *Sim) organizationVerb(w http.ResponseWriter, r *http.Request) {
 	id, verb, _ := strings.Cut(r.PathValue("rest"), ":")
-	if verb != "getIamPolicy" {
-		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
-		return
-	}
-	s.serveREST(w, r, "cloudresourcemanager", "GetIamPolicy", "organizations/"+id, func(c *call) (any, error) {
-		if _, err := s.gcpOrg(id); err != nil {
+	s.policyVerb(w, r, verb, "organizations/"+id, func(perm string) (*IAMPolicy, error) {
+		o, err := s.gcpOrg(id, perm)
+		if err != nil {
 			return nil, err
 		}
-		return &iampb.Policy{Version: 1, Etag: etagBytes("ACAB")}, nil
+		return &o.IAMPolicy, nil
 	})
+}
+
+// policyVerb serves :getIamPolicy and :setIamPolicy on a folder or organisation named
+// name; policy finds its policy, or the PermissionDenied GCP answers for one the caller
+// cannot see, given the permission checked ("getIamPolicy", "setIamPolicy").
+func (s *Sim) policyVerb(w http.ResponseWriter, r *http.Request, verb, name string, policy func(perm string) (*IAMPolicy, error)) {
+	what := "an organization"
+	if strings.HasPrefix(name, "folders/") {
+		what = "a folder"
+	}
+	switch verb {
+	case "getIamPolicy":
+		s.serveREST(w, r, "cloudresourcemanager", "GetIamPolicy", name, func(c *call) (any, error) {
+			var req iampb.GetIamPolicyRequest
+			if err := readProto(r, &req); err != nil {
+				return nil, err
+			}
+			p, err := policy("getIamPolicy")
+			if err != nil {
+				return nil, err
+			}
+			return policyProto(*p), nil
+		})
+	case "setIamPolicy":
+		s.serveREST(w, r, "cloudresourcemanager", "SetIamPolicy", name, func(c *call) (any, error) {
+			var req iampb.SetIamPolicyRequest
+			if err := readProto(r, &req); err != nil {
+				return nil, err
+			}
+			p, err := policy("setIamPolicy")
+			if err != nil {
+				return nil, err
+			}
+			return setPolicy(p, req.GetPolicy(), what)
+		})
+	default:
+		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
+	}
 }

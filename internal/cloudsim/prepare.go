@@ -31,6 +31,15 @@ func (s *Sim) prepare() error {
 			}
 		}
 	}
+	for _, o := range s.world.GCP.Organizations {
+		preparePolicy(&o.IAMPolicy)
+	}
+	for _, f := range s.world.GCP.Folders {
+		if f.DisplayName == "" {
+			f.DisplayName = "folder-" + f.ID
+		}
+		preparePolicy(&f.IAMPolicy)
+	}
 	for _, p := range s.world.GCP.Projects {
 		s.prepareProject(p)
 		for _, c := range p.SslCertificates {
@@ -148,12 +157,7 @@ func (s *Sim) prepareProject(p *Project) {
 	if p.Name == "" {
 		p.Name = p.ID
 	}
-	if p.IAMPolicy.Version == 0 {
-		p.IAMPolicy.Version = 1
-	}
-	if p.IAMPolicy.Etag == "" {
-		p.IAMPolicy.Etag = etagOf(p.IAMPolicy)
-	}
+	preparePolicy(&p.IAMPolicy)
 	for _, sa := range p.ServiceAccounts {
 		if sa.UniqueID == "" {
 			sa.UniqueID = numericID(sa.Email, 21)
@@ -190,6 +194,17 @@ func (s *Sim) prepareProject(p *Project) {
 		if c.Type == "" {
 			c.Type = "SELF_MANAGED"
 		}
+	}
+}
+
+// preparePolicy gives a policy the version and etag GCP would: version 1 unless set, and
+// an etag derived from its bindings.
+func preparePolicy(p *IAMPolicy) {
+	if p.Version == 0 {
+		p.Version = 1
+	}
+	if p.Etag == "" {
+		p.Etag = etagOf(*p)
 	}
 }
 

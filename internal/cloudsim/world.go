@@ -220,13 +220,23 @@ type Certificate struct {
 // GCP is the simulated Google Cloud.
 type GCP struct {
 	Organizations []*GCPOrganization `yaml:"organizations,omitempty"`
+	Folders       []*GCPFolder       `yaml:"folders,omitempty"`
 	Projects      []*Project         `yaml:"projects"`
 }
 
 // GCPOrganization is a Google Cloud organisation.
 type GCPOrganization struct {
-	ID     string `yaml:"id"` // numeric
-	Domain string `yaml:"domain"`
+	ID        string    `yaml:"id"` // numeric
+	Domain    string    `yaml:"domain"`
+	IAMPolicy IAMPolicy `yaml:"iam_policy,omitempty"`
+}
+
+// GCPFolder is a Resource Manager folder, under an organisation or another folder.
+type GCPFolder struct {
+	ID          string    `yaml:"id"` // numeric
+	DisplayName string    `yaml:"display_name,omitempty"`
+	Parent      string    `yaml:"parent"` // organizations/N or folders/N
+	IAMPolicy   IAMPolicy `yaml:"iam_policy,omitempty"`
 }
 
 // Project is a GCP project and what it holds.
@@ -511,6 +521,19 @@ func (w *World) validate() error {
 	}
 	if w.AWS.Caller != "" && !seen[w.AWS.Caller] {
 		return fmt.Errorf("aws.caller: %q is not one of aws.accounts", w.AWS.Caller)
+	}
+	fseen := map[string]bool{}
+	for i, f := range w.GCP.Folders {
+		if f.ID == "" || strings.Trim(f.ID, "0123456789") != "" {
+			return fmt.Errorf("gcp.folders[%d].id: %q is not a numeric folder id", i, f.ID)
+		}
+		if fseen[f.ID] {
+			return fmt.Errorf("gcp.folders[%d].id: folder %s appears twice", i, f.ID)
+		}
+		fseen[f.ID] = true
+		if !strings.HasPrefix(f.Parent, "organizations/") && !strings.HasPrefix(f.Parent, "folders/") {
+			return fmt.Errorf("gcp.folders[%d].parent: %q is not organizations/N or folders/N", i, f.Parent)
+		}
 	}
 	pseen := map[string]bool{}
 	for i, p := range w.GCP.Projects {

@@ -109,3 +109,31 @@ condition_name(condition) := sprintf("%q", [condition.title]) if {
 # computed once per IAM policy and shared by every policy of the type (grants(bindings)
 # would hash all the bindings, its argument, on every call).
 resource_grants := {[b.role, m] | some b in input.resource.attributes.bindings; some m in b.members}
+
+# policy_holder names the project, folder or organisation whose IAM policy is evaluated,
+# for messages: "project acme-prod", "folder engineering (200000000001)", "organization
+# acme.example (123456789012)" (the id alone when the name is empty). A folder's or an
+# organisation's grants reach every project beneath it.
+policy_holder := sprintf("project %s", [input.resource.attributes.project_id]) if {
+	input.resource.attributes.project_id
+} else := holder_name("folder", input.resource.attributes.folder_id, object.get(input.resource.attributes, "display_name", "")) if {
+	input.resource.attributes.folder_id
+} else := holder_name("organization", input.resource.attributes.organization_id, object.get(input.resource.attributes, "domain", "")) if {
+	input.resource.attributes.organization_id
+}
+
+holder_name(kind, id, name) := sprintf("%s %s (%s)", [kind, name, id]) if {
+	is_string(name)
+	name != ""
+} else := sprintf("%s %s", [kind, id])
+
+# policy_reach says which service accounts and resources a grant of the evaluated policy
+# reaches, for messages: "the project", "every project in the folder", "every project in
+# the organization".
+policy_reach := "the project" if {
+	input.resource.attributes.project_id
+} else := "every project in the folder" if {
+	input.resource.attributes.folder_id
+} else := "every project in the organization" if {
+	input.resource.attributes.organization_id
+}

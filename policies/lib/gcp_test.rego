@@ -118,3 +118,17 @@ test_member_domain_odd_members if {
 	not gcp.member_domain("user:a@b@acme.example")
 	not gcp.member_domain("principal://iam.googleapis.com/x@acme.example")
 }
+
+test_policy_holder if {
+	gcp.policy_holder == "project acme-prod-4821" with input as {"resource": {"attributes": {"project_id": "acme-prod-4821", "organization_domain": "acme.example"}}}
+	gcp.policy_holder == "folder engineering (200000000001)" with input as {"resource": {"attributes": {"folder_id": "200000000001", "display_name": "engineering"}}}
+	gcp.policy_holder == "folder 200000000001" with input as {"resource": {"attributes": {"folder_id": "200000000001", "display_name": ""}}}
+	gcp.policy_holder == "organization acme.example (631475985395)" with input as {"resource": {"attributes": {"organization_id": "631475985395", "domain": "acme.example"}}}
+	gcp.policy_holder == "organization 631475985395" with input as {"resource": {"attributes": {"organization_id": "631475985395", "domain": ""}}}
+}
+
+test_policy_reach if {
+	gcp.policy_reach == "the project" with input as {"resource": {"attributes": {"project_id": "acme-prod-4821"}}}
+	gcp.policy_reach == "every project in the folder" with input as {"resource": {"attributes": {"folder_id": "200000000001"}}}
+	gcp.policy_reach == "every project in the organization" with input as {"resource": {"attributes": {"organization_id": "631475985395"}}}
+}

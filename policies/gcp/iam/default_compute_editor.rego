@@ -4,7 +4,7 @@
 # custom:
 #   id: WARDEN-GCP-IAM-007
 #   severity: medium
-#   resource_types: [gcp.project.iam_policy]
+#   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.5"], nist-800-53-r5: ["AC-6"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
 #   remediation: {action: gcp.iam.remove_binding_member, risk: high}
 package warden.gcp.iam.default_compute_editor
@@ -21,8 +21,8 @@ deny contains violation if {
 	gcp.default_compute_account(member)
 	violation := {
 		"msg": sprintf(
-			"project %s grants roles/editor to the default compute service account %s%s",
-			[input.resource.attributes.project_id, gcp.member_id(member), gcp.condition_note(bindings, "roles/editor", member)],
+			"%s grants roles/editor to the default compute service account %s%s",
+			[gcp.policy_holder, gcp.member_id(member), gcp.condition_note(bindings, "roles/editor", member)],
 		),
 		"key": concat("/", ["roles/editor", member]),
 		"role": "roles/editor",

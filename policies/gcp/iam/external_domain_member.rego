@@ -4,7 +4,7 @@
 # custom:
 #   id: WARDEN-GCP-IAM-006
 #   severity: medium
-#   resource_types: [gcp.project.iam_policy]
+#   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.1"], nist-800-53-r5: ["AC-2", "AC-3"], soc2: ["CC6.1", "CC6.2"], iso-27001-2022: ["A.5.15", "A.5.16"]}
 #   remediation: {action: gcp.iam.remove_binding_member, risk: medium}
 package warden.gcp.iam.external_domain_member
@@ -17,14 +17,20 @@ configured_domains := domains if {
 	domains := data.warden.config.allowed_domains
 } else := []
 
-# The allowed domains are the setting, or else the organisation's own domain; with neither,
-# nothing is outside.
+# The allowed domains are the setting, or else the organisation's own domain: a project
+# policy's organization_domain, an organisation policy's domain. A folder policy names no
+# domain, so only the setting applies to it; with neither, nothing is outside.
 allowed_domains := configured_domains if {
 	count(configured_domains) > 0
 } else := [organization_domain] if {
 	organization_domain := object.get(attrs, "organization_domain", "")
 	is_string(organization_domain)
 	organization_domain != ""
+} else := [domain] if {
+	domain := object.get(attrs, "domain", "")
+	is_string(domain)
+	domain != ""
+	attrs.organization_id
 }
 
 # gcp.in_domain(domain, parent) for some allowed parent, with the parents lowered once per
@@ -55,8 +61,8 @@ deny contains violation if {
 	not allowed(domain)
 	violation := {
 		"msg": sprintf(
-			"project %s grants %s to %s%s, whose domain %s is outside the allowed domains (%s)",
-			[attrs.project_id, role, member, gcp.condition_note(attrs.bindings, role, member), domain, concat(", ", allowed_domains)],
+			"%s grants %s to %s%s, whose domain %s is outside the allowed domains (%s)",
+			[gcp.policy_holder, role, member, gcp.condition_note(attrs.bindings, role, member), domain, concat(", ", allowed_domains)],
 		),
 		"key": concat("/", [role, member]),
 		"role": role,

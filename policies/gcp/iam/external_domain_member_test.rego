@@ -21,6 +21,39 @@ project(bindings) := {"resource": {
 
 binding(role, members) := {"role": role, "members": members, "condition": null}
 
+folder(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/folders/200000000001",
+	"type": "gcp.folder.iam_policy",
+	"name": "engineering",
+	"account": "folders/200000000001",
+	"region": "global",
+	"scope": "gcp/folders/200000000001/iam",
+	"tags": {},
+	"attributes": {
+		"folder_id": "200000000001",
+		"display_name": "engineering",
+		"parent": "organizations/631475985395",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
+organization(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/organizations/631475985395",
+	"type": "gcp.organization.iam_policy",
+	"name": "acme.example",
+	"account": "organizations/631475985395",
+	"region": "global",
+	"scope": "gcp/organizations/631475985395/iam",
+	"tags": {},
+	"attributes": {
+		"organization_id": "631475985395",
+		"domain": "acme.example",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
 test_gmail_user_outside_organisation_domain if {
 	external_domain_member.deny == {{
 		"msg": "project acme-prod-4821 grants roles/viewer to user:contractor.jane@gmail.com, whose domain gmail.com is outside the allowed domains (acme.example)",
@@ -69,4 +102,23 @@ test_nothing_fires_without_domains if {
 	no_org := json.patch(p, [{"op": "replace", "path": "/resource/attributes/organization_domain", "value": ""}])
 	count(external_domain_member.deny) == 0 with input as no_org
 	count(external_domain_member.deny) == 1 with input as no_org with data.warden.config.allowed_domains as ["acme.example"]
+}
+
+test_organization_domain_allows if {
+	external_domain_member.deny == {{
+		"msg": "organization acme.example (631475985395) grants roles/browser to user:contractor.jane@gmail.com, whose domain gmail.com is outside the allowed domains (acme.example)",
+		"key": "roles/browser/user:contractor.jane@gmail.com",
+		"role": "roles/browser",
+		"member": "user:contractor.jane@gmail.com",
+	}} with input as organization([binding("roles/browser", ["user:contractor.jane@gmail.com", "group:eng@acme.example", "user:ops@eu.acme.example"])])
+}
+
+test_near_miss_organization_members_inside if {
+	count(external_domain_member.deny) == 0 with input as organization([binding("roles/browser", ["group:eng@acme.example", "domain:acme.example"])])
+}
+
+test_folder_only_with_setting if {
+	f := folder([binding("roles/viewer", ["user:contractor.jane@gmail.com", "group:eng@acme.example"])])
+	count(external_domain_member.deny) == 0 with input as f
+	{v.member | some v in external_domain_member.deny} == {"user:contractor.jane@gmail.com"} with input as f with data.warden.config.allowed_domains as ["acme.example"]
 }

@@ -1,10 +1,10 @@
 # METADATA
 # title: Member holds roles/owner or roles/editor
-# description: The basic owner and editor roles grant thousands of permissions across every service of the project; grant predefined or custom roles scoped to the work instead.
+# description: The basic owner and editor roles grant thousands of permissions across every service of the project (of every project beneath, when granted on a folder or the organisation); grant predefined or custom roles scoped to the work instead.
 # custom:
 #   id: WARDEN-GCP-IAM-001
 #   severity: high
-#   resource_types: [gcp.project.iam_policy]
+#   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {nist-800-53-r5: ["AC-6"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
 #   remediation: {action: gcp.iam.remove_binding_member, risk: high}
 package warden.gcp.iam.primitive_role
@@ -25,8 +25,8 @@ deny contains violation if {
 	not gcp.service_agent(member)
 	violation := {
 		"msg": sprintf(
-			"project %s grants the basic role %s to %s%s",
-			[input.resource.attributes.project_id, role, member, gcp.condition_note(bindings, role, member)],
+			"%s grants the basic role %s to %s%s",
+			[gcp.policy_holder, role, member, gcp.condition_note(bindings, role, member)],
 		),
 		"key": concat("/", [role, member]),
 		"role": role,

@@ -21,6 +21,39 @@ project(bindings) := {"resource": {
 
 binding(role, members) := {"role": role, "members": members, "condition": null}
 
+folder(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/folders/200000000001",
+	"type": "gcp.folder.iam_policy",
+	"name": "engineering",
+	"account": "folders/200000000001",
+	"region": "global",
+	"scope": "gcp/folders/200000000001/iam",
+	"tags": {},
+	"attributes": {
+		"folder_id": "200000000001",
+		"display_name": "engineering",
+		"parent": "organizations/631475985395",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
+organization(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/organizations/631475985395",
+	"type": "gcp.organization.iam_policy",
+	"name": "acme.example",
+	"account": "organizations/631475985395",
+	"region": "global",
+	"scope": "gcp/organizations/631475985395/iam",
+	"tags": {},
+	"attributes": {
+		"organization_id": "631475985395",
+		"domain": "acme.example",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
 test_owner_and_editor_fire_per_member if {
 	primitive_role.deny == {
 		{
@@ -67,4 +100,23 @@ test_near_miss_google_apis_service_agent if {
 
 test_no_bindings if {
 	count(primitive_role.deny) == 0 with input as project([])
+}
+
+test_organization_grants_owner if {
+	primitive_role.deny == {{
+		"msg": "organization acme.example (631475985395) grants the basic role roles/owner to user:maria.lopez@acme.example",
+		"key": "roles/owner/user:maria.lopez@acme.example",
+		"role": "roles/owner",
+		"member": "user:maria.lopez@acme.example",
+	}} with input as organization([
+		binding("roles/owner", ["user:maria.lopez@acme.example"]),
+		binding("roles/resourcemanager.organizationAdmin", ["group:gcp-admins@acme.example"]),
+	])
+}
+
+test_near_miss_folder_with_predefined_roles if {
+	count(primitive_role.deny) == 0 with input as folder([
+		binding("roles/resourcemanager.folderAdmin", ["group:platform@acme.example"]),
+		binding("roles/viewer", ["group:eng@acme.example"]),
+	])
 }

@@ -21,6 +21,39 @@ project(bindings) := {"resource": {
 
 binding(role, members) := {"role": role, "members": members, "condition": null}
 
+folder(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/folders/200000000001",
+	"type": "gcp.folder.iam_policy",
+	"name": "engineering",
+	"account": "folders/200000000001",
+	"region": "global",
+	"scope": "gcp/folders/200000000001/iam",
+	"tags": {},
+	"attributes": {
+		"folder_id": "200000000001",
+		"display_name": "engineering",
+		"parent": "organizations/631475985395",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
+organization(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/organizations/631475985395",
+	"type": "gcp.organization.iam_policy",
+	"name": "acme.example",
+	"account": "organizations/631475985395",
+	"region": "global",
+	"scope": "gcp/organizations/631475985395/iam",
+	"tags": {},
+	"attributes": {
+		"organization_id": "631475985395",
+		"domain": "acme.example",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
 test_all_users if {
 	public_member.deny == {{
 		"msg": "project acme-prod-4821 grants roles/storage.objectViewer to allUsers (anyone on the internet)",
@@ -48,4 +81,17 @@ test_near_miss_whole_domain_is_not_public if {
 		binding("roles/viewer", ["domain:acme.example", "group:allusers@acme.example"]),
 		binding("roles/browser", ["user:allauthenticatedusers@acme.example"]),
 	])
+}
+
+test_folder_grants_all_users if {
+	public_member.deny == {{
+		"msg": "folder engineering (200000000001) grants roles/viewer to allAuthenticatedUsers (anyone with a Google account)",
+		"key": "roles/viewer/allAuthenticatedUsers",
+		"role": "roles/viewer",
+		"member": "allAuthenticatedUsers",
+	}} with input as folder([binding("roles/viewer", ["allAuthenticatedUsers", "group:eng@acme.example"])])
+}
+
+test_near_miss_organization_grants_its_domain if {
+	count(public_member.deny) == 0 with input as organization([binding("roles/browser", ["domain:acme.example"])])
 }

@@ -1,10 +1,10 @@
 # METADATA
 # title: Service account holds an admin role
-# description: Workloads run as service accounts; one holding owner, editor or an admin role turns any compromise of the workload, or of a key, into control of the project.
+# description: Workloads run as service accounts; one holding owner, editor or an admin role turns any compromise of the workload, or of a key, into control of the project (of every project beneath, when granted on a folder or the organisation).
 # custom:
 #   id: WARDEN-GCP-IAM-004
 #   severity: high
-#   resource_types: [gcp.project.iam_policy]
+#   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.5"], nist-800-53-r5: ["AC-6", "AC-6(5)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
 #   remediation: {action: gcp.iam.remove_binding_member, risk: high}
 package warden.gcp.iam.service_account_admin
@@ -27,8 +27,8 @@ deny contains violation if {
 	not gcp.service_agent(member)
 	violation := {
 		"msg": sprintf(
-			"project %s grants the admin role %s to service account %s%s",
-			[input.resource.attributes.project_id, role, gcp.member_id(member), gcp.condition_note(bindings, role, member)],
+			"%s grants the admin role %s to service account %s%s",
+			[gcp.policy_holder, role, gcp.member_id(member), gcp.condition_note(bindings, role, member)],
 		),
 		"key": concat("/", [role, member]),
 		"role": role,

@@ -21,6 +21,39 @@ project(bindings) := {"resource": {
 
 binding(role, members) := {"role": role, "members": members, "condition": null}
 
+folder(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/folders/200000000001",
+	"type": "gcp.folder.iam_policy",
+	"name": "engineering",
+	"account": "folders/200000000001",
+	"region": "global",
+	"scope": "gcp/folders/200000000001/iam",
+	"tags": {},
+	"attributes": {
+		"folder_id": "200000000001",
+		"display_name": "engineering",
+		"parent": "organizations/631475985395",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
+organization(bindings) := {"resource": {
+	"uid": "//cloudresourcemanager.googleapis.com/organizations/631475985395",
+	"type": "gcp.organization.iam_policy",
+	"name": "acme.example",
+	"account": "organizations/631475985395",
+	"region": "global",
+	"scope": "gcp/organizations/631475985395/iam",
+	"tags": {},
+	"attributes": {
+		"organization_id": "631475985395",
+		"domain": "acme.example",
+		"etag": "BwYh3vQ1xKs=",
+		"bindings": bindings,
+	},
+}}
+
 test_admin_roles_held_by_service_accounts if {
 	{v.key | some v in service_account_admin.deny} == {
 		"roles/editor/serviceAccount:ci-deployer@acme-prod-4821.iam.gserviceaccount.com",
@@ -62,5 +95,21 @@ test_near_miss_service_agents if {
 	count(service_account_admin.deny) == 0 with input as project([
 		binding("roles/editor", ["serviceAccount:480012345678@cloudservices.gserviceaccount.com"]),
 		binding("roles/compute.serviceAgent", ["serviceAccount:service-480012345678@compute-system.iam.gserviceaccount.com"]),
+	])
+}
+
+test_folder_grants_admin_role_to_service_account if {
+	service_account_admin.deny == {{
+		"msg": "folder engineering (200000000001) grants the admin role roles/resourcemanager.folderAdmin to service account terraform@acme-seed-1001.iam.gserviceaccount.com",
+		"key": "roles/resourcemanager.folderAdmin/serviceAccount:terraform@acme-seed-1001.iam.gserviceaccount.com",
+		"role": "roles/resourcemanager.folderAdmin",
+		"member": "serviceAccount:terraform@acme-seed-1001.iam.gserviceaccount.com",
+	}} with input as folder([binding("roles/resourcemanager.folderAdmin", ["serviceAccount:terraform@acme-seed-1001.iam.gserviceaccount.com"])])
+}
+
+test_near_miss_organization_admin_held_by_a_group if {
+	count(service_account_admin.deny) == 0 with input as organization([
+		binding("roles/resourcemanager.organizationAdmin", ["group:gcp-admins@acme.example"]),
+		binding("roles/browser", ["serviceAccount:inventory@acme-seed-1001.iam.gserviceaccount.com"]),
 	])
 }
