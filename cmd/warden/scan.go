@@ -121,13 +121,20 @@ read are carried over as unknown, never resolved.`,
 				}
 				defer os.RemoveAll(dir)
 				snapPath, label = filepath.Join(dir, "snapshot.json"), "live targets"
+				var collectErr error
 				if err := writeAtomically(snapPath, func(w io.Writer) error {
 					var prog *progress
 					if !noProgress {
 						prog = newProgress(a.stderr, "collected")
 					}
-					return collect(cmd.Context(), w, lt.collectors, prog, a.log)
+					collectErr = collect(cmd.Context(), w, lt.collectors, prog, a.log)
+					return collectErr
 				}); err != nil {
+					// The snapshot file is scan's own temporary one: naming it would only
+					// hide what failed.
+					if collectErr != nil {
+						return collectErr
+					}
 					return err
 				}
 			}

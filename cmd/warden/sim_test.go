@@ -147,17 +147,21 @@ func TestSimCommandServesCollect(t *testing.T) {
 // TestCollectErrors checks the errors a user sees first.
 func TestCollectErrors(t *testing.T) {
 	tests := []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		avoid string // what the message must not say
 	}{
-		{[]string{"collect"}, "collect needs a target"},
-		{[]string{"collect", "--sim", "nope.yaml"}, "read world"},
-		{[]string{"collect", "--gcp-endpoint", "http://127.0.0.1:1"}, "GCP needs at least one project"},
+		{[]string{"collect"}, "collect needs a target", ""},
+		{[]string{"collect", "--sim", "nope.yaml"}, "read world", ""},
+		{[]string{"collect", "--gcp-endpoint", "http://127.0.0.1:1"}, "GCP needs at least one project", ""},
+		// scan collects into a temporary file of its own, which is no concern of the user's.
+		{[]string{"scan", "--no-db", "--no-progress", "--gcp-project", "p", "--gcp-endpoint", "notaurl"},
+			`collect gcp: gcp: endpoint "notaurl"`, "warden-scan-"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := warden(t, "", tc.args...)
-		if code != 2 || !strings.Contains(stderr, tc.want) {
-			t.Errorf("%v: exit %d, stderr %q, want 2 and %q", tc.args, code, stderr, tc.want)
+		if code != 2 || !strings.Contains(stderr, tc.want) || tc.avoid != "" && strings.Contains(stderr, tc.avoid) {
+			t.Errorf("%v: exit %d, stderr %q, want 2 and %q without %q", tc.args, code, stderr, tc.want, tc.avoid)
 		}
 	}
 }

@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"errors"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/acm"
@@ -15,11 +16,7 @@ import (
 // ACM lists only RSA 2048 by default), then each certificate's description, tags and body.
 func (a *account) collectACM(ctx context.Context, sink collectors.Sink, region string) {
 	sc := newScope(sink, a.id, "acm", region)
-	defer func() {
-		if err := sc.finish(); err != nil {
-			a.c.log.Error("write ACM resources", "account", a.id, "region", region, "err", err)
-		}
-	}()
+	defer a.done(sc)
 	cl := a.acm(sc, region)
 	var arns []string
 	p := acm.NewListCertificatesPaginator(cl, &acm.ListCertificatesInput{
@@ -38,6 +35,9 @@ func (a *account) collectACM(ctx context.Context, sink collectors.Sink, region s
 	}
 	for _, arn := range arns {
 		d, err := cl.DescribeCertificate(ctx, &acm.DescribeCertificateInput{CertificateArn: aws.String(arn)})
+		if err == nil && d.Certificate == nil {
+			err = errors.New("the answer holds no Certificate")
+		}
 		if err != nil {
 			sc.partial("acm:DescribeCertificate "+arn, err)
 			continue

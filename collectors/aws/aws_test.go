@@ -101,7 +101,11 @@ func collect(t *testing.T, w *cloudsim.World, cfg awscollector.Config) (result, 
 	}
 	t.Cleanup(func() { srv.Close() })
 	cfg.Endpoint = srv.URL
-	cfg.AWS = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	base := &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	if cfg.AWS != nil {
+		base.APIOptions = cfg.AWS.APIOptions // middleware a test adds to every client
+	}
+	cfg.AWS = base
 	if cfg.RateLimits == nil {
 		cfg.RateLimits = map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0}
 	}

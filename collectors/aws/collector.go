@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -103,11 +104,25 @@ func New(cfg Config) *Collector {
 	if cfg.MaxBackoff <= 0 {
 		cfg.MaxBackoff = 20 * time.Second
 	}
+	// A region named twice would be read twice: two scopes of one id and every resource
+	// twice, which a snapshot refuses.
+	cfg.Regions = unique(cfg.Regions)
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Collector{cfg: cfg, log: log}
+}
+
+// unique is ss without repeats (and without empty strings), in first-seen order.
+func unique(ss []string) []string {
+	var out []string
+	for _, s := range ss {
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // Name implements collectors.Collector.
@@ -159,14 +174,18 @@ func (c *Collector) discover(ctx context.Context) error {
 	sc := &scope{} // discovery calls belong to no scope
 	out, err := self.sts(sc).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
-		return fmt.Errorf("identify the AWS caller (sts:GetCallerIdentity): %w", err)
+		return fmt.Errorf("identify the AWS caller (sts:GetCallerIdentity): %w%s", redacted{err}, credentialsHint(err))
 	}
 	c.caller = aws.ToString(out.Account)
+	if c.caller == "" {
+		// Every scope id and ARN is built from it: "aws//iam" would be no account at all.
+		return errors.New("identify the AWS caller (sts:GetCallerIdentity): the answer names no account")
+	}
 	c.accounts = []orgAccount{{ID: c.caller, Self: true}}
 	if c.cfg.Org {
 		members, err := listOrgAccounts(ctx, self, sc)
 		if err != nil {
-			return fmt.Errorf("list the organisation's accounts (organizations:ListAccounts) from %s: %w", c.caller, err)
+			return fmt.Errorf("list the organisation's accounts (organizations:ListAccounts) from %s: %w", c.caller, redacted{err})
 		}
 		for _, m := range members {
 			if m.ID != c.caller {
@@ -212,7 +231,7 @@ func (c *Collector) open(ctx context.Context, oa orgAccount) (*account, error) {
 	roleARN := fmt.Sprintf("arn:aws:iam::%s:role/%s", oa.ID, c.cfg.OrgRole)
 	creds, err := assumeRole(ctx, c, roleARN)
 	if err != nil {
-		return nil, fmt.Errorf("assume %s: %w", roleARN, err)
+		return nil, fmt.Errorf("assume %s: %w", roleARN, redacted{err})
 	}
 	a.cfg.Credentials = creds
 	return a, nil
@@ -383,6 +402,20 @@ func (sc *scope) note(op string, err error) {
 	}
 }
 
+// done finishes sc and warns of a scope that was not read whole, so that a user sees
+// which scope and why without opening the snapshot.
+func (a *account) done(sc *scope) {
+	if err := sc.finish(); err != nil {
+		a.c.log.Error("write AWS resources", "scope", sc.s.ID, "err", err)
+	}
+	switch sc.s.Status {
+	case snapshot.ScopeFailed:
+		a.c.log.Warn("aws scope failed", "scope", sc.s.ID, "error", sc.s.Error)
+	case snapshot.ScopePartial:
+		a.c.log.Warn("aws scope partly read", "scope", sc.s.ID, "error", sc.s.Error)
+	}
+}
+
 // finish reports the scope and, unless it failed, its resources.
 func (sc *scope) finish() error {
 	sc.mu.Lock()
@@ -414,15 +447,48 @@ func cmpString(a, b string) int {
 	return 0
 }
 
+// credentialsHint says what to fix when a call got no answer from AWS at all: most often
+// there are no usable credentials (nothing in the standard chain), or the endpoint is
+// unreachable. An error AWS answered (InvalidClientTokenId, ExpiredToken…) says it itself.
+func credentialsHint(err error) string {
+	var ae smithy.APIError
+	if errors.As(err, &ae) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return ""
+	}
+	return " (check the AWS credentials: AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
+		"`aws sso login` for SSO profiles, or an instance role; and that AWS_ENDPOINT_URL, if set, is reachable)"
+}
+
 // errorText is an error as a scope records it: the API's code and message, without the
 // SDK's request ids and wrapping.
 func errorText(err error) string {
 	var ae smithy.APIError
 	if errors.As(err, &ae) {
-		return ae.ErrorCode() + ": " + ae.ErrorMessage()
+		return redact(ae.ErrorCode() + ": " + ae.ErrorMessage())
 	}
-	return err.Error()
+	return redact(err.Error())
 }
+
+// canonicalEcho starts what AWS appends to a signature it could not verify: the request as
+// it canonicalised it, headers included, and so the x-amz-security-token of temporary
+// credentials.
+const canonicalEcho = "The Canonical String for this request"
+
+// redact cuts the echoed request out of an error message, so that no session token
+// reaches a snapshot, a log or the terminal.
+func redact(msg string) string {
+	if i := strings.Index(msg, canonicalEcho); i >= 0 {
+		return strings.TrimSpace(msg[:i]) + " [the request AWS echoed back is left out: it holds credentials]"
+	}
+	return msg
+}
+
+// redacted is an error whose text is redacted; errors.As and errors.Is still see the
+// original.
+type redacted struct{ err error }
+
+func (r redacted) Error() string { return redact(r.err.Error()) }
+func (r redacted) Unwrap() error { return r.err }
 
 func apiCode(err error) string {
 	var ae smithy.APIError

@@ -16,11 +16,7 @@ import (
 // collectEC2 reads the security groups of one region, a thousand a call.
 func (a *account) collectEC2(ctx context.Context, sink collectors.Sink, region string) {
 	sc := newScope(sink, a.id, "ec2", region)
-	defer func() {
-		if err := sc.finish(); err != nil {
-			a.c.log.Error("write EC2 resources", "account", a.id, "region", region, "err", err)
-		}
-	}()
+	defer a.done(sc)
 	p := ec2.NewDescribeSecurityGroupsPaginator(a.ec2(sc, region), &ec2.DescribeSecurityGroupsInput{MaxResults: aws.Int32(1000)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)

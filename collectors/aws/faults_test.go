@@ -84,6 +84,13 @@ func TestCollectFaults(t *testing.T) {
 				if s := r.scopes["aws/111111111111/iam"]; s.Status != snapshot.ScopeOK {
 					t.Errorf("iam = %+v, want ok", s)
 				}
+				// The one denied DescribeRegions attempt is counted once, by the ec2 scope.
+				if s := r.scopes["aws/111111111111/ec2"]; s.AccessDenied != 1 || s.Calls != 1 {
+					t.Errorf("ec2 scope counts %d denied of %d calls, want 1 of 1", s.AccessDenied, s.Calls)
+				}
+				if s := r.scopes["aws/111111111111/acm"]; s.AccessDenied != 0 || s.Calls != 0 {
+					t.Errorf("acm scope counts %d denied of %d calls of EC2's, want none", s.AccessDenied, s.Calls)
+				}
 			}},
 		{"a region down", []cloudsim.Fault{{Service: "ec2", Region: "eu-west-1", ErrorRate: 1}},
 			func(t *testing.T, r result, _ *cloudsim.Sim) {

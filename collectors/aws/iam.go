@@ -32,11 +32,7 @@ type authDetails struct {
 // ListAccessKeys only for the users the report shows holding keys.
 func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) {
 	sc := newScope(sink, a.id, "iam", "")
-	defer func() {
-		if err := sc.finish(); err != nil {
-			a.c.log.Error("write IAM resources", "account", a.id, "err", err)
-		}
-	}()
+	defer a.done(sc)
 	cl := a.iam(sc)
 	// The bulk reads are independent: run them side by side, so that latency does not add
 	// up and the token bucket, not the round trips, sets the pace.
@@ -255,6 +251,9 @@ func (a *account) passwordPolicy(ctx context.Context, cl *iam.Client, sc *scope)
 		sc.add(snapshot.Resource{UID: uid, Type: "aws.iam.password_policy", Name: "account-password-policy", Attributes: map[string]any{"exists": false}})
 	case err != nil:
 		sc.partial("iam:GetAccountPasswordPolicy", err)
+	case pp.PasswordPolicy == nil:
+		// An answer without the policy says neither that it exists nor that it does not.
+		sc.partial("iam:GetAccountPasswordPolicy", errors.New("the answer holds no PasswordPolicy"))
 	default:
 		p := pp.PasswordPolicy
 		sc.add(snapshot.Resource{UID: uid, Type: "aws.iam.password_policy", Name: "account-password-policy", Attributes: map[string]any{
@@ -336,6 +335,9 @@ func (a *account) serverCertificates(ctx context.Context, cl *iam.Client, sc *sc
 				"upload_date": ts(m.UploadDate),
 			}
 			got, err := cl.GetServerCertificate(ctx, &iam.GetServerCertificateInput{ServerCertificateName: m.ServerCertificateName})
+			if err == nil && got.ServerCertificate == nil {
+				err = errors.New("the answer holds no ServerCertificate")
+			}
 			if err != nil {
 				sc.partial("iam:GetServerCertificate "+aws.ToString(m.ServerCertificateName), err)
 			} else if cert, err := describePEM(aws.ToString(got.ServerCertificate.CertificateBody)); err != nil {

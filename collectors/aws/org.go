@@ -56,13 +56,18 @@ func (a *account) enabledRegions(ctx context.Context, sink collectors.Sink) ([]s
 		for _, svc := range []string{"ec2", "acm"} {
 			s := newScope(sink, a.id, svc, "")
 			s.fail("ec2:DescribeRegions", err)
-			s.denied.Store(sc.denied.Load())
-			s.throttled.Store(sc.throttled.Load())
+			// The attempts were EC2's: counted once, in the ec2 scope, so that a summary
+			// over the scopes does not count one denied call twice.
+			if svc == "ec2" {
+				s.calls.Store(sc.calls.Load())
+				s.denied.Store(sc.denied.Load())
+				s.throttled.Store(sc.throttled.Load())
+			}
 			if ferr := s.finish(); ferr != nil {
 				return nil, ferr
 			}
 		}
-		return nil, fmt.Errorf("list regions of %s: %w", a.id, err)
+		return nil, fmt.Errorf("list regions of %s: %w", a.id, redacted{err})
 	}
 	regions := make([]string, 0, len(out.Regions))
 	for _, r := range out.Regions {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
+	"strconv"
 	"time"
 
 	gax "github.com/googleapis/gax-go/v2"
@@ -137,6 +138,7 @@ func (r *run) backoff(attempt int) time.Duration {
 func pages[T any](ctx context.Context, r *run, name string, page func(ctx context.Context, token string, items *[]T) (string, error)) ([]T, error) {
 	var all []T
 	token := ""
+	seen := map[string]bool{}
 	for {
 		var items []T
 		var next string
@@ -153,6 +155,12 @@ func pages[T any](ctx context.Context, r *run, name string, page func(ctx contex
 		if next == "" {
 			return all, nil
 		}
+		// A server that hands back a token it gave before would loop for ever and
+		// repeat its items: stop, and let the scope say what was not read.
+		if seen[next] {
+			return nil, &callError{call: name, code: codes.Internal, msg: "the server repeated page token " + strconv.Quote(next)}
+		}
+		seen[next] = true
 		token = next
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"encoding/pem"
+	"fmt"
 	"strings"
 
 	computepb "cloud.google.com/go/compute/apiv1/computepb"
@@ -86,7 +87,9 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, projec
 		if x := leaf(ct.GetCertificate()); x != nil {
 			cert = certinfo.Describe(x)
 		} else if ct.GetCertificate() != "" {
-			c.log.Warn("gcp SSL certificate does not parse", "project", project, "certificate", ct.GetName())
+			// The certificate is there but unknown: a null one would read as none, in a
+			// scope that claims to be whole.
+			*secondary = append(*secondary, fmt.Errorf("compute.ListSslCertificates: certificate %s does not parse", ct.GetName()))
 		}
 		res = append(res, newRes("sslCertificates", "gcp.compute.ssl_certificate", ct.GetName(), map[string]any{
 			"cert_type": ct.GetType(), "managed_status": ct.GetManaged().GetStatus(), "certificate": cert,

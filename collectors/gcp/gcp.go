@@ -14,6 +14,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -83,6 +84,15 @@ func New(cfg Config) *Collector {
 		cfg.MaxBackoff = 30 * time.Second
 	}
 	cfg.MaxBackoff = max(cfg.MaxBackoff, cfg.BaseBackoff)
+	// A project named twice (in the config and a flag) would be read twice: two scopes of
+	// one id and every resource twice, which a snapshot refuses.
+	var projects []string
+	for _, p := range cfg.Projects {
+		if p != "" && !slices.Contains(projects, p) {
+			projects = append(projects, p)
+		}
+	}
+	cfg.Projects = projects
 	log := cfg.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)

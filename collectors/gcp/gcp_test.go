@@ -7,6 +7,7 @@ import (
 	"encoding/pem"
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"strings"
@@ -453,6 +454,57 @@ func TestDiscover(t *testing.T) {
 		if s.Status != "failed" {
 			t.Errorf("cancelled collection reported %s as %s", s.ID, s.Status)
 		}
+	}
+}
+
+// TestCollectProjectsOnce: a project named twice is read once (collect fails on a scope or
+// resource reported twice).
+func TestCollectProjectsOnce(t *testing.T) {
+	tests := []struct {
+		name     string
+		projects []string
+		scopes   int
+	}{
+		{"repeated", []string{"acme-prod", "acme-dev", "acme-prod"}, 6},
+		{"an empty one", []string{"", "acme-prod"}, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := collect(t, world(), nil, gcp.Config{Projects: tc.projects})
+			if len(got.scopes) != tc.scopes {
+				t.Errorf("%d scopes, want %d: %v", len(got.scopes), tc.scopes, slices.Sorted(maps.Keys(got.scopes)))
+			}
+		})
+	}
+}
+
+// TestCollectSSLCertificateBodies: a certificate that is there but does not parse is
+// unknown (a partial scope), not reported as absent from a scope that claims to be whole.
+func TestCollectSSLCertificateBodies(t *testing.T) {
+	tests := []struct {
+		name   string
+		cert   *cloudsim.SslCertificate
+		status string
+	}{
+		{"does not parse", &cloudsim.SslCertificate{Name: "broken",
+			Cert: cloudsim.CertSpec{PEM: "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n"}}, "partial"},
+		{"not issued yet", &cloudsim.SslCertificate{Name: "broken", Type: "MANAGED", ManagedStatus: "PROVISIONING",
+			Domains: []string{"later.acme.example"}}, "ok"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := world()
+			w.GCP.Projects[0].SslCertificates = append(w.GCP.Projects[0].SslCertificates, tc.cert)
+			got := collect(t, w, nil, gcp.Config{Projects: []string{"acme-prod"}})
+			s := got.scopes["gcp/acme-prod/compute"]
+			if s.Status != tc.status || tc.status == "partial" && !strings.Contains(s.Error, "broken") {
+				t.Errorf("compute scope %s %q, want %s", s.Status, s.Error, tc.status)
+			}
+			r, ok := got.resources["//compute.googleapis.com/projects/acme-prod/global/sslCertificates/broken"]
+			if !ok || r.Attributes["certificate"] != nil {
+				t.Errorf("certificate resource %v: %+v, want it with a null certificate", ok, r)
+			}
+		})
 	}
 }
 
