@@ -75,10 +75,13 @@ type Collector struct {
 	log  *slog.Logger
 	base aws.Config
 
-	once     sync.Once
-	initErr  error
-	caller   string
-	accounts []orgAccount
+	once    sync.Once
+	initErr error
+	caller  string
+	// partition is the ARN partition of the caller ("aws", "aws-cn", "aws-us-gov"),
+	// read from its ARN so that uids are right outside the commercial partition.
+	partition string
+	accounts  []orgAccount
 }
 
 // orgAccount is an account to collect, as Organizations lists it.
@@ -177,6 +180,7 @@ func (c *Collector) discover(ctx context.Context) error {
 		return fmt.Errorf("identify the AWS caller (sts:GetCallerIdentity): %w%s", redacted{err}, credentialsHint(err))
 	}
 	c.caller = aws.ToString(out.Account)
+	c.partition = partitionOf(aws.ToString(out.Arn))
 	if c.caller == "" {
 		// Every scope id and ARN is built from it: "aws//iam" would be no account at all.
 		return errors.New("identify the AWS caller (sts:GetCallerIdentity): the answer names no account")
@@ -228,7 +232,7 @@ func (c *Collector) open(ctx context.Context, oa orgAccount) (*account, error) {
 	if oa.Self {
 		return a, nil
 	}
-	roleARN := fmt.Sprintf("arn:aws:iam::%s:role/%s", oa.ID, c.cfg.OrgRole)
+	roleARN := fmt.Sprintf("arn:%s:iam::%s:role/%s", c.partition, oa.ID, c.cfg.OrgRole)
 	creds, err := assumeRole(ctx, c, roleARN)
 	if err != nil {
 		return nil, fmt.Errorf("assume %s: %w", roleARN, redacted{err})
@@ -509,6 +513,16 @@ func isDenied(err error) bool {
 		return true
 	}
 	return false
+}
+
+// partitionOf reads the partition of an ARN ("arn:aws-cn:sts::…" → "aws-cn"); "aws"
+// when the ARN does not say.
+func partitionOf(arn string) string {
+	parts := strings.SplitN(arn, ":", 3)
+	if len(parts) < 3 || parts[0] != "arn" || parts[1] == "" {
+		return "aws"
+	}
+	return parts[1]
 }
 
 // jitter is exponential backoff with full jitter: a random delay up to base·2^attempt,

@@ -40,7 +40,7 @@ func (a *account) securityGroup(region string, g ec2types.SecurityGroup) snapsho
 	if owner == "" {
 		owner = a.id
 	}
-	arn := fmt.Sprintf("arn:aws:ec2:%s:%s:security-group/%s", region, owner, id)
+	arn := fmt.Sprintf("arn:%s:ec2:%s:%s:security-group/%s", a.c.partition, region, owner, id)
 	var t map[string]string
 	if len(g.Tags) > 0 {
 		t = make(map[string]string, len(g.Tags))

@@ -160,7 +160,7 @@ func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) {
 		}
 		sc.add(snapshot.Resource{UID: arn, Type: "aws.iam.policy", Name: aws.ToString(p.PolicyName), Attributes: map[string]any{
 			"policy_id": aws.ToString(p.PolicyId), "path": aws.ToString(p.Path),
-			"aws_managed":      strings.HasPrefix(arn, "arn:aws:iam::aws:policy/") || strings.Contains(arn, ":iam::aws:policy/"),
+			"aws_managed":      strings.Contains(arn, ":iam::aws:policy/"),
 			"attachment_count": int(aws.ToInt32(p.AttachmentCount)), "default_version_id": aws.ToString(p.DefaultVersionId),
 			"created": ts(p.CreateDate), "updated": ts(p.UpdateDate), "document": doc,
 			"attached_to": map[string]any{"users": strs(to["users"]), "groups": strs(to["groups"]), "roles": strs(to["roles"])},
@@ -237,13 +237,13 @@ func (a *account) root(sc *scope, sum *iam.GetAccountSummaryOutput, report map[s
 		attrs["access_keys_active"] = n
 		attrs["password_last_used"] = reportTime(row["password_last_used"])
 	}
-	sc.add(snapshot.Resource{UID: "arn:aws:iam::" + a.id + ":root", Type: "aws.iam.root_user", Name: "root", Attributes: attrs})
+	sc.add(snapshot.Resource{UID: "arn:" + a.c.partition + ":iam::" + a.id + ":root", Type: "aws.iam.root_user", Name: "root", Attributes: attrs})
 }
 
 // passwordPolicy reports the account password policy; an account without one has a
 // resource that says so, for policies to flag.
 func (a *account) passwordPolicy(ctx context.Context, cl *iam.Client, sc *scope) {
-	uid := "arn:aws:iam::" + a.id + ":account-password-policy"
+	uid := "arn:" + a.c.partition + ":iam::" + a.id + ":account-password-policy"
 	pp, err := cl.GetAccountPasswordPolicy(ctx, &iam.GetAccountPasswordPolicyInput{})
 	var nse *iamtypes.NoSuchEntityException
 	switch {
