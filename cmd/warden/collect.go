@@ -203,8 +203,25 @@ type countingSink struct {
 }
 
 func (s *countingSink) Resource(r snapshot.Resource) error {
-	s.prog.update(int(s.n.Add(1)))
+	n := int(s.n.Add(1))
+	if s.prog != nil {
+		s.prog.updateWith(n, s.scopesRead())
+	}
 	return s.Sink.Resource(r)
+}
+
+// scopesRead says how far the collection is, for the progress line.
+func (s *countingSink) scopesRead() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	more := fmt.Sprintf("%d scopes read, %d API calls", s.scopes, s.calls)
+	if s.bad > 0 {
+		more += fmt.Sprintf(", %d incomplete", s.bad)
+	}
+	if s.throttled > 0 {
+		more += fmt.Sprintf(", %d throttled", s.throttled)
+	}
+	return more
 }
 
 func (s *countingSink) Scope(sc snapshot.Scope) {
@@ -220,6 +237,13 @@ func (s *countingSink) Scope(sc snapshot.Scope) {
 	s.Sink.Scope(sc)
 }
 
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
 // summary is one line on what the collection cost and what it could not read.
 func (s *countingSink) summary(elapsed time.Duration) string {
 	s.mu.Lock()
@@ -231,7 +255,7 @@ func (s *countingSink) summary(elapsed time.Duration) string {
 	}
 	line += fmt.Sprintf(" in %s; %d throttled, %d denied", elapsed.Round(time.Millisecond), s.throttled, s.denied)
 	if s.bad > 0 {
-		line += fmt.Sprintf("; %d scopes incomplete (their resources are unknown)", s.bad)
+		line += fmt.Sprintf("; %d %s incomplete (their resources are unknown)", s.bad, plural(s.bad, "scope", "scopes"))
 	}
 	return line
 }

@@ -29,7 +29,10 @@ func newProgress(w io.Writer, label string) *progress {
 }
 
 // update is safe to call often: it redraws at most ten times a second.
-func (p *progress) update(n int) {
+func (p *progress) update(n int) { p.updateWith(n, "") }
+
+// updateWith is update with more to say after the count ("12 scopes read").
+func (p *progress) updateWith(n int, more string) {
 	if p == nil {
 		return
 	}
@@ -40,7 +43,10 @@ func (p *progress) update(n int) {
 	}
 	p.last = time.Now()
 	rate := float64(n) / max(time.Since(p.start).Seconds(), 1e-3)
-	fmt.Fprintf(p.w, "\r\x1b[K%s %d resources (%.0f/s)", p.label, n, rate)
+	if more != "" {
+		more = ", " + more
+	}
+	fmt.Fprintf(p.w, "\r\x1b[K%s %d resources (%.0f/s)%s", p.label, n, rate, more)
 	p.shown = true
 }
 
