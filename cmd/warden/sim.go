@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +16,7 @@ func (a *app) simCmd() *cobra.Command {
 		worldFile string
 		listen    string
 		latency   time.Duration
+		remote    bool
 	)
 	cmd := &cobra.Command{
 		Use:   "sim [--world FILE] --listen 127.0.0.1:PORT",
@@ -32,6 +34,11 @@ rate limits per service. GET /_sim/calls counts the calls served.`,
     warden scan --aws-org --gcp-endpoint http://127.0.0.1:4566 --gcp-project acme-prod-4821`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// The simulator accepts any credentials and hands out their state: keep it
+			// on loopback unless asked.
+			if !remote && !isLoopback(listen) {
+				return usageErr(fmt.Errorf("--listen %s is not a loopback address: the simulator accepts any credentials; add --allow-remote to serve it anyway", listen))
+			}
 			w := &cloudsim.World{}
 			if worldFile != "" {
 				var err error
@@ -74,5 +81,19 @@ Stop with Ctrl-C.
 	cmd.Flags().StringVar(&worldFile, "world", "", "world file to serve (default an empty account)")
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:4566", "address to listen on (loopback)")
 	cmd.Flags().DurationVar(&latency, "latency", 0, "latency added to every call, e.g. 20ms")
+	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --listen address other than loopback (a container, a shared test host)")
 	return cmd
+}
+
+// isLoopback reports whether a listen address stays on this machine.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

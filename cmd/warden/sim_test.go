@@ -198,3 +198,17 @@ func TestCollectFromConfig(t *testing.T) {
 		t.Error("nothing collected")
 	}
 }
+
+func TestSimListensOnLoopbackOnly(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:4566", ":4566", "10.1.2.3:4566", "nohostport"} {
+		code, _, stderr := warden(t, "", "sim", "--listen", addr)
+		if code != 2 || !strings.Contains(stderr, "--allow-remote") {
+			t.Errorf("--listen %s: exit %d, %q", addr, code, stderr)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:1", "[::1]:1", "localhost:1"} {
+		if !isLoopback(addr) {
+			t.Errorf("%s is loopback", addr)
+		}
+	}
+}
