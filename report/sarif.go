@@ -1,7 +1,9 @@
 package report
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 
 	"github.com/warden-sec/warden/findings"
@@ -10,17 +12,6 @@ import (
 // SARIF writes the report as SARIF 2.1.0, for code-scanning dashboards. Cloud resources
 // have no file: each result names its resource as a logical location.
 type SARIF struct{}
-
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
-}
 
 type sarifTool struct {
 	Driver sarifDriver `json:"driver"`
@@ -76,7 +67,9 @@ func sarifLevel(s findings.Severity) string {
 	return "note"
 }
 
-// Write implements Writer.
+// Write implements Writer. Results are written one at a time, so that a scan with a
+// million findings never holds its whole SARIF document in memory; the output is what
+// encoding/json would indent, byte for byte.
 func (SARIF) Write(w io.Writer, r *Report) error {
 	driver := sarifDriver{Name: "warden", Version: r.Scan.Warden, InformationURI: "https://github.com/warden-sec/warden", Rules: []sarifRule{}}
 	index := map[string]int{}
@@ -94,21 +87,32 @@ func (SARIF) Write(w io.Writer, r *Report) error {
 			Properties:           map[string]any{"security-severity": securitySeverity[rule.Severity], "tags": tags},
 		})
 	}
-	results := []sarifResult{}
+	// Rules come before results: a first pass adds the rules of findings whose policy
+	// the report does not describe.
+	for _, f := range r.Findings {
+		if _, ok := index[f.Policy]; ok || f.Status == findings.StatusUnknown {
+			continue
+		}
+		index[f.Policy] = len(driver.Rules)
+		driver.Rules = append(driver.Rules, sarifRule{ID: f.Policy, Name: f.Policy, ShortDescription: sarifText{f.Title},
+			FullDescription: sarifText{f.Title}, DefaultConfiguration: map[string]any{"level": sarifLevel(f.Severity)},
+			Properties: map[string]any{"security-severity": securitySeverity[f.Severity], "tags": []string{"security"}}})
+	}
+	bw := bufio.NewWriter(w)
+	tool, err := json.MarshalIndent(sarifTool{Driver: driver}, "      ", "  ")
+	if err != nil {
+		return fmt.Errorf("write SARIF: %w", err)
+	}
+	fmt.Fprintf(bw, "{\n  \"$schema\": %q,\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ", "https://json.schemastore.org/sarif-2.1.0.json")
+	bw.Write(tool)
+	bw.WriteString(",\n      \"results\": [")
+	n := 0
 	for _, f := range r.Findings {
 		if f.Status == findings.StatusUnknown {
 			continue
 		}
-		idx, ok := index[f.Policy]
-		if !ok {
-			idx = len(driver.Rules)
-			index[f.Policy] = idx
-			driver.Rules = append(driver.Rules, sarifRule{ID: f.Policy, Name: f.Policy, ShortDescription: sarifText{f.Title},
-				FullDescription: sarifText{f.Title}, DefaultConfiguration: map[string]any{"level": sarifLevel(f.Severity)},
-				Properties: map[string]any{"security-severity": securitySeverity[f.Severity], "tags": []string{"security"}}})
-		}
 		res := sarifResult{
-			RuleID: f.Policy, RuleIndex: idx, Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
+			RuleID: f.Policy, RuleIndex: index[f.Policy], Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
 			Locations:           []sarifLocation{{LogicalLocations: []map[string]string{{"fullyQualifiedName": f.Resource, "kind": "resource"}}}},
 			PartialFingerprints: map[string]string{"warden/v1": f.Fingerprint},
 			Properties:          map[string]any{"resource_type": f.ResourceType, "account": f.Account, "region": f.Region},
@@ -117,13 +121,20 @@ func (SARIF) Write(w io.Writer, r *Report) error {
 			res.Suppressions = []map[string]any{{"kind": "external", "status": "accepted",
 				"justification": f.Waiver.Reason + " (owner " + f.Waiver.Owner + ")"}}
 		}
-		results = append(results, res)
+		b, err := json.MarshalIndent(res, "        ", "  ")
+		if err != nil {
+			return fmt.Errorf("write SARIF result for %s: %w", f.Resource, err)
+		}
+		if n > 0 {
+			bw.WriteByte(',')
+		}
+		bw.WriteString("\n        ")
+		bw.Write(b)
+		n++
 	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(sarifLog{
-		Schema:  "https://json.schemastore.org/sarif-2.1.0.json",
-		Version: "2.1.0",
-		Runs:    []sarifRun{{Tool: sarifTool{Driver: driver}, Results: results}},
-	})
+	if n > 0 {
+		bw.WriteString("\n      ")
+	}
+	bw.WriteString("]\n    }\n  ]\n}\n")
+	return bw.Flush()
 }
