@@ -1,6 +1,7 @@
 // Package store keeps warden's scan history. SQLite (pure Go, a file) is the embedded
-// default; the SQL is written once, with the few dialect differences behind a small
-// dialect type, so that PostgreSQL can join without touching callers.
+// default; PostgreSQL (a postgres:// URL) serves several warden processes sharing one
+// history. The SQL is written once, with the few dialect differences behind a small
+// dialect type.
 package store
 
 import (
@@ -9,12 +10,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" database/sql driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" database/sql driver
 
 	"github.com/warden-sec/warden/findings"
 )
@@ -32,11 +35,37 @@ type Store struct {
 type dialect struct {
 	name   string
 	serial string // the auto-increment primary key column type
+	ref    string // the type of a column referencing it
 	// rebind turns ? placeholders into the database's own.
 	rebind func(string) string
+	// lock, run first in a transaction, serializes writers across processes; SQLite
+	// needs none (it has one writer at a time).
+	lock string
 }
 
-var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", rebind: func(q string) string { return q }}
+var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", ref: "INTEGER", rebind: func(q string) string { return q }}
+
+// historyLock is the PostgreSQL advisory lock key of warden's history ("wardenhs").
+const historyLock = 0x77617264656e6873
+
+var postgresDialect = dialect{name: "postgres", serial: "BIGSERIAL PRIMARY KEY", ref: "BIGINT", rebind: dollarParams,
+	lock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", historyLock)}
+
+// dollarParams turns ? placeholders into PostgreSQL's $1, $2, …; warden's queries hold
+// no ? inside string literals.
+func dollarParams(q string) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range q {
+		if r == '?' {
+			n++
+			fmt.Fprintf(&b, "$%d", n)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
 
 // ScanRecord is one stored scan.
 type ScanRecord struct {
@@ -68,10 +97,10 @@ func DefaultPath() (string, error) {
 }
 
 // Open opens (and creates or migrates) the history at dsn: a SQLite file path,
-// optionally prefixed with sqlite://.
+// optionally prefixed with sqlite://, or a PostgreSQL URL (postgres://user@host/db).
 func Open(ctx context.Context, dsn string) (*Store, error) {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		return nil, fmt.Errorf("open store: PostgreSQL is not supported yet; use a SQLite file path")
+		return openPostgres(ctx, dsn)
 	}
 	path := strings.TrimPrefix(dsn, "sqlite://")
 	if path != ":memory:" {
@@ -79,7 +108,10 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 			return nil, fmt.Errorf("open store %s: %w", path, err)
 		}
 	}
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)")
+	// _txlock=immediate: a transaction takes the write lock when it begins, so that two
+	// processes saving scans at once wait their turn (busy_timeout) instead of failing
+	// when the one that read first tries to write.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -94,10 +126,51 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return s, nil
 }
 
+func openPostgres(ctx context.Context, dsn string) (*Store, error) {
+	where := redactDSN(dsn)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", where, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", where, err)
+	}
+	s := &Store{db: db, d: postgresDialect}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open store %s: %w", where, err)
+	}
+	return s, nil
+}
+
+// redactDSN is a PostgreSQL URL fit for an error message: without its password.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "(unparsable PostgreSQL URL)"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	}
+	return u.Redacted()
+}
+
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
 func (s *Store) migrate(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	defer tx.Rollback()
+	// Two processes starting at once must not both create the tables.
+	if s.d.lock != "" {
+		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
+			return fmt.Errorf("migrate: %w", err)
+		}
+	}
 	stmts := []string{
 		`CREATE TABLE IF NOT EXISTS scans (
 			id ` + s.d.serial + `,
@@ -112,7 +185,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			summary TEXT NOT NULL
 		)`,
 		`CREATE TABLE IF NOT EXISTS findings (
-			scan_id INTEGER NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
+			scan_id ` + s.d.ref + ` NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
 			fingerprint TEXT NOT NULL,
 			policy TEXT NOT NULL,
 			severity TEXT NOT NULL,
@@ -129,9 +202,12 @@ func (s *Store) migrate(ctx context.Context) error {
 		`CREATE INDEX IF NOT EXISTS findings_resource ON findings(resource)`,
 	}
 	for _, q := range stmts {
-		if _, err := s.db.ExecContext(ctx, q); err != nil {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("migrate: %w", err)
 		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("migrate: %w", err)
 	}
 	return nil
 }
@@ -147,6 +223,12 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 		return 0, nil, fmt.Errorf("save scan: %w", err)
 	}
 	defer tx.Rollback()
+	// Scans saved at once by several processes must each carry over from the one before.
+	if s.d.lock != "" {
+		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
+			return 0, nil, fmt.Errorf("save scan: %w", err)
+		}
+	}
 
 	prevID, prev, err := s.latest(ctx, tx)
 	if err != nil {

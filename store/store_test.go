@@ -2,7 +2,13 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,9 +21,47 @@ func finding(policy, resource, scope string) findings.Finding {
 		Status: findings.StatusOpen, Message: policy + " on " + resource, Fingerprint: findings.Fingerprint(policy, "1", resource, "")}
 }
 
-func open(t *testing.T) *store.Store {
+// backends are the databases every store test runs on: SQLite always, PostgreSQL when
+// WARDEN_TEST_POSTGRES names a server (.ci/run starts one; under CI it is required).
+func backends(t *testing.T) map[string]func(t *testing.T) string {
+	b := map[string]func(t *testing.T) string{
+		"sqlite": func(t *testing.T) string { return filepath.Join(t.TempDir(), "state", "warden.db") },
+	}
+	base := os.Getenv("WARDEN_TEST_POSTGRES")
+	if base == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("WARDEN_TEST_POSTGRES is not set: .ci/run starts PostgreSQL for the store's tests")
+		}
+		t.Log("PostgreSQL not tested: set WARDEN_TEST_POSTGRES=postgres://user:pass@host/db")
+		return b
+	}
+	b["postgres"] = func(t *testing.T) string { return freshSchema(t, base) }
+	return b
+}
+
+// freshSchema makes an empty schema for one test and returns the URL that uses it.
+func freshSchema(t *testing.T, base string) string {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "state", "warden.db"))
+	db, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	name := fmt.Sprintf("t%d_%d", time.Now().UnixNano(), rand.Int64N(1e6))
+	if _, err := db.Exec("CREATE SCHEMA " + name); err != nil {
+		t.Fatalf("create schema: %v", err)
+	}
+	t.Cleanup(func() { _, _ = db.Exec("DROP SCHEMA " + name + " CASCADE") })
+	sep := "?"
+	if strings.Contains(base, "?") {
+		sep = "&"
+	}
+	return base + sep + "search_path=" + name
+}
+
+func open(t *testing.T, dsn string) *store.Store {
+	t.Helper()
+	st, err := store.Open(context.Background(), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -26,8 +70,13 @@ func open(t *testing.T) *store.Store {
 }
 
 func TestSaveScan_failedScopeCarriesFindingsAsUnknown(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) { testCarryOver(t, open(t, dsn(t))) })
+	}
+}
+
+func testCarryOver(t *testing.T, st *store.Store) {
 	ctx := context.Background()
-	st := open(t)
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	all := func(string) bool { return true }
 	first := []findings.Finding{finding("P1", "a", "aws/1/iam"), finding("P1", "b", "aws/1/ec2/eu-west-1"), finding("P2", "c", "aws/1/iam")}
@@ -88,8 +137,52 @@ func mustFindings(t *testing.T, st *store.Store, id int64) []findings.Finding {
 	return fs
 }
 
-func TestOpen_refusesPostgresForNow(t *testing.T) {
-	if _, err := store.Open(context.Background(), "postgres://localhost/warden"); err == nil {
-		t.Error("PostgreSQL DSN accepted before the driver exists")
+// TestSaveScan_concurrentWriters saves scans from several connections at once: each
+// must carry over from the one before, none may be lost.
+func TestSaveScan_concurrentWriters(t *testing.T) {
+	for name, dsn := range backends(t) {
+		t.Run(name, func(t *testing.T) {
+			url := dsn(t)
+			const writers = 4
+			stores := make([]*store.Store, writers)
+			for i := range stores {
+				stores[i] = open(t, url)
+			}
+			ctx := context.Background()
+			t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+			var wg sync.WaitGroup
+			errs := make(chan error, writers*5)
+			for i, st := range stores {
+				wg.Go(func() {
+					for j := range 5 {
+						f := finding("P1", fmt.Sprintf("r%d-%d", i, j), "aws/1/iam")
+						if _, _, err := st.SaveScan(ctx, &store.ScanRecord{Snapshot: "s", CollectedAt: t0}, []findings.Finding{f}, func(string) bool { return false }); err != nil {
+							errs <- err
+						}
+					}
+				})
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Fatal(err)
+			}
+			scans, err := stores[0].Scans(ctx, 100)
+			if err != nil || len(scans) != writers*5 {
+				t.Fatalf("%d scans, %v; want %d", len(scans), err, writers*5)
+			}
+			// Every scope was incomplete, so the last scan carries every finding ever seen.
+			last := mustFindings(t, stores[0], scans[0].ID)
+			if len(last) != writers*5 {
+				t.Errorf("the last scan holds %d findings, want all %d carried over", len(last), writers*5)
+			}
+		})
+	}
+}
+
+func TestOpen_errorsNameTheDatabaseWithoutPassword(t *testing.T) {
+	_, err := store.Open(context.Background(), "postgres://warden:s3cret@127.0.0.1:1/warden?connect_timeout=2")
+	if err == nil || strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Errorf("error %v: want one naming the server without the password", err)
 	}
 }

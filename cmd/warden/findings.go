@@ -80,7 +80,7 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "", "scan history database (default $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file or a postgres:// URL (default $XDG_STATE_HOME/warden/warden.db)")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
 }

@@ -226,7 +226,7 @@ read are carried over as unknown, never resolved.`,
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")
 	f.StringVarP(&format, "format", "f", "table", "output format: table, json or sarif")
 	f.StringVar(&failOn, "fail-on", "high", "exit 1 when an open finding is at or above this severity: critical, high, medium, low, info")
-	f.StringVar(&dbPath, "db", "", "scan history database (default $XDG_STATE_HOME/warden/warden.db)")
+	f.StringVar(&dbPath, "db", "", "scan history: a SQLite file or a postgres:// URL (default $XDG_STATE_HOME/warden/warden.db)")
 	f.BoolVar(&noDB, "no-db", false, "do not record the scan in the history")
 	f.StringVarP(&outFile, "output", "o", "", "write the report to this file instead of standard output")
 	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at")
