@@ -49,7 +49,7 @@ type Config struct {
 	// Accounts in parallel (default 4).
 	Concurrency int
 	// RateLimits are calls per second per service and account (iam, sts, ec2, acm,
-	// organizations); missing services use DefaultRateLimits.
+	// organizations); missing services use DefaultRateLimit.
 	RateLimits map[string]float64
 	// MaxAttempts per call, the first included (default 10).
 	MaxAttempts int
@@ -65,9 +65,18 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// DefaultRateLimits are below AWS's documented steady-state limits, so that a scan does
+// DefaultRateLimit is the calls per second per account warden makes to a service unless
+// told otherwise: below AWS's documented steady-state limits, so that a scan does
 // not starve the account's other tooling.
-var DefaultRateLimits = map[string]float64{"iam": 10, "sts": 10, "ec2": 20, "acm": 10, "organizations": 5}
+func DefaultRateLimit(service string) float64 {
+	switch service {
+	case "ec2":
+		return 20
+	case "organizations":
+		return 5
+	}
+	return 10 // iam, sts, acm
+}
 
 // Collector reads AWS accounts.
 type Collector struct {
@@ -215,7 +224,9 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 				for _, svc := range []string{"iam", "ec2", "acm"} {
 					sc := newScope(sink, oa.ID, svc, "")
 					sc.fail("assume role", err)
-					sc.finish()
+					if err := sc.finish(); err != nil {
+						return err
+					}
 				}
 				return nil
 			}
@@ -258,7 +269,7 @@ func (a *account) limiter(service string) *rate.Limiter {
 	if l == nil {
 		lim, ok := a.c.cfg.RateLimits[service]
 		if !ok {
-			lim = DefaultRateLimits[service]
+			lim = DefaultRateLimit(service)
 		}
 		if lim <= 0 {
 			l = rate.NewLimiter(rate.Inf, 1)
