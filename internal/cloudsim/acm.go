@@ -67,6 +67,18 @@ func (s *Sim) acmFind(c *call, arn string) (*Account, *Certificate, error) {
 	return nil, nil, errf(kindNotFound, "ResourceNotFoundException", "Could not find certificate %s.", arn)
 }
 
+// acmCertNamed decodes a request that names one certificate and nothing else
+// (DescribeCertificate, GetCertificate, DeleteCertificate, RenewCertificate,
+// ListTagsForCertificate) and finds it as acmFind does; arn is the ARN as given.
+func (s *Sim) acmCertNamed(c *call, body []byte) (arn string, a *Account, cert *Certificate, err error) {
+	var in struct{ CertificateArn string }
+	if err := decodeJSON(body, &in); err != nil {
+		return "", nil, nil, err
+	}
+	a, cert, err = s.acmFind(c, in.CertificateArn)
+	return in.CertificateArn, a, cert, err
+}
+
 type acmSummary struct {
 	CertificateArn                       string
 	DomainName                           string
@@ -212,11 +224,7 @@ type acmOptions struct {
 }
 
 func (s *Sim) acmDescribeCertificate(c *call, body []byte) (any, error) {
-	var in struct{ CertificateArn string }
-	if err := decodeJSON(body, &in); err != nil {
-		return nil, err
-	}
-	a, cert, err := s.acmFind(c, in.CertificateArn)
+	_, a, cert, err := s.acmCertNamed(c, body)
 	if err != nil {
 		return nil, err
 	}
@@ -261,21 +269,13 @@ func (s *Sim) acmDescribeCertificate(c *call, body []byte) (any, error) {
 }
 
 func (s *Sim) acmGetCertificate(c *call, body []byte) (any, error) {
-	var in struct{ CertificateArn string }
-	if err := decodeJSON(body, &in); err != nil {
-		return nil, err
-	}
-	_, cert, err := s.acmFind(c, in.CertificateArn)
+	arn, _, cert, err := s.acmCertNamed(c, body)
 	if err != nil {
 		return nil, err
 	}
 	// A certificate ACM has not issued yet (or failed to issue) has no body to return.
-	switch cert.Status {
-	case "PENDING_VALIDATION", "FAILED", "VALIDATION_TIMED_OUT":
-		return nil, errf(kindInvalid, "RequestInProgressException", "Certificate %s is not in ISSUED state", in.CertificateArn)
-	}
-	if cert.Cert.PEM == "" {
-		return nil, errf(kindInvalid, "RequestInProgressException", "Certificate %s is not in ISSUED state", in.CertificateArn)
+	if slices.Contains([]string{"PENDING_VALIDATION", "FAILED", "VALIDATION_TIMED_OUT"}, cert.Status) || cert.Cert.PEM == "" {
+		return nil, errf(kindInvalid, "RequestInProgressException", "Certificate %s is not in ISSUED state", arn)
 	}
 	out := map[string]string{"Certificate": cert.Cert.PEM}
 	if cert.Cert.Chain != "" {
@@ -359,16 +359,12 @@ func (s *Sim) acmImportCertificate(c *call, body []byte) (any, error) {
 }
 
 func (s *Sim) acmDeleteCertificate(c *call, body []byte) (any, error) {
-	var in struct{ CertificateArn string }
-	if err := decodeJSON(body, &in); err != nil {
-		return nil, err
-	}
-	a, cert, err := s.acmFind(c, in.CertificateArn)
+	arn, a, cert, err := s.acmCertNamed(c, body)
 	if err != nil {
 		return nil, err
 	}
 	if len(cert.InUseBy) > 0 {
-		return nil, errf(kindInvalid, "ResourceInUseException", "Certificate %s is in use by %s", in.CertificateArn, strings.Join(cert.InUseBy, ", "))
+		return nil, errf(kindInvalid, "ResourceInUseException", "Certificate %s is in use by %s", arn, strings.Join(cert.InUseBy, ", "))
 	}
 	a.Certificates = slices.DeleteFunc(a.Certificates, func(x *Certificate) bool { return x == cert })
 	return nil, nil
@@ -377,20 +373,16 @@ func (s *Sim) acmDeleteCertificate(c *call, body []byte) (any, error) {
 // acmRenewCertificate renews a certificate ACM issued: the simulator mints a new body with
 // the same names and key type, valid from now for 395 days, as a completed managed renewal.
 func (s *Sim) acmRenewCertificate(c *call, body []byte) (any, error) {
-	var in struct{ CertificateArn string }
-	if err := decodeJSON(body, &in); err != nil {
-		return nil, err
-	}
-	_, cert, err := s.acmFind(c, in.CertificateArn)
+	arn, _, cert, err := s.acmCertNamed(c, body)
 	if err != nil {
 		return nil, err
 	}
 	if cert.Type != "AMAZON_ISSUED" && cert.Type != "PRIVATE" {
-		return nil, errf(kindInvalid, "ValidationException", "Certificate %s is not eligible for renewal: only certificates issued by ACM can be renewed", in.CertificateArn)
+		return nil, errf(kindInvalid, "ValidationException", "Certificate %s is not eligible for renewal: only certificates issued by ACM can be renewed", arn)
 	}
 	x, err := acmParsePEM(cert.Cert.PEM)
 	if err != nil {
-		return nil, errf(kindInvalid, "RequestInProgressException", "Certificate %s has not been issued yet", in.CertificateArn)
+		return nil, errf(kindInvalid, "RequestInProgressException", "Certificate %s has not been issued yet", arn)
 	}
 	spec := CertSpec{Subject: x.Subject.String(), DNSNames: x.DNSNames, SignatureAlgorithm: x.SignatureAlgorithm.String(),
 		NotBefore: s.now().UTC().Truncate(time.Second)}
@@ -423,11 +415,7 @@ func (s *Sim) acmRenewCertificate(c *call, body []byte) (any, error) {
 }
 
 func (s *Sim) acmListTags(c *call, body []byte) (any, error) {
-	var in struct{ CertificateArn string }
-	if err := decodeJSON(body, &in); err != nil {
-		return nil, err
-	}
-	_, cert, err := s.acmFind(c, in.CertificateArn)
+	_, _, cert, err := s.acmCertNamed(c, body)
 	if err != nil {
 		return nil, err
 	}

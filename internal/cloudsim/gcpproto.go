@@ -53,9 +53,7 @@ func gcpStatus(k errKind) (int, string, codes.Code) {
 		return 404, "NOT_FOUND", codes.NotFound
 	case kindConflict:
 		return 409, "ALREADY_EXISTS", codes.AlreadyExists
-	case kindLimit:
-		return 429, "RESOURCE_EXHAUSTED", codes.ResourceExhausted
-	case kindThrottle:
+	case kindLimit, kindThrottle:
 		return 429, "RESOURCE_EXHAUSTED", codes.ResourceExhausted
 	case kindDenied:
 		return 403, "PERMISSION_DENIED", codes.PermissionDenied

@@ -23,9 +23,9 @@ func (s *Sim) iamHandlers() map[string]queryHandler {
 		"GetUser":              s.getUser,
 		"ListUsers":            s.listUsers,
 		"DeleteUser":           s.deleteUser,
-		"TagUser":              s.tagUser,
-		"UntagUser":            s.untagUser,
-		"ListUserTags":         s.listUserTags,
+		"TagUser":              tagEntity(iamUserKind),
+		"UntagUser":            untagEntity(iamUserKind),
+		"ListUserTags":         listEntityTags(iamUserKind),
 		"ListGroupsForUser":    s.listGroupsForUser,
 		"CreateAccessKey":      s.createAccessKey,
 		"ListAccessKeys":       s.listAccessKeys,
@@ -43,9 +43,9 @@ func (s *Sim) iamHandlers() map[string]queryHandler {
 		"ListRoles":                   s.listRoles,
 		"DeleteRole":                  s.deleteRole,
 		"UpdateAssumeRolePolicy":      s.updateAssumeRolePolicy,
-		"TagRole":                     s.tagRole,
-		"UntagRole":                   s.untagRole,
-		"ListRoleTags":                s.listRoleTags,
+		"TagRole":                     tagEntity(iamRoleKind),
+		"UntagRole":                   untagEntity(iamRoleKind),
+		"ListRoleTags":                listEntityTags(iamRoleKind),
 		"ListInstanceProfilesForRole": s.listInstanceProfilesForRole,
 		"CreateGroup":                 s.createGroup,
 		"GetGroup":                    s.getGroup,
@@ -322,6 +322,37 @@ func iamPaginate[T any](f url.Values, items []T) ([]T, iamPage, error) {
 	return items[start:end], pg, nil
 }
 
+// iamRenderPage is iamPaginate for lists whose items IAM answers in another shape than
+// the simulator keeps them: it returns the selected page rendered item by item.
+func iamRenderPage[T, X any](f url.Values, items []T, render func(T) X) ([]X, iamPage, error) {
+	page, pg, err := iamPaginate(f, items)
+	if err != nil {
+		return nil, pg, err
+	}
+	var out []X
+	for _, it := range page {
+		out = append(out, render(it))
+	}
+	return out, pg, nil
+}
+
+// iamListByPath answers the List* calls that take PathPrefix (ListUsers, ListRoles,
+// ListGroups, ListServerCertificates, ListAttached*Policies): it keeps the items whose
+// path (from pathOf) is under the prefix, then pages and renders them as iamRenderPage.
+func iamListByPath[T, X any](f url.Values, items []T, pathOf func(T) string, render func(T) X) ([]X, iamPage, error) {
+	match, err := iamPathPrefix(f)
+	if err != nil {
+		return nil, iamPage{}, err
+	}
+	var kept []T
+	for _, it := range items {
+		if match(pathOf(it)) {
+			kept = append(kept, it)
+		}
+	}
+	return iamRenderPage(f, kept, render)
+}
+
 // iamPathPrefix filters entities by the optional PathPrefix parameter.
 func iamPathPrefix(f url.Values) (func(path string) bool, error) {
 	p := f.Get("PathPrefix")
@@ -432,11 +463,13 @@ func (k iamKind) String() string { return [...]string{"user", "role", "group"}[k
 // param is the form parameter naming an entity of the kind.
 func (k iamKind) param() string { return [...]string{"UserName", "RoleName", "GroupName"}[k] }
 
-// iamHolder is the policy-bearing part of a user, role or group.
+// iamHolder is the policy-bearing (and, but for groups, tag-bearing) part of a user,
+// role or group.
 type iamHolder struct {
 	Name     string
 	Attached *[]string
 	Inline   *[]InlinePolicy
+	Tags     *map[string]string // nil for a group: IAM groups take no tags
 }
 
 // iamHolderOf finds the named user, role or group of the kind.
@@ -444,18 +477,41 @@ func iamHolderOf(a *Account, k iamKind, name string) (iamHolder, error) {
 	switch k {
 	case iamUserKind:
 		if u := findUser(a, name); u != nil {
-			return iamHolder{u.Name, &u.AttachedPolicies, &u.InlinePolicies}, nil
+			return iamHolder{u.Name, &u.AttachedPolicies, &u.InlinePolicies, &u.Tags}, nil
 		}
 	case iamRoleKind:
 		if r := findRole(a, name); r != nil {
-			return iamHolder{r.Name, &r.AttachedPolicies, &r.InlinePolicies}, nil
+			return iamHolder{r.Name, &r.AttachedPolicies, &r.InlinePolicies, &r.Tags}, nil
 		}
 	case iamGroupKind:
 		if g := findGroup(a, name); g != nil {
-			return iamHolder{g.Name, &g.AttachedPolicies, &g.InlinePolicies}, nil
+			return iamHolder{g.Name, &g.AttachedPolicies, &g.InlinePolicies, nil}, nil
 		}
 	}
 	return iamHolder{}, noSuchEntity("The %s with name %s cannot be found.", k, name)
+}
+
+// holderNamed finds the user, role or group named by the kind's parameter (UserName,
+// RoleName, GroupName).
+func holderNamed(a *Account, k iamKind, f url.Values) (iamHolder, error) {
+	name, err := iamRequired(f, k.param())
+	if err != nil {
+		return iamHolder{}, err
+	}
+	return iamHolderOf(a, k, name)
+}
+
+// iamNamed finds, with find, the entity of kind k that the kind's parameter names; it
+// is userNamed, roleNamed and groupNamed for callers that need the entity itself.
+func iamNamed[T any](a *Account, k iamKind, f url.Values, find func(*Account, string) *T) (*T, error) {
+	name, err := iamRequired(f, k.param())
+	if err != nil {
+		return nil, err
+	}
+	if e := find(a, name); e != nil {
+		return e, nil
+	}
+	return nil, noSuchEntity("The %s with name %s cannot be found.", k, name)
 }
 
 // IAM names are unique regardless of case, and looked up the same way.
@@ -489,15 +545,7 @@ func findGroup(a *Account, name string) *Group {
 
 // userNamed finds the user the UserName parameter names.
 func userNamed(a *Account, f url.Values) (*User, error) {
-	name, err := iamRequired(f, "UserName")
-	if err != nil {
-		return nil, err
-	}
-	u := findUser(a, name)
-	if u == nil {
-		return nil, noSuchEntity("The user with name %s cannot be found.", name)
-	}
-	return u, nil
+	return iamNamed(a, iamUserKind, f, findUser)
 }
 
 // userOrCaller is the user named by UserName, else the calling user. root is true when

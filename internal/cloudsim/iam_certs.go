@@ -71,28 +71,15 @@ func serverCertNamed(a *Account, f url.Values) (*ServerCertificate, error) {
 }
 
 func (s *Sim) listServerCertificates(a *Account, _ *call, f url.Values) (any, error) {
-	match, err := iamPathPrefix(f)
+	certs, pg, err := iamListByPath(f, a.ServerCertificates, func(c *ServerCertificate) string { return c.Path },
+		func(c *ServerCertificate) xServerCertMeta { return xmlServerCert(a.ID, c) })
 	if err != nil {
 		return nil, err
 	}
-	var certs []*ServerCertificate
-	for _, c := range a.ServerCertificates {
-		if match(c.Path) {
-			certs = append(certs, c)
-		}
-	}
-	certs, pg, err := iamPaginate(f, certs)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
+	return struct {
 		iamPage
 		ServerCertificateMetadataList []xServerCertMeta `xml:"ServerCertificateMetadataList>member"`
-	}{iamPage: pg}
-	for _, c := range certs {
-		out.ServerCertificateMetadataList = append(out.ServerCertificateMetadataList, xmlServerCert(a.ID, c))
-	}
-	return out, nil
+	}{pg, certs}, nil
 }
 
 func (s *Sim) getServerCertificate(a *Account, _ *call, f url.Values) (any, error) {

@@ -21,20 +21,11 @@ func inlineList(ps []InlinePolicy) []xInline {
 	return out
 }
 
-// inlineHolder finds the entity named by the kind's parameter.
-func inlineHolder(a *Account, k iamKind, f url.Values) (iamHolder, error) {
-	name, err := iamRequired(f, k.param())
-	if err != nil {
-		return iamHolder{}, err
-	}
-	return iamHolderOf(a, k, name)
-}
-
 // putInlinePolicy answers Put{User,Role,Group}Policy: it adds the policy or replaces the
 // one of the same name.
 func (s *Sim) putInlinePolicy(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		h, err := inlineHolder(a, k, f)
+		h, err := holderNamed(a, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -57,28 +48,29 @@ func (s *Sim) putInlinePolicy(k iamKind) iamHandler {
 	}
 }
 
-// inlineIndex finds the inline policy the PolicyName parameter names.
-func inlineIndex(k iamKind, h iamHolder, f url.Values) (int, error) {
+// inlineNamed finds the entity named by the kind's parameter and the index of its
+// inline policy the PolicyName parameter names.
+func inlineNamed(a *Account, k iamKind, f url.Values) (iamHolder, int, error) {
+	h, err := holderNamed(a, k, f)
+	if err != nil {
+		return h, -1, err
+	}
 	name, err := iamRequired(f, "PolicyName")
 	if err != nil {
-		return -1, err
+		return h, -1, err
 	}
 	for i, p := range *h.Inline {
 		if p.Name == name {
-			return i, nil
+			return h, i, nil
 		}
 	}
-	return -1, noSuchEntity("The %s policy with name %s cannot be found.", k, name)
+	return h, -1, noSuchEntity("The %s policy with name %s cannot be found.", k, name)
 }
 
 // getInlinePolicy answers Get{User,Role,Group}Policy.
 func (s *Sim) getInlinePolicy(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		h, err := inlineHolder(a, k, f)
-		if err != nil {
-			return nil, err
-		}
-		i, err := inlineIndex(k, h, f)
+		h, i, err := inlineNamed(a, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -105,11 +97,7 @@ func (s *Sim) getInlinePolicy(k iamKind) iamHandler {
 // deleteInlinePolicy answers Delete{User,Role,Group}Policy.
 func (s *Sim) deleteInlinePolicy(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		h, err := inlineHolder(a, k, f)
-		if err != nil {
-			return nil, err
-		}
-		i, err := inlineIndex(k, h, f)
+		h, i, err := inlineNamed(a, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -124,15 +112,11 @@ func (s *Sim) deleteInlinePolicy(k iamKind) iamHandler {
 // listInlinePolicies answers List{User,Role,Group}Policies.
 func (s *Sim) listInlinePolicies(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		h, err := inlineHolder(a, k, f)
+		h, err := holderNamed(a, k, f)
 		if err != nil {
 			return nil, err
 		}
-		names := make([]string, 0, len(*h.Inline))
-		for _, p := range *h.Inline {
-			names = append(names, p.Name)
-		}
-		names, pg, err := iamPaginate(f, names)
+		names, pg, err := iamRenderPage(f, *h.Inline, func(p InlinePolicy) string { return p.Name })
 		if err != nil {
 			return nil, err
 		}

@@ -154,32 +154,32 @@ func (s *Sim) adoptAWSPolicies(a *Account) {
 			}
 		}
 	}
+	for _, arns := range attachedLists(a) {
+		adopt(arns)
+	}
+}
+
+// attachedLists is the list of attached policy ARNs of every user, group and role, in
+// that order.
+func attachedLists(a *Account) [][]string {
+	out := make([][]string, 0, len(a.Users)+len(a.Groups)+len(a.Roles))
 	for _, u := range a.Users {
-		adopt(u.AttachedPolicies)
+		out = append(out, u.AttachedPolicies)
 	}
 	for _, g := range a.Groups {
-		adopt(g.AttachedPolicies)
+		out = append(out, g.AttachedPolicies)
 	}
 	for _, r := range a.Roles {
-		adopt(r.AttachedPolicies)
+		out = append(out, r.AttachedPolicies)
 	}
+	return out
 }
 
 // attachmentCounts counts the users, groups and roles each policy ARN is attached to.
 func attachmentCounts(a *Account) map[string]int {
 	n := map[string]int{}
-	for _, u := range a.Users {
-		for _, arn := range u.AttachedPolicies {
-			n[arn]++
-		}
-	}
-	for _, g := range a.Groups {
-		for _, arn := range g.AttachedPolicies {
-			n[arn]++
-		}
-	}
-	for _, r := range a.Roles {
-		for _, arn := range r.AttachedPolicies {
+	for _, arns := range attachedLists(a) {
+		for _, arn := range arns {
 			n[arn]++
 		}
 	}
@@ -248,18 +248,14 @@ func (s *Sim) listPolicies(a *Account, _ *call, f url.Values) (any, error) {
 			policies = append(policies, p)
 		}
 	}
-	policies, pg, err := iamPaginate(f, policies)
+	page, pg, err := iamRenderPage(f, policies, func(p *Policy) xPolicy { return xmlPolicy(p, counts[p.ARN], false) })
 	if err != nil {
 		return nil, err
 	}
-	out := struct {
+	return struct {
 		Policies []xPolicy `xml:"Policies>member"`
 		iamPage
-	}{iamPage: pg}
-	for _, p := range policies {
-		out.Policies = append(out.Policies, xmlPolicy(p, counts[p.ARN], false))
-	}
-	return out, nil
+	}{page, pg}, nil
 }
 
 func (s *Sim) deletePolicy(a *Account, _ *call, f url.Values) (any, error) {
@@ -340,18 +336,14 @@ func (s *Sim) listPolicyVersions(a *Account, _ *call, f url.Values) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	versions, pg, err := iamPaginate(f, p.Versions)
+	versions, pg, err := iamRenderPage(f, p.Versions, func(v PolicyVersion) xPolicyVersion { return xmlVersion(p, v, false) })
 	if err != nil {
 		return nil, err
 	}
-	out := struct {
+	return struct {
 		Versions []xPolicyVersion `xml:"Versions>member"`
 		iamPage
-	}{iamPage: pg}
-	for _, v := range versions {
-		out.Versions = append(out.Versions, xmlVersion(p, v, false))
-	}
-	return out, nil
+	}{versions, pg}, nil
 }
 
 func (s *Sim) setDefaultPolicyVersion(a *Account, _ *call, f url.Values) (any, error) {
@@ -383,19 +375,22 @@ func (s *Sim) deletePolicyVersion(a *Account, _ *call, f url.Values) (any, error
 	return nil, nil
 }
 
+// attachTarget reads what Attach and Detach{User,Role,Group}Policy name: the entity of
+// the kind, then the PolicyArn.
+func attachTarget(a *Account, k iamKind, f url.Values) (iamHolder, string, error) {
+	h, err := holderNamed(a, k, f)
+	if err != nil {
+		return h, "", err
+	}
+	arn, err := iamRequired(f, "PolicyArn")
+	return h, arn, err
+}
+
 // attachPolicy answers Attach{User,Role,Group}Policy. Attaching an AWS-managed policy
 // the account does not hold yet adds it to the account.
 func (s *Sim) attachPolicy(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		name, err := iamRequired(f, k.param())
-		if err != nil {
-			return nil, err
-		}
-		h, err := iamHolderOf(a, k, name)
-		if err != nil {
-			return nil, err
-		}
-		arn, err := iamRequired(f, "PolicyArn")
+		h, arn, err := attachTarget(a, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -420,15 +415,7 @@ func (s *Sim) attachPolicy(k iamKind) iamHandler {
 // detachPolicy answers Detach{User,Role,Group}Policy.
 func (s *Sim) detachPolicy(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		name, err := iamRequired(f, k.param())
-		if err != nil {
-			return nil, err
-		}
-		h, err := iamHolderOf(a, k, name)
-		if err != nil {
-			return nil, err
-		}
-		arn, err := iamRequired(f, "PolicyArn")
+		h, arn, err := attachTarget(a, k, f)
 		if err != nil {
 			return nil, err
 		}
@@ -452,50 +439,45 @@ func policyNames(a *Account) map[string]string {
 	return m
 }
 
-// attachedList renders the managed policies attached to an entity, named after the
-// account's policy (names: policyNames) or, for one the world does not hold, after the
-// end of the ARN.
+// attachedList renders the managed policies attached to an entity, as xmlAttached.
 func attachedList(names map[string]string, arns []string) []xAttached {
 	out := make([]xAttached, 0, len(arns))
 	for _, arn := range arns {
-		name, ok := names[arn]
-		if !ok {
-			_, name = splitPolicyARN(arn)
-		}
-		out = append(out, xAttached{PolicyArn: arn, PolicyName: name})
+		out = append(out, xmlAttached(names, arn))
 	}
 	return out
+}
+
+// xmlAttached renders one attached managed policy, named after the account's policy
+// (names: policyNames) or, for one the world does not hold, after the end of the ARN.
+func xmlAttached(names map[string]string, arn string) xAttached {
+	name, ok := names[arn]
+	if !ok {
+		_, name = splitPolicyARN(arn)
+	}
+	return xAttached{PolicyArn: arn, PolicyName: name}
 }
 
 // listAttachedPolicies answers ListAttached{User,Role,Group}Policies.
 func (s *Sim) listAttachedPolicies(k iamKind) iamHandler {
 	return func(a *Account, _ *call, f url.Values) (any, error) {
-		name, err := iamRequired(f, k.param())
+		h, err := holderNamed(a, k, f)
 		if err != nil {
 			return nil, err
 		}
-		h, err := iamHolderOf(a, k, name)
-		if err != nil {
-			return nil, err
+		names := policyNames(a)
+		pathOf := func(arn string) string {
+			path, _ := splitPolicyARN(arn)
+			return path
 		}
-		match, err := iamPathPrefix(f)
-		if err != nil {
-			return nil, err
-		}
-		var arns []string
-		for _, arn := range *h.Attached {
-			if path, _ := splitPolicyARN(arn); match(path) {
-				arns = append(arns, arn)
-			}
-		}
-		arns, pg, err := iamPaginate(f, arns)
+		page, pg, err := iamListByPath(f, *h.Attached, pathOf, func(arn string) xAttached { return xmlAttached(names, arn) })
 		if err != nil {
 			return nil, err
 		}
 		return struct {
 			AttachedPolicies []xAttached `xml:"AttachedPolicies>member"`
 			iamPage
-		}{attachedList(policyNames(a), arns), pg}, nil
+		}{page, pg}, nil
 	}
 }
 

@@ -46,15 +46,7 @@ func xmlRole(acct string, r *Role, full bool) xRole {
 
 // roleNamed finds the role the RoleName parameter names.
 func roleNamed(a *Account, f url.Values) (*Role, error) {
-	name, err := iamRequired(f, "RoleName")
-	if err != nil {
-		return nil, err
-	}
-	r := findRole(a, name)
-	if r == nil {
-		return nil, noSuchEntity("The role with name %s cannot be found.", name)
-	}
-	return r, nil
+	return iamNamed(a, iamRoleKind, f, findRole)
 }
 
 func (s *Sim) createRole(a *Account, _ *call, f url.Values) (any, error) {
@@ -108,28 +100,15 @@ func (s *Sim) getRole(a *Account, _ *call, f url.Values) (any, error) {
 }
 
 func (s *Sim) listRoles(a *Account, _ *call, f url.Values) (any, error) {
-	match, err := iamPathPrefix(f)
+	roles, pg, err := iamListByPath(f, a.Roles, func(r *Role) string { return r.Path },
+		func(r *Role) xRole { return xmlRole(a.ID, r, false) })
 	if err != nil {
 		return nil, err
 	}
-	var roles []*Role
-	for _, r := range a.Roles {
-		if match(r.Path) {
-			roles = append(roles, r)
-		}
-	}
-	roles, pg, err := iamPaginate(f, roles)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
+	return struct {
 		Roles []xRole `xml:"Roles>member"`
 		iamPage
-	}{iamPage: pg}
-	for _, r := range roles {
-		out.Roles = append(out.Roles, xmlRole(a.ID, r, false))
-	}
-	return out, nil
+	}{roles, pg}, nil
 }
 
 func (s *Sim) deleteRole(a *Account, _ *call, f url.Values) (any, error) {
@@ -158,35 +137,6 @@ func (s *Sim) updateAssumeRolePolicy(a *Account, _ *call, f url.Values) (any, er
 	}
 	r.AssumeRolePolicy = doc
 	return nil, nil
-}
-
-func (s *Sim) tagRole(a *Account, _ *call, f url.Values) (any, error) {
-	r, err := roleNamed(a, f)
-	if err != nil {
-		return nil, err
-	}
-	tags, err := iamTagsOf(f)
-	if err != nil {
-		return nil, err
-	}
-	return nil, iamAddTags(&r.Tags, tags)
-}
-
-func (s *Sim) untagRole(a *Account, _ *call, f url.Values) (any, error) {
-	r, err := roleNamed(a, f)
-	if err != nil {
-		return nil, err
-	}
-	iamRemoveTags(&r.Tags, f)
-	return nil, nil
-}
-
-func (s *Sim) listRoleTags(a *Account, _ *call, f url.Values) (any, error) {
-	r, err := roleNamed(a, f)
-	if err != nil {
-		return nil, err
-	}
-	return tagPage(f, r.Tags)
 }
 
 // listInstanceProfilesForRole answers an empty list: the world has no instance profiles.
@@ -218,15 +168,7 @@ func xmlGroup(acct string, g *Group) xGroup {
 
 // groupNamed finds the group the GroupName parameter names.
 func groupNamed(a *Account, f url.Values) (*Group, error) {
-	name, err := iamRequired(f, "GroupName")
-	if err != nil {
-		return nil, err
-	}
-	g := findGroup(a, name)
-	if g == nil {
-		return nil, noSuchEntity("The group with name %s cannot be found.", name)
-	}
-	return g, nil
+	return iamNamed(a, iamGroupKind, f, findGroup)
 }
 
 // groupMembers lists the users in g, in world order.
@@ -266,44 +208,27 @@ func (s *Sim) getGroup(a *Account, _ *call, f url.Values) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	users, pg, err := iamPaginate(f, groupMembers(a, g))
+	users, pg, err := iamRenderPage(f, groupMembers(a, g), func(u *User) xUser { return xmlUser(a.ID, u, false) })
 	if err != nil {
 		return nil, err
 	}
-	out := struct {
+	return struct {
 		Group xGroup
 		Users []xUser `xml:"Users>member"`
 		iamPage
-	}{Group: xmlGroup(a.ID, g), iamPage: pg}
-	for _, u := range users {
-		out.Users = append(out.Users, xmlUser(a.ID, u, false))
-	}
-	return out, nil
+	}{xmlGroup(a.ID, g), users, pg}, nil
 }
 
 func (s *Sim) listGroups(a *Account, _ *call, f url.Values) (any, error) {
-	match, err := iamPathPrefix(f)
+	groups, pg, err := iamListByPath(f, a.Groups, func(g *Group) string { return g.Path },
+		func(g *Group) xGroup { return xmlGroup(a.ID, g) })
 	if err != nil {
 		return nil, err
 	}
-	var groups []*Group
-	for _, g := range a.Groups {
-		if match(g.Path) {
-			groups = append(groups, g)
-		}
-	}
-	groups, pg, err := iamPaginate(f, groups)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
+	return struct {
 		Groups []xGroup `xml:"Groups>member"`
 		iamPage
-	}{iamPage: pg}
-	for _, g := range groups {
-		out.Groups = append(out.Groups, xmlGroup(a.ID, g))
-	}
-	return out, nil
+	}{groups, pg}, nil
 }
 
 func (s *Sim) deleteGroup(a *Account, _ *call, f url.Values) (any, error) {

@@ -67,28 +67,15 @@ func (s *Sim) getUser(a *Account, c *call, f url.Values) (any, error) {
 }
 
 func (s *Sim) listUsers(a *Account, _ *call, f url.Values) (any, error) {
-	match, err := iamPathPrefix(f)
+	users, pg, err := iamListByPath(f, a.Users, func(u *User) string { return u.Path },
+		func(u *User) xUser { return xmlUser(a.ID, u, false) })
 	if err != nil {
 		return nil, err
 	}
-	var users []*User
-	for _, u := range a.Users {
-		if match(u.Path) {
-			users = append(users, u)
-		}
-	}
-	users, pg, err := iamPaginate(f, users)
-	if err != nil {
-		return nil, err
-	}
-	out := struct {
+	return struct {
 		Users []xUser `xml:"Users>member"`
 		iamPage
-	}{iamPage: pg}
-	for _, u := range users {
-		out.Users = append(out.Users, xmlUser(a.ID, u, false))
-	}
-	return out, nil
+	}{users, pg}, nil
 }
 
 // deleteUser refuses, as IAM does, while anything still hangs off the user.
@@ -115,45 +102,52 @@ func (s *Sim) deleteUser(a *Account, _ *call, f url.Values) (any, error) {
 	return nil, nil
 }
 
-func (s *Sim) tagUser(a *Account, _ *call, f url.Values) (any, error) {
-	u, err := userNamed(a, f)
-	if err != nil {
-		return nil, err
+// Tags: users and roles take them alike (groups take none), so one handler of each
+// action serves both kinds.
+
+// tagEntity answers Tag{User,Role}.
+func tagEntity(k iamKind) iamHandler {
+	return func(a *Account, _ *call, f url.Values) (any, error) {
+		h, err := holderNamed(a, k, f)
+		if err != nil {
+			return nil, err
+		}
+		tags, err := iamTagsOf(f)
+		if err != nil {
+			return nil, err
+		}
+		return nil, iamAddTags(h.Tags, tags)
 	}
-	tags, err := iamTagsOf(f)
-	if err != nil {
-		return nil, err
-	}
-	return nil, iamAddTags(&u.Tags, tags)
 }
 
-func (s *Sim) untagUser(a *Account, _ *call, f url.Values) (any, error) {
-	u, err := userNamed(a, f)
-	if err != nil {
-		return nil, err
+// untagEntity answers Untag{User,Role}.
+func untagEntity(k iamKind) iamHandler {
+	return func(a *Account, _ *call, f url.Values) (any, error) {
+		h, err := holderNamed(a, k, f)
+		if err != nil {
+			return nil, err
+		}
+		iamRemoveTags(h.Tags, f)
+		return nil, nil
 	}
-	iamRemoveTags(&u.Tags, f)
-	return nil, nil
 }
 
-func (s *Sim) listUserTags(a *Account, _ *call, f url.Values) (any, error) {
-	u, err := userNamed(a, f)
-	if err != nil {
-		return nil, err
+// listEntityTags answers List{User,Role}Tags.
+func listEntityTags(k iamKind) iamHandler {
+	return func(a *Account, _ *call, f url.Values) (any, error) {
+		h, err := holderNamed(a, k, f)
+		if err != nil {
+			return nil, err
+		}
+		page, pg, err := iamPaginate(f, xmlTags(*h.Tags))
+		if err != nil {
+			return nil, err
+		}
+		return struct {
+			Tags []xTag `xml:"Tags>member"`
+			iamPage
+		}{page, pg}, nil
 	}
-	return tagPage(f, u.Tags)
-}
-
-// tagPage answers ListUserTags and ListRoleTags.
-func tagPage(f url.Values, tags map[string]string) (any, error) {
-	page, pg, err := iamPaginate(f, xmlTags(tags))
-	if err != nil {
-		return nil, err
-	}
-	return struct {
-		Tags []xTag `xml:"Tags>member"`
-		iamPage
-	}{page, pg}, nil
 }
 
 func (s *Sim) listGroupsForUser(a *Account, _ *call, f url.Values) (any, error) {
@@ -167,18 +161,14 @@ func (s *Sim) listGroupsForUser(a *Account, _ *call, f url.Values) (any, error) 
 			groups = append(groups, g)
 		}
 	}
-	groups, pg, err := iamPaginate(f, groups)
+	page, pg, err := iamRenderPage(f, groups, func(g *Group) xGroup { return xmlGroup(a.ID, g) })
 	if err != nil {
 		return nil, err
 	}
-	out := struct {
+	return struct {
 		Groups []xGroup `xml:"Groups>member"`
 		iamPage
-	}{iamPage: pg}
-	for _, g := range groups {
-		out.Groups = append(out.Groups, xmlGroup(a.ID, g))
-	}
-	return out, nil
+	}{page, pg}, nil
 }
 
 // Access keys. The root user's keys are only counted in the world (Root.AccessKeysActive);

@@ -66,13 +66,7 @@ func (s *Sim) prepareAccount(a *Account) error {
 		a.Root.Created = now
 	}
 	for _, u := range a.Users {
-		u.Path = orPath(u.Path)
-		if u.ID == "" {
-			u.ID = makeID("AIDA", a.ID+"/user/"+u.Name, 17)
-		}
-		if u.Created.IsZero() {
-			u.Created = now
-		}
+		prepareIAMEntity(&u.Path, &u.ID, &u.Created, "AIDA", a.ID+"/user/"+u.Name, now)
 		for _, k := range u.AccessKeys {
 			if k.Status == "" {
 				k.Status = "Active"
@@ -83,22 +77,10 @@ func (s *Sim) prepareAccount(a *Account) error {
 		}
 	}
 	for _, g := range a.Groups {
-		g.Path = orPath(g.Path)
-		if g.ID == "" {
-			g.ID = makeID("AGPA", a.ID+"/group/"+g.Name, 17)
-		}
-		if g.Created.IsZero() {
-			g.Created = now
-		}
+		prepareIAMEntity(&g.Path, &g.ID, &g.Created, "AGPA", a.ID+"/group/"+g.Name, now)
 	}
 	for _, r := range a.Roles {
-		r.Path = orPath(r.Path)
-		if r.ID == "" {
-			r.ID = makeID("AROA", a.ID+"/role/"+r.Name, 17)
-		}
-		if r.Created.IsZero() {
-			r.Created = now
-		}
+		prepareIAMEntity(&r.Path, &r.ID, &r.Created, "AROA", a.ID+"/role/"+r.Name, now)
 		if r.MaxSessionDuration == 0 {
 			r.MaxSessionDuration = 3600
 		}
@@ -126,13 +108,7 @@ func (s *Sim) prepareAccount(a *Account) error {
 		p.Document = ""
 	}
 	for _, c := range a.ServerCertificates {
-		c.Path = orPath(c.Path)
-		if c.ID == "" {
-			c.ID = makeID("ASCA", a.ID+"/server-certificate/"+c.Name, 17)
-		}
-		if c.Uploaded.IsZero() {
-			c.Uploaded = now
-		}
+		prepareIAMEntity(&c.Path, &c.ID, &c.Uploaded, "ASCA", a.ID+"/server-certificate/"+c.Name, now)
 	}
 	for _, c := range a.Certificates {
 		if c.Type == "" {
@@ -151,6 +127,19 @@ func (s *Sim) prepareAccount(a *Account) error {
 		}
 	}
 	return nil
+}
+
+// prepareIAMEntity fills the defaults users, groups, roles and server certificates share:
+// the path "/", the id IAM would have given the entity (makeID of prefix and key, as the
+// Create* actions mint it) and the creation time now.
+func prepareIAMEntity(path, id *string, created *time.Time, prefix, key string, now time.Time) {
+	*path = orPath(*path)
+	if *id == "" {
+		*id = makeID(prefix, key, 17)
+	}
+	if created.IsZero() {
+		*created = now
+	}
 }
 
 func (s *Sim) prepareProject(p *Project) {
