@@ -9,6 +9,7 @@ import (
 	acmtypes "github.com/aws/aws-sdk-go-v2/service/acm/types"
 
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/collectors/certinfo"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -56,7 +57,7 @@ func (a *account) collectACM(ctx context.Context, sink collectors.Sink, region s
 			got, err := cl.GetCertificate(ctx, &acm.GetCertificateInput{CertificateArn: aws.String(arn)})
 			if err != nil {
 				sc.partial("acm:GetCertificate "+arn, err)
-			} else if cert, err := describePEM(aws.ToString(got.Certificate)); err != nil {
+			} else if cert, err := certinfo.ParsePEM(aws.ToString(got.Certificate)); err != nil {
 				sc.partial("parse certificate "+arn, err)
 			} else {
 				attrs["certificate"] = cert

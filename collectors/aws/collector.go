@@ -87,6 +87,9 @@ type Collector struct {
 	once    sync.Once
 	initErr error
 	caller  string
+	// self is the caller's account: discovery, the role assumptions into members and the
+	// collection of the caller's own account share its token buckets.
+	self *account
 	// partition is the ARN partition of the caller ("aws", "aws-cn", "aws-us-gov"),
 	// read from its ARN so that uids are right outside the commercial partition.
 	partition string
@@ -182,9 +185,9 @@ func (c *Collector) discover(ctx context.Context) error {
 			o.Backoff = jitter{base: c.cfg.BaseBackoff, max: c.cfg.MaxBackoff}
 		})
 	}
-	self := &account{c: c, cfg: c.base, limiters: map[string]*rate.Limiter{}}
+	c.self = &account{c: c, cfg: c.base, limiters: map[string]*rate.Limiter{}}
 	sc := &scope{} // discovery calls belong to no scope
-	out, err := self.sts(sc).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
+	out, err := c.self.sts(sc).GetCallerIdentity(ctx, &sts.GetCallerIdentityInput{})
 	if err != nil {
 		return fmt.Errorf("identify the AWS caller (sts:GetCallerIdentity): %w%s", redacted{err}, credentialsHint(err))
 	}
@@ -194,9 +197,10 @@ func (c *Collector) discover(ctx context.Context) error {
 		// Every scope id and ARN is built from it: "aws//iam" would be no account at all.
 		return errors.New("identify the AWS caller (sts:GetCallerIdentity): the answer names no account")
 	}
+	c.self.id = c.caller
 	c.accounts = []orgAccount{{ID: c.caller, Self: true}}
 	if c.cfg.Org {
-		members, err := listOrgAccounts(ctx, self, sc)
+		members, err := listOrgAccounts(ctx, c.self, sc)
 		if err != nil {
 			return fmt.Errorf("list the organisation's accounts (organizations:ListAccounts) from %s: %w", c.caller, redacted{err})
 		}
@@ -239,10 +243,10 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 // open returns the account with credentials to read it: the base ones for the caller's
 // account, an assumed role for a member.
 func (c *Collector) open(ctx context.Context, oa orgAccount) (*account, error) {
-	a := &account{c: c, id: oa.ID, cfg: c.base.Copy(), limiters: map[string]*rate.Limiter{}}
 	if oa.Self {
-		return a, nil
+		return c.self, nil
 	}
+	a := &account{c: c, id: oa.ID, cfg: c.base.Copy(), limiters: map[string]*rate.Limiter{}}
 	roleARN := fmt.Sprintf("arn:%s:iam::%s:role/%s", c.partition, oa.ID, c.cfg.OrgRole)
 	creds, err := assumeRole(ctx, c, roleARN)
 	if err != nil {
@@ -442,7 +446,7 @@ func (sc *scope) finish() error {
 		sc.resources = nil
 	}
 	sc.s.Resources = len(sc.resources)
-	slices.SortFunc(sc.resources, func(a, b snapshot.Resource) int { return cmpString(a.UID, b.UID) })
+	slices.SortFunc(sc.resources, func(a, b snapshot.Resource) int { return strings.Compare(a.UID, b.UID) })
 	for _, r := range sc.resources {
 		if err := sc.sink.Resource(r); err != nil {
 			return err
@@ -450,16 +454,6 @@ func (sc *scope) finish() error {
 	}
 	sc.sink.Scope(sc.s)
 	return nil
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // credentialsHint says what to fix when a call got no answer from AWS at all: most often

@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/collectors/certinfo"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -340,7 +341,7 @@ func (a *account) serverCertificates(ctx context.Context, cl *iam.Client, sc *sc
 			}
 			if err != nil {
 				sc.partial("iam:GetServerCertificate "+aws.ToString(m.ServerCertificateName), err)
-			} else if cert, err := describePEM(aws.ToString(got.ServerCertificate.CertificateBody)); err != nil {
+			} else if cert, err := certinfo.ParsePEM(aws.ToString(got.ServerCertificate.CertificateBody)); err != nil {
 				sc.partial("parse server certificate "+aws.ToString(m.ServerCertificateName), err)
 			} else {
 				attrs["certificate"] = cert

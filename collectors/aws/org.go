@@ -9,7 +9,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
 	orgtypes "github.com/aws/aws-sdk-go-v2/service/organizations/types"
-	"golang.org/x/time/rate"
 
 	"github.com/warden-sec/warden/collectors"
 )
@@ -36,8 +35,8 @@ func listOrgAccounts(ctx context.Context, a *account, sc *scope) ([]orgAccount, 
 // assumeRole returns cached credentials of roleARN, checked once now so that an account
 // that cannot be assumed fails here, as one account, and not in every call.
 func assumeRole(ctx context.Context, c *Collector, roleARN string) (aws.CredentialsProvider, error) {
-	self := &account{c: c, cfg: c.base, limiters: map[string]*rate.Limiter{}}
-	prov := stscreds.NewAssumeRoleProvider(self.sts(&scope{}), roleARN, func(o *stscreds.AssumeRoleOptions) {
+	// The assumptions are the caller's STS calls: paced by the caller's STS bucket.
+	prov := stscreds.NewAssumeRoleProvider(c.self.sts(&scope{}), roleARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = "warden-collect"
 	})
 	cache := aws.NewCredentialsCache(prov)

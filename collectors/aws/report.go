@@ -8,8 +8,6 @@ import (
 	"time"
 
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
-
-	"github.com/warden-sec/warden/collectors/certinfo"
 )
 
 // parseCredentialReport reads IAM's credential report CSV into rows by user name.
@@ -75,6 +73,3 @@ func reportKeyUse(row map[string]string, k iamtypes.AccessKeyMetadata) keyUse {
 	}
 	return keyUse{}
 }
-
-// describePEM parses the first certificate of a PEM bundle into the model's shape.
-func describePEM(s string) (map[string]any, error) { return certinfo.ParsePEM(s) }
