@@ -106,28 +106,29 @@ func Parse(data []byte, file string) (*Config, error) {
 			return nil, &Error{File: file, Msg: "settings: empty setting name"}
 		}
 	}
-	c.Settings = normalize(c.Settings).(map[string]any)
+	c.Settings = JSONShape(c.Settings).(map[string]any)
 	return c, nil
 }
 
-// normalize makes YAML values JSON-shaped (string keys everywhere), as Rego expects.
-func normalize(v any) any {
+// JSONShape makes a value decoded from YAML JSON-shaped: string keys everywhere, as Rego
+// and encoding/json expect (YAML allows keys of any type).
+func JSONShape(v any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[k] = normalize(e)
+			out[k] = JSONShape(e)
 		}
 		return out
 	case map[any]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			out[fmt.Sprint(k)] = normalize(e)
+			out[fmt.Sprint(k)] = JSONShape(e)
 		}
 		return out
 	case []any:
 		for i, e := range x {
-			x[i] = normalize(e)
+			x[i] = JSONShape(e)
 		}
 		return x
 	}

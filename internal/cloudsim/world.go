@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/warden-sec/warden/config"
 )
 
 // World is the whole state of a simulated cloud: AWS accounts (optionally an
@@ -368,7 +370,7 @@ func (d *Doc) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&v); err != nil {
 		return err
 	}
-	b, err := json.Marshal(normalizeYAML(v))
+	b, err := json.Marshal(config.JSONShape(v))
 	if err != nil {
 		return fmt.Errorf("line %d: document: %v", n.Line, err)
 	}
@@ -415,27 +417,6 @@ func compactJSON(s string) string {
 		return s
 	}
 	return b.String()
-}
-
-func normalizeYAML(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		for k, e := range x {
-			x[k] = normalizeYAML(e)
-		}
-		return x
-	case map[any]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[fmt.Sprint(k)] = normalizeYAML(e)
-		}
-		return out
-	case []any:
-		for i, e := range x {
-			x[i] = normalizeYAML(e)
-		}
-	}
-	return v
 }
 
 // Duration is a time.Duration written as "20ms" in YAML.
