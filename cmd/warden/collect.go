@@ -203,10 +203,7 @@ type countingSink struct {
 }
 
 func (s *countingSink) Resource(r snapshot.Resource) error {
-	n := int(s.n.Add(1))
-	if s.prog != nil {
-		s.prog.updateWith(n, s.scopesRead())
-	}
+	s.prog.updateWith(int(s.n.Add(1)), s.scopesRead)
 	return s.Sink.Resource(r)
 }
 

@@ -29,10 +29,11 @@ func newProgress(w io.Writer, label string) *progress {
 }
 
 // update is safe to call often: it redraws at most ten times a second.
-func (p *progress) update(n int) { p.updateWith(n, "") }
+func (p *progress) update(n int) { p.updateWith(n, nil) }
 
-// updateWith is update with more to say after the count ("12 scopes read").
-func (p *progress) updateWith(n int, more string) {
+// updateWith is update with more to say after the count ("12 scopes read"); more is
+// only called when the line is redrawn.
+func (p *progress) updateWith(n int, more func() string) {
 	if p == nil {
 		return
 	}
@@ -43,10 +44,11 @@ func (p *progress) updateWith(n int, more string) {
 	}
 	p.last = time.Now()
 	rate := float64(n) / max(time.Since(p.start).Seconds(), 1e-3)
-	if more != "" {
-		more = ", " + more
+	tail := ""
+	if more != nil {
+		tail = ", " + more()
 	}
-	fmt.Fprintf(p.w, "\r\x1b[K%s %d resources (%.0f/s)%s", p.label, n, rate, more)
+	fmt.Fprintf(p.w, "\r\x1b[K%s %d resources (%.0f/s)%s", p.label, n, rate, tail)
 	p.shown = true
 }
 
