@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/valyala/fastjson"
 )
@@ -17,6 +18,7 @@ var resourceFields = []string{"uid", "type", "name", "account", "region", "scope
 type Parser struct {
 	name string
 	p    fastjson.Parser
+	c    checker
 }
 
 // NewParser returns a Parser whose errors name the snapshot file name.
@@ -34,8 +36,12 @@ func (p *Parser) Parse(el Element) (Resource, *fastjson.Value, error) {
 	if err != nil {
 		return Resource{}, nil, p.errAt(el, "", "a resource must be an object")
 	}
+	if dup := p.c.duplicateKey(obj); dup != "" {
+		return Resource{}, nil, p.schemaErrAt(el, &schemaErr{path: []string{dup}, msg: "appears twice in one resource", dup: true})
+	}
 	var res Resource
 	var ferr error
+	var attrs *fastjson.Value
 	obj.Visit(func(k []byte, fv *fastjson.Value) {
 		if ferr != nil {
 			return
@@ -71,6 +77,10 @@ func (p *Parser) Parse(el Element) (Resource, *fastjson.Value, error) {
 				ferr = p.errAt(el, key, "must be an object of strings")
 				return
 			}
+			if dup := p.c.duplicateKey(to); dup != "" {
+				ferr = p.schemaErrAt(el, &schemaErr{path: []string{dup, "tags"}, msg: "appears twice in one object", dup: true})
+				return
+			}
 			to.Visit(func(tk []byte, tv *fastjson.Value) {
 				if ferr == nil && tv.Type() != fastjson.TypeString {
 					ferr = p.errAt(el, key, fmt.Sprintf("tag %q must be a string, found %s", tk, tv.Type()))
@@ -80,6 +90,7 @@ func (p *Parser) Parse(el Element) (Resource, *fastjson.Value, error) {
 			if t := fv.Type(); t != fastjson.TypeObject && t != fastjson.TypeNull {
 				ferr = p.errAt(el, key, fmt.Sprintf("must be an object, found %s", t))
 			}
+			attrs = fv
 		default:
 			msg := "unknown field"
 			if s := Suggest(key, resourceFields); s != "" {
@@ -102,6 +113,9 @@ func (p *Parser) Parse(el Element) (Resource, *fastjson.Value, error) {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
 		return Resource{}, nil, p.errAt(el, "type", msg)
+	}
+	if serr := p.c.checkAttributes(res.Type, attrs); serr != nil {
+		return Resource{}, nil, p.schemaErrAt(el, serr)
 	}
 	if res.Scope == "" {
 		res.Scope = DefaultScope(res.Type, res.Account, res.Region)
@@ -133,6 +147,26 @@ func (p *Parser) errAt(el Element, field, msg string) error {
 		}
 	}
 	return &Error{File: p.name, Line: line, Offset: el.Offset, Field: path, Msg: msg}
+}
+
+// schemaErrAt places a schema violation on the line of the field it names.
+func (p *Parser) schemaErrAt(el Element, e *schemaErr) error {
+	path := e.outward()
+	field := fmt.Sprintf("resources[%d]", el.Index)
+	if ps := pathString(path); ps != "" {
+		if strings.HasPrefix(ps, "[") {
+			field += ps
+		} else {
+			field += "." + ps
+		}
+	}
+	line := el.Line
+	if len(path) > 0 {
+		if off := locate(el.Data, path, e.dup); off > 0 {
+			line += bytes.Count(el.Data[:min(off, len(el.Data))], []byte{'\n'})
+		}
+	}
+	return &Error{File: p.name, Line: line, Offset: el.Offset, Field: field, Msg: e.msg}
 }
 
 // syntaxErr locates a JSON syntax error inside an element with encoding/json, whose

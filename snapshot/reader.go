@@ -2,12 +2,55 @@ package snapshot
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 )
+
+// Limits bound what one snapshot may hold, so that a hostile or broken input is refused
+// with its line and field instead of exhausting memory or time. Zero fields take the
+// defaults of DefaultLimits.
+type Limits struct {
+	// MaxValue is the largest single scalar (a string or number), in bytes.
+	MaxValue int
+	// MaxResource is the largest resource object, in bytes.
+	MaxResource int
+	// MaxHeaderValue is the largest header field value ("scopes" of a big organisation).
+	MaxHeaderValue int
+}
+
+// DefaultLimits are generous for every resource a collector writes: a 1 MiB value, a 16 MiB
+// resource and a 256 MiB header field.
+func DefaultLimits() Limits {
+	return Limits{MaxValue: 1 << 20, MaxResource: 16 << 20, MaxHeaderValue: 256 << 20}
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits()
+	if l.MaxValue <= 0 {
+		l.MaxValue = d.MaxValue
+	}
+	if l.MaxResource <= 0 {
+		l.MaxResource = d.MaxResource
+	}
+	if l.MaxHeaderValue <= 0 {
+		l.MaxHeaderValue = d.MaxHeaderValue
+	}
+	return l
+}
+
+// An Option changes how a Reader reads.
+type Option func(*Reader)
+
+// WithLimits replaces the default limits.
+func WithLimits(l Limits) Option { return func(r *Reader) { r.limits = l.withDefaults() } }
+
+// WithContext makes the reader stop with ctx's error as soon as ctx is done: every refill
+// of its buffer checks it, and no value may grow past the limits between two refills.
+func WithContext(ctx context.Context) Option { return func(r *Reader) { r.ctx = ctx } }
 
 // Element is one resource of a snapshot as raw JSON, with where it stands in the input.
 type Element struct {
@@ -22,8 +65,10 @@ type Element struct {
 // never held in memory whole. "version" must come before "resources"; "scopes" and the
 // other header fields may come before or after.
 type Reader struct {
-	name string
-	src  io.Reader
+	name   string
+	src    io.Reader
+	ctx    context.Context
+	limits Limits
 
 	buf  []byte
 	pos  int   // next unread byte in buf
@@ -43,8 +88,13 @@ type Reader struct {
 }
 
 // NewReader reads a snapshot from r; name (a path, or "-") is used in errors.
-func NewReader(r io.Reader, name string) *Reader {
-	return &Reader{name: name, src: r, buf: make([]byte, 1<<20), line: 1, seen: map[string]bool{}}
+func NewReader(r io.Reader, name string, opts ...Option) *Reader {
+	rd := &Reader{name: name, src: r, buf: make([]byte, 1<<20), line: 1, seen: map[string]bool{},
+		ctx: context.Background(), limits: DefaultLimits()}
+	for _, o := range opts {
+		o(rd)
+	}
+	return rd
 }
 
 // Header returns the header fields read so far; it is complete once Next returned io.EOF.
@@ -99,9 +149,9 @@ func (r *Reader) Next() (Element, error) {
 		return Element{}, r.fieldErr(fmt.Sprintf("resources[%d]", r.index), fmt.Sprintf("expected a resource object, found %q", c))
 	}
 	el := Element{Index: r.index, Line: r.line, Offset: r.base + int64(r.pos)}
-	raw, err := r.scanValue()
+	raw, err := r.scanValue(r.limits.MaxResource)
 	if err != nil {
-		return Element{}, err
+		return Element{}, r.locateLimit(err, fmt.Sprintf("resources[%d]", r.index), "--max-resource-size")
 	}
 	el.Data = append([]byte(nil), raw...)
 	r.index++
@@ -149,9 +199,9 @@ func (r *Reader) advance() error {
 		}
 	}
 	keyLine := r.line
-	rawKey, err := r.scanValue()
+	rawKey, err := r.scanValue(r.limits.MaxValue)
 	if err != nil {
-		return err
+		return r.locateLimit(err, "", "--max-value-size")
 	}
 	var key string
 	if err := json.Unmarshal(rawKey, &key); err != nil {
@@ -184,9 +234,9 @@ func (r *Reader) advance() error {
 		return nil
 	}
 	valLine := r.line
-	raw, err := r.scanValue()
+	raw, err := r.scanValue(r.limits.MaxHeaderValue)
 	if err != nil {
-		return err
+		return r.locateLimit(err, key, "")
 	}
 	return r.headerField(key, raw, valLine)
 }
@@ -194,6 +244,11 @@ func (r *Reader) advance() error {
 func (r *Reader) headerField(key string, raw []byte, line int) error {
 	fail := func(err error) error {
 		return &Error{File: r.name, Line: line, Field: key, Msg: jsonMsg(err)}
+	}
+	if len(raw) > 0 && (raw[0] == '{' || raw[0] == '[') {
+		if err := duplicateIn(r.name, key, line, raw); err != nil {
+			return err
+		}
 	}
 	switch key {
 	case "version":
@@ -295,6 +350,9 @@ func (r *Reader) peek() (byte, error) {
 
 // fill reads more input, keeping buf[pos:end]; io.EOF when there is none.
 func (r *Reader) fill() error {
+	if err := r.ctx.Err(); err != nil {
+		return fmt.Errorf("read snapshot %s: %w", r.name, err)
+	}
 	if r.eof {
 		return io.EOF
 	}
@@ -322,34 +380,81 @@ func (r *Reader) fill() error {
 	return nil
 }
 
-// scanValue consumes one JSON value and returns its bytes (valid until the next read).
-// It checks only structure (brackets and strings); the value itself is parsed later.
-func (r *Reader) scanValue() ([]byte, error) {
+// limitErr says that a value under scan outgrew a limit; the caller names the field.
+type limitErr struct {
+	at        int // position in buf where the offending value starts
+	startLine int // line of buf[r.pos], the start of the value under scan
+	what      string
+	size      int
+	max       int
+}
+
+func (e *limitErr) Error() string {
+	return fmt.Sprintf("%s is over %s (%s so far); refused", e.what, sizeText(e.max), sizeText(e.size))
+}
+
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
+// scanValue consumes one JSON value of at most maxLen bytes and returns its bytes (valid
+// until the next read). It checks only structure (brackets and strings) and the limits;
+// the value itself is parsed later. Its work is linear in the value's length: every byte
+// is looked at a bounded number of times, however long a string runs.
+func (r *Reader) scanValue(maxLen int) ([]byte, error) {
 	startLine := r.line
+	maxScalar := r.limits.MaxValue
 	i := r.pos // scan position; r.pos stays at the value's start while scanning
 	depth, inString := 0, false
 	first := true
+	strOff := 0     // offset from r.pos of the open string's quote
+	scalarOff := -1 // offset from r.pos where the current number or literal began
+	qpos := -1      // position of the next '"' at or after i, or r.end when none is buffered
 	for {
-		for ; i < r.end; i++ {
-			c := r.buf[i]
+		for i < r.end {
 			if inString {
-				// Most bytes of a snapshot are inside strings: jump to the next quote
-				// with a vectorized search when no escape or line break precedes it.
-				if q := bytes.IndexByte(r.buf[i:r.end], '"'); q > 0 {
-					seg := r.buf[i : i+q]
-					if bytes.IndexByte(seg, '\\') < 0 && bytes.IndexByte(seg, '\n') < 0 {
-						i += q
-						c = '"'
+				// Most bytes of a snapshot are inside strings: jump to the next quote,
+				// escape or line break with vectorized searches. The quote's position is
+				// kept while escapes are handled one by one, so that a long string full of
+				// escapes is not searched again from each of them.
+				if qpos < i {
+					if q := bytes.IndexByte(r.buf[i:r.end], '"'); q >= 0 {
+						qpos = i + q
+					} else {
+						qpos = r.end
 					}
 				}
-				switch c {
+				seg := r.buf[i:qpos]
+				stop := qpos
+				if bs := bytes.IndexByte(seg, '\\'); bs >= 0 {
+					stop, seg = i+bs, seg[:bs]
+				}
+				if nl := bytes.IndexByte(seg, '\n'); nl >= 0 {
+					stop = i + nl
+				}
+				i = stop
+				if n := i - (r.pos + strOff); n > maxScalar {
+					return nil, &limitErr{startLine: startLine, at: r.pos + strOff, what: "a string", size: n, max: maxScalar}
+				}
+				if i >= r.end {
+					break
+				}
+				switch r.buf[i] {
 				case '\\':
-					i++
+					i += 2
 				case '"':
 					inString = false
+					i++
 					if depth == 0 {
-						i++
-						return r.take(i), nil
+						return r.takeValue(i, maxLen, startLine)
 					}
 				case '\n':
 					r.line = startLine
@@ -357,9 +462,23 @@ func (r *Reader) scanValue() ([]byte, error) {
 				}
 				continue
 			}
+			c := r.buf[i]
+			switch c {
+			case '"', '{', '[', '}', ']', '\n', ',', ' ', '\t', '\r', ':':
+				if scalarOff >= 0 {
+					if n := i - (r.pos + scalarOff); n > maxScalar {
+						return nil, &limitErr{startLine: startLine, at: r.pos + scalarOff, what: "a value", size: n, max: maxScalar}
+					}
+					scalarOff = -1
+				}
+			default:
+				if scalarOff < 0 {
+					scalarOff = i - r.pos
+				}
+			}
 			switch c {
 			case '"':
-				inString = true
+				inString, strOff = true, i-r.pos
 			case '{', '[':
 				depth++
 			case '}', ']':
@@ -367,16 +486,16 @@ func (r *Reader) scanValue() ([]byte, error) {
 					if first {
 						return nil, r.syntaxAt(r.base+int64(i), fmt.Sprintf("unexpected %q", c))
 					}
-					return r.take(i), nil
+					return r.takeValue(i, maxLen, startLine)
 				}
 				depth--
 				if depth == 0 {
 					i++
-					return r.take(i), nil
+					return r.takeValue(i, maxLen, startLine)
 				}
 			case '\n':
 				if depth == 0 {
-					return r.take(i), nil
+					return r.takeValue(i, maxLen, startLine)
 				}
 				r.line++
 			case ',', ' ', '\t', '\r':
@@ -384,26 +503,139 @@ func (r *Reader) scanValue() ([]byte, error) {
 					if first {
 						return nil, r.syntaxAt(r.base+int64(i), fmt.Sprintf("expected a value, found %q", c))
 					}
-					return r.take(i), nil
+					return r.takeValue(i, maxLen, startLine)
 				}
 			}
 			first = false
+			i++
 		}
-		// Out of input mid-value: keep what was scanned and read more.
-		// An escape at the very end leaves i one past end: the escaped byte is skipped
-		// as soon as it arrives.
+		// Out of input mid-value: keep what was scanned and read more, unless the value
+		// has already outgrown what may be held. An escape at the very end leaves i one
+		// past end: the escaped byte is skipped as soon as it arrives.
 		off := i - r.pos
+		if off > maxLen {
+			return nil, &limitErr{startLine: startLine, at: r.pos, what: "the value", size: off, max: maxLen}
+		}
+		if inString {
+			if n := r.end - (r.pos + strOff); n > maxScalar {
+				return nil, &limitErr{startLine: startLine, at: r.pos + strOff, what: "a string", size: n, max: maxScalar}
+			}
+		} else if scalarOff >= 0 {
+			if n := r.end - (r.pos + scalarOff); n > maxScalar {
+				return nil, &limitErr{startLine: startLine, at: r.pos + scalarOff, what: "a value", size: n, max: maxScalar}
+			}
+		}
 		if err := r.fill(); err != nil {
 			if err == io.EOF {
 				if depth == 0 && !inString && off > 0 {
-					return r.take(r.pos + off), nil
+					if scalarOff >= 0 && off-scalarOff > maxScalar {
+						return nil, &limitErr{startLine: startLine, at: r.pos + scalarOff, what: "a value", size: off - scalarOff, max: maxScalar}
+					}
+					return r.takeValue(r.pos+off, maxLen, startLine)
 				}
 				return nil, r.syntaxAt(r.base+int64(r.end), fmt.Sprintf("unexpected end of input in a value that starts on line %d", startLine))
 			}
 			return nil, err
 		}
 		i = r.pos + off
+		qpos = -1
 	}
+}
+
+// pathAt names the innermost field open at the end of data, a prefix of one JSON value:
+// ".attributes.access_keys[1].created". It runs only to locate an error.
+func pathAt(data []byte) string {
+	type frame struct {
+		obj bool
+		key string
+		idx int
+	}
+	var st []frame
+	expectKey := false
+	for i := 0; i < len(data); i++ {
+		switch data[i] {
+		case '"':
+			j := i + 1
+			for j < len(data) && data[j] != '"' {
+				if data[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(data) {
+				i = j
+				break
+			}
+			if n := len(st); n > 0 && st[n-1].obj && expectKey {
+				var k string
+				if json.Unmarshal(data[i:j+1], &k) != nil {
+					k = string(data[i+1 : j])
+				}
+				st[n-1].key, expectKey = k, false
+			}
+			i = j
+		case '{':
+			st = append(st, frame{obj: true})
+			expectKey = true
+		case '[':
+			st = append(st, frame{})
+		case '}', ']':
+			if len(st) > 0 {
+				st = st[:len(st)-1]
+			}
+		case ',':
+			if n := len(st); n > 0 {
+				if st[n-1].obj {
+					expectKey = true
+				} else {
+					st[n-1].idx++
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	for _, f := range st {
+		if f.obj {
+			if f.key != "" {
+				b.WriteString(".")
+				b.WriteString(f.key)
+			}
+		} else {
+			fmt.Fprintf(&b, "[%d]", f.idx)
+		}
+	}
+	return b.String()
+}
+
+// locateLimit turns a limitErr from scanValue into an Error naming the line and field of
+// the value that outgrew its limit; other errors pass through.
+func (r *Reader) locateLimit(err error, field, flag string) error {
+	var le *limitErr
+	if !errors.As(err, &le) {
+		return err
+	}
+	at := min(max(le.at, r.pos), r.end)
+	path := field + pathAt(r.buf[r.pos:at])
+	if le.at > r.pos || le.what != "the value" {
+		flag = "--max-value-size"
+	}
+	msg := le.Error()
+	if le.at == r.pos && le.what == "the value" && strings.HasPrefix(field, "resources[") {
+		msg = strings.Replace(msg, "the value", "the resource", 1)
+	}
+	if flag != "" {
+		msg += " (raise it with " + flag + " if the snapshot is trusted)"
+	}
+	line := le.startLine + bytes.Count(r.buf[r.pos:at], []byte{'\n'})
+	return &Error{File: r.name, Line: line, Offset: r.base + int64(at), Field: strings.TrimPrefix(path, "."), Msg: msg}
+}
+
+// takeValue takes a scanned value that ends at end, unless it is longer than maxLen.
+func (r *Reader) takeValue(end, maxLen, startLine int) ([]byte, error) {
+	if n := end - r.pos; n > maxLen {
+		return nil, &limitErr{startLine: startLine, at: r.pos, what: "the value", size: n, max: maxLen}
+	}
+	return r.take(end), nil
 }
 
 func (r *Reader) take(end int) []byte {

@@ -15,9 +15,9 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 	h := snapshot.Header{CollectedAt: time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), Source: "test", Accounts: []string{"111111111111"}}
 	in := []snapshot.Resource{
 		{UID: "arn:aws:iam::111111111111:user/alice", Type: "aws.iam.user", Name: "alice", Account: "111111111111", Region: "global",
-			Scope: "aws/111111111111/iam", Tags: map[string]string{"team": "a"}, Attributes: map[string]any{"mfa_active": true, "path": "/"}},
+			Scope: "aws/111111111111/iam", Tags: map[string]string{"team": "a"}, Attributes: map[string]any{"mfa_active": true, "password_enabled": false, "path": "/"}},
 		{UID: "tls://shop.example:443", Type: "tls.endpoint", Name: "shop.example:443", Account: "shop.example",
-			Attributes: map[string]any{"note": "quote \" and backslash \\ and ] } inside"}},
+			Attributes: map[string]any{"host": "shop.example", "port": 443, "reachable": true, "error": "quote \" and backslash \\ and ] } inside"}},
 	}
 	var buf bytes.Buffer
 	w, err := snapshot.NewWriter(&buf, h)
@@ -50,8 +50,8 @@ func TestWriterReaderRoundTrip(t *testing.T) {
 	if got[1].Scope != "tls/shop.example" {
 		t.Errorf("default scope = %q, want tls/shop.example", got[1].Scope)
 	}
-	if got[1].Attributes["note"] != in[1].Attributes["note"] {
-		t.Errorf("escaped string = %q", got[1].Attributes["note"])
+	if got[1].Attributes["error"] != in[1].Attributes["error"] {
+		t.Errorf("escaped string = %q", got[1].Attributes["error"])
 	}
 	if s, ok := gotH.ScopeByID("tls/shop.example"); !ok || s.Complete() {
 		t.Errorf("failed scope = %+v, %v", s, ok)
@@ -64,8 +64,8 @@ func TestReaderLargeSnapshotAcrossBuffers(t *testing.T) {
 	w, _ := snapshot.NewWriter(&buf, snapshot.Header{CollectedAt: time.Unix(0, 0)})
 	long := strings.Repeat("x\\\"y", 50000)
 	for i := range 300 {
-		w.Write(snapshot.Resource{UID: "u" + strings.Repeat("0", i%7) + string(rune('a'+i%26)) + time.Duration(i).String(), Type: "aws.iam.user",
-			Attributes: map[string]any{"blob": long[:i*100]}})
+		w.Write(snapshot.Resource{UID: "u" + strings.Repeat("0", i%7) + string(rune('a'+i%26)) + time.Duration(i).String(), Type: "aws.iam.group",
+			Attributes: map[string]any{"path": long[:i*100]}})
 	}
 	w.Close()
 	_, got, err := snapshot.ReadAll(iotestOneByte(&buf), "mem")
@@ -101,15 +101,15 @@ func TestReaderErrors(t *testing.T) {
 		{"missing resources", `{"version": 1}`, "resources: is required"},
 		{"unknown type", "{\"version\": 1, \"resources\": [\n{\"uid\": \"a\",\n \"type\": \"aws.iam.usr\"}]}",
 			`line 3: resources[0].type: unknown resource type "aws.iam.usr" (did you mean "aws.iam.user"?)`},
-		{"missing uid", "{\"version\": 1, \"resources\": [\n{\"type\": \"aws.iam.user\"}]}", "line 2: resources[0].uid: is required"},
-		{"uid not a string", `{"version": 1, "resources": [{"uid": 5, "type": "aws.iam.user"}]}`, "resources[0].uid: must be a string, found number"},
-		{"unknown resource field", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.user", "atributes": {}}]}`, `resources[0].atributes: unknown field (did you mean "attributes"?)`},
-		{"attributes not an object", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.user", "attributes": []}]}`, "resources[0].attributes: must be an object, found array"},
-		{"tag not a string", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.user", "tags": {"a": 1}}]}`, `tag "a" must be a string`},
+		{"missing uid", "{\"version\": 1, \"resources\": [\n{\"type\": \"aws.iam.group\"}]}", "line 2: resources[0].uid: is required"},
+		{"uid not a string", `{"version": 1, "resources": [{"uid": 5, "type": "aws.iam.group"}]}`, "resources[0].uid: must be a string, found number"},
+		{"unknown resource field", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group", "atributes": {}}]}`, `resources[0].atributes: unknown field (did you mean "attributes"?)`},
+		{"attributes not an object", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group", "attributes": []}]}`, "resources[0].attributes: must be an object, found array"},
+		{"tag not a string", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group", "tags": {"a": 1}}]}`, `tag "a" must be a string`},
 		{"resource not an object", `{"version": 1, "resources": [1]}`, "resources[0]: expected a resource object"},
-		{"truncated", "{\"version\": 1, \"resources\": [\n{\"uid\": \"a\", \"type\": \"aws.iam.user\"},\n{\"uid\": \"b\"", "unexpected end of input in a value that starts on line 3"},
-		{"missing comma", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.user"} {"uid": "b", "type": "aws.iam.user"}]}`, "expected ',' or ']' after resources[0]"},
-		{"bad json inside", "{\"version\": 1, \"resources\": [\n{\"uid\": \"a\",\n \"type\": \"aws.iam.user\", \"attributes\": {\"x\": tru}}]}", "line 3: resources[0]: invalid JSON"},
+		{"truncated", "{\"version\": 1, \"resources\": [\n{\"uid\": \"a\", \"type\": \"aws.iam.group\"},\n{\"uid\": \"b\"", "unexpected end of input in a value that starts on line 3"},
+		{"missing comma", `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group"} {"uid": "b", "type": "aws.iam.group"}]}`, "expected ',' or ']' after resources[0]"},
+		{"bad json inside", "{\"version\": 1, \"resources\": [\n{\"uid\": \"a\",\n \"type\": \"aws.iam.group\", \"attributes\": {\"x\": tru}}]}", "line 3: resources[0]: invalid JSON"},
 		{"trailing data", `{"version": 1, "resources": []} x`, "unexpected data after the snapshot object"},
 		{"scope without status", `{"version": 1, "scopes": [{"id": "aws/1/iam"}], "resources": []}`, `scopes[0]: scope "aws/1/iam": "status" is required`},
 		{"scope bad status", `{"version": 1, "scopes": [{"id": "aws/1/iam", "status": "fine"}], "resources": []}`, `unknown status "fine"`},
@@ -137,7 +137,7 @@ func TestReaderErrors(t *testing.T) {
 }
 
 func TestReaderAcceptsScopesAfterResources(t *testing.T) {
-	in := `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.user", "account": "1", "region": "global"}], "scopes": [{"id": "aws/1/iam", "status": "ok"}], "collected_at": "2026-01-02T03:04:05Z"}`
+	in := `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group", "account": "1", "region": "global"}], "scopes": [{"id": "aws/1/iam", "status": "ok"}], "collected_at": "2026-01-02T03:04:05Z"}`
 	h, rs, err := snapshot.ReadAll(strings.NewReader(in), "x")
 	if err != nil {
 		t.Fatal(err)
@@ -167,8 +167,16 @@ func FuzzReader(f *testing.F) {
 	f.Add([]byte(`{"version": 1, "resources": []}`))
 	f.Add([]byte(`{"version":1,"resources":[{"uid":"\"","type":"tls.endpoint"},{}]}`))
 	f.Add([]byte(`{"version": 1, "source": "\\", "resources": [`))
+	// Long values (over the fuzz limits below), duplicate keys and schema violations.
+	f.Add([]byte(`{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group", "name": "` + strings.Repeat(`x\"`, 100) + `"}]}`))
+	f.Add([]byte(`{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.root_user", "attributes": {"mfa_active": 1` + strings.Repeat("0", 300) + `}}]}`))
+	f.Add([]byte(`{"version": 1, "resources": [{"uid": "arn:aws:iam::1:root", "type": "aws.iam.root_user", "attributes": {"mfa_active": false, "access_keys_active": 0, "mfa_active": true}}]}`))
+	f.Add([]byte(`{"version": 1, "scopes": [{"id": "s", "status": "failed", "status": "ok"}], "resources": [{"uid": "a", "uid": "b", "type": "aws.iam.group"}]}`))
+	f.Add([]byte(`{"version": 1, "resources": [{"uid": "k", "type": "aws.iam.access_key", "attributes": {"status": "Active", "created": "last tuesday"}}]}`))
+	f.Add([]byte(`{"version": 1, "resources": [{"uid": "p", "type": "aws.iam.policy", "attributes": {"document": {"Statement": [{"Effect": "Allow", "Effect": "Deny"}]}}}]}`))
+	f.Add([]byte(`{"version": 1, "resources": [{"uid": "g", "type": "aws.ec2.security_group", "attributes": {"ingress": [{"protocol": "tcp", "from_port": 1e400, "to_port": 22}]}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		rd := snapshot.NewReader(bytes.NewReader(data), "fuzz")
+		rd := snapshot.NewReader(bytes.NewReader(data), "fuzz", snapshot.WithLimits(snapshot.Limits{MaxValue: 128, MaxResource: 4096, MaxHeaderValue: 4096}))
 		p := snapshot.NewParser("fuzz")
 		for range 10000 {
 			el, err := rd.Next()

@@ -123,6 +123,10 @@ func collect(t *testing.T, w *cloudsim.World, cfg awscollector.Config) (result, 
 	}
 	r := result{byUID: map[string]snapshot.Resource{}, scopes: map[string]snapshot.Scope{}, ids: ids}
 	for _, res := range sink.Resources {
+		// What the collector writes is what the snapshot reader accepts.
+		if err := snapshot.Validate(res); err != nil {
+			t.Errorf("collected resource is not valid: %v", err)
+		}
 		// AWS-managed policies have one ARN in every account that uses them.
 		key := res.UID
 		if strings.HasPrefix(key, "arn:aws:iam::aws:") {

@@ -114,6 +114,10 @@ func collect(t *testing.T, w *cloudsim.World, faults []cloudsim.Fault, cfg gcp.C
 	}
 	out := run{resources: map[string]snapshot.Resource{}, scopes: map[string]snapshot.Scope{}, sim: sim}
 	for _, r := range sink.Resources {
+		// What the collector writes is what the snapshot reader accepts.
+		if err := snapshot.Validate(r); err != nil {
+			t.Errorf("collected resource is not valid: %v", err)
+		}
 		if _, dup := out.resources[r.UID]; dup {
 			t.Errorf("resource %s reported twice", r.UID)
 		}

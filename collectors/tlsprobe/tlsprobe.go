@@ -99,12 +99,16 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			res, scope := c.probe(ctx, t)
-			if err := sink.Resource(res); err != nil {
-				mu.Lock()
-				if firstErr == nil {
-					firstErr = err
+			// A failed scope lists no resources: what could not be read is unknown, and
+			// the snapshot contract refuses a failed scope that lists any.
+			if scope.Status != snapshot.ScopeFailed {
+				if err := sink.Resource(res); err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
 				}
-				mu.Unlock()
 			}
 			sink.Scope(scope)
 		}()
@@ -141,14 +145,12 @@ func (c *Collector) probe(ctx context.Context, t Target) (snapshot.Resource, sna
 
 	state, err := c.handshake(ctx, t, 0)
 	if err != nil {
-		res.Attributes["error"] = err.Error()
-		scope.Status, scope.Error = snapshot.ScopeFailed, err.Error()
+		scope.Status, scope.Error, scope.Resources = snapshot.ScopeFailed, err.Error(), 0
 		return res, scope
 	}
 	certs := state.PeerCertificates
 	if len(certs) == 0 {
-		res.Attributes["error"] = "the endpoint sent no certificate"
-		scope.Status, scope.Error = snapshot.ScopeFailed, "no certificate"
+		scope.Status, scope.Error, scope.Resources = snapshot.ScopeFailed, "the endpoint sent no certificate", 0
 		return res, scope
 	}
 	a := res.Attributes

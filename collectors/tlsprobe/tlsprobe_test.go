@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -94,8 +95,12 @@ func TestCollect(t *testing.T) {
 	}
 	byUID := map[string]map[string]any{}
 	for _, r := range sink.Resources {
+		if err := snapshot.Validate(r); err != nil {
+			t.Errorf("collected resource is not valid: %v", err)
+		}
 		byUID[r.UID] = r.Attributes
 	}
+	uid := func(tg tlsprobe.Target) string { return "tls://" + net.JoinHostPort(tg.Host, itoa(tg.Port)) }
 	attrs := func(tg tlsprobe.Target) map[string]any {
 		return byUID["tls://"+net.JoinHostPort(tg.Host, itoa(tg.Port))]
 	}
@@ -118,13 +123,18 @@ func TestCollect(t *testing.T) {
 	if ss["trusted"] != false || ss["hostname_match"] != false || ss["certificate"].(map[string]any)["self_signed"] != true {
 		t.Errorf("self-signed endpoint = %v", ss)
 	}
-	if cl := attrs(closed); cl["reachable"] != false || cl["error"] == "" {
-		t.Errorf("closed endpoint = %v", cl)
+	// An endpoint that could not be read is a failed scope naming the error, and no
+	// resource: its state is unknown, not "unreachable and therefore clean".
+	if cl, ok := byUID[uid(closed)]; ok {
+		t.Errorf("closed endpoint listed as a resource: %v", cl)
 	}
 	failed := 0
 	for _, s := range sink.Scopes {
 		if s.Status == snapshot.ScopeFailed {
 			failed++
+			if s.Error == "" || s.Resources != 0 || s.ID != "tls/"+strings.TrimPrefix(uid(closed), "tls://") {
+				t.Errorf("failed scope = %+v", s)
+			}
 		}
 	}
 	if len(sink.Scopes) != 4 || failed != 1 {
@@ -144,7 +154,6 @@ func TestCollect(t *testing.T) {
 	for _, f := range res.Findings {
 		got[f.Resource] = append(got[f.Resource], f.Policy)
 	}
-	uid := func(tg tlsprobe.Target) string { return "tls://" + net.JoinHostPort(tg.Host, itoa(tg.Port)) }
 	want := map[string][]string{
 		uid(good):       {"WARDEN-CERT-002"}, // expires in 10 days
 		uid(legacy):     {"WARDEN-CERT-002", "WARDEN-CERT-007"},

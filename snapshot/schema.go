@@ -1,0 +1,212 @@
+package snapshot
+
+// The attribute schema of every resource type, as docs/resources.md describes it. A
+// snapshot is checked against it when read, so that a value a policy cannot judge (a time
+// that is not a time, a port that is not a port, a flag that is a string) is refused with
+// its line and field instead of quietly making a finding vanish.
+//
+// Required fields are the ones a policy decides on and every collector writes; the
+// others may be absent or null. Unknown fields are refused: a misspelt "mfa_actve" would
+// otherwise leave "mfa_active" unset.
+
+// kind is the JSON shape a value must have.
+type kind uint8
+
+const (
+	kString   kind = iota
+	kEnum          // a string from a fixed set
+	kBool          // true or false
+	kInt           // an integer within [min, max]
+	kTime          // an RFC 3339 time
+	kArray         // every element of elem
+	kObject        // the fields of fields; no others
+	kDocument      // any JSON object (an IAM policy document); keys checked for duplicates only
+	kProtocol      // a protocol name or IANA number: a string, or an integer 0-255
+)
+
+// spec is the schema of one value.
+type spec struct {
+	kind     kind
+	enum     []string
+	min, max int64
+	elem     *spec
+	fields   []field
+	nullable bool // null is allowed even where the field is required
+}
+
+// field is one named member of an object.
+type field struct {
+	name     string
+	spec     *spec
+	required bool
+}
+
+func str() *spec                     { return &spec{kind: kString} }
+func enum(v ...string) *spec         { return &spec{kind: kEnum, enum: v} }
+func boolean() *spec                 { return &spec{kind: kBool} }
+func integer(lo, hi int64) *spec     { return &spec{kind: kInt, min: lo, max: hi} }
+func count() *spec                   { return integer(0, 1<<53) }
+func timestamp() *spec               { return &spec{kind: kTime} }
+func list(e *spec) *spec             { return &spec{kind: kArray, elem: e} }
+func names() *spec                   { return list(str()) }
+func document() *spec                { return &spec{kind: kDocument} }
+func object(f ...field) *spec        { return &spec{kind: kObject, fields: f} }
+func req(name string, s *spec) field { return field{name: name, spec: s, required: true} }
+func opt(name string, s *spec) field { return field{name: name, spec: s} }
+
+// nullableSpec allows null for a required field: "present, but nothing to describe".
+func nullableSpec(s *spec) *spec {
+	c := *s
+	c.nullable = true
+	return &c
+}
+
+// port is a port number; -1 stands for every port (AWS "all protocols").
+func port() *spec { return integer(-1, 65535) }
+
+func certificateSpec() *spec {
+	return object(
+		opt("subject", str()), opt("issuer", str()), opt("serial", str()),
+		req("not_before", timestamp()), req("not_after", timestamp()),
+		opt("dns_names", names()),
+		req("key_algorithm", str()), req("key_size", integer(0, 1<<20)),
+		req("signature_algorithm", str()),
+		opt("self_signed", boolean()), opt("is_ca", boolean()),
+	)
+}
+
+func attachedSpec() *spec { return object(req("arn", str()), opt("name", str())) }
+
+func inlineSpec() *spec { return object(req("name", str()), req("document", document())) }
+
+func sgRuleSpec() *spec {
+	return object(
+		opt("id", str()),
+		opt("direction", enum("ingress", "egress")),
+		req("protocol", &spec{kind: kProtocol}),
+		req("from_port", port()), req("to_port", port()),
+		opt("cidr", str()), opt("source_group", str()), opt("description", str()),
+	)
+}
+
+func bindingsSpec() *spec {
+	return list(object(
+		req("role", str()),
+		req("members", names()),
+		opt("condition", object(opt("title", str()), opt("expression", str()), opt("description", str()))),
+	))
+}
+
+func firewallEntrySpec() *spec {
+	return list(object(req("protocol", &spec{kind: kProtocol}), opt("ports", names())))
+}
+
+// schemas is the attribute schema of each known type, keyed like knownTypes.
+func schemas() map[string]*spec {
+	iamPolicies := []field{opt("attached_policies", list(attachedSpec())), opt("inline_policies", list(inlineSpec()))}
+	return map[string]*spec{
+		"aws.iam.root_user": object(
+			req("mfa_active", boolean()), req("access_keys_active", integer(0, 2)),
+			opt("password_last_used", timestamp()),
+		),
+		"aws.iam.password_policy": object(
+			req("exists", boolean()),
+			opt("minimum_password_length", integer(0, 128)), opt("password_reuse_prevention", integer(0, 24)),
+			opt("require_symbols", boolean()), opt("require_numbers", boolean()),
+			opt("require_uppercase_characters", boolean()), opt("require_lowercase_characters", boolean()),
+			opt("allow_users_to_change_password", boolean()), opt("max_password_age", integer(0, 1095)),
+			opt("hard_expiry", boolean()),
+		),
+		"aws.iam.user": object(append([]field{
+			opt("user_id", str()), opt("path", str()), opt("created", timestamp()),
+			// From the credential report: absent when it could not be read, and the
+			// scope is then partial, so what they would decide stays unknown.
+			opt("password_enabled", boolean()), opt("password_last_used", timestamp()),
+			opt("password_last_changed", timestamp()), opt("mfa_active", boolean()),
+			opt("access_keys", list(object(
+				req("id", str()), req("status", enum("Active", "Inactive")),
+				req("created", timestamp()), opt("last_used", timestamp()),
+			))),
+			opt("groups", names()),
+		}, iamPolicies...)...),
+		"aws.iam.group": object(append([]field{
+			opt("path", str()), opt("created", timestamp()), opt("members", names()),
+		}, iamPolicies...)...),
+		"aws.iam.role": object(append([]field{
+			opt("path", str()), opt("role_id", str()), opt("created", timestamp()),
+			req("assume_role_policy", document()), opt("last_used", timestamp()),
+			opt("last_used_region", str()), opt("service_linked", boolean()),
+			opt("max_session_duration", integer(0, 43200)),
+		}, iamPolicies...)...),
+		"aws.iam.policy": object(
+			opt("policy_id", str()), opt("path", str()), opt("aws_managed", boolean()),
+			opt("attachment_count", count()), opt("default_version_id", str()),
+			opt("created", timestamp()), opt("updated", timestamp()),
+			req("document", document()),
+			opt("attached_to", object(opt("users", names()), opt("groups", names()), opt("roles", names()))),
+		),
+		"aws.iam.access_key": object(
+			opt("access_key_id", str()), opt("user_name", str()), opt("user_arn", str()),
+			req("status", enum("Active", "Inactive")), req("created", timestamp()),
+			opt("last_used", timestamp()), opt("last_used_service", str()), opt("last_used_region", str()),
+		),
+		"aws.iam.server_certificate": object(
+			opt("server_certificate_id", str()), opt("path", str()), opt("upload_date", timestamp()),
+			opt("certificate", certificateSpec()), // absent when its body could not be read
+		),
+		"aws.ec2.security_group": object(
+			opt("group_id", str()), opt("group_name", str()), opt("vpc_id", str()), opt("description", str()),
+			opt("is_default", boolean()), opt("ingress", list(sgRuleSpec())), opt("egress", list(sgRuleSpec())),
+		),
+		"aws.acm.certificate": object(
+			opt("domain_name", str()), opt("subject_alternative_names", names()),
+			req("status", str()), opt("cert_type", enum("AMAZON_ISSUED", "IMPORTED", "PRIVATE")),
+			opt("in_use_by", names()), opt("renewal_eligibility", str()),
+			opt("renewal_status", enum("", "PENDING_AUTO_RENEWAL", "PENDING_VALIDATION", "SUCCESS", "FAILED")),
+			opt("renewal_failure_reason", str()),
+			req("certificate", nullableSpec(certificateSpec())),
+		),
+		"gcp.project.iam_policy": object(
+			opt("project_id", str()), opt("project_number", str()), opt("organization_domain", str()),
+			opt("etag", str()), req("bindings", bindingsSpec()),
+		),
+		"gcp.folder.iam_policy": object(
+			opt("folder_id", str()), opt("display_name", str()), opt("parent", str()),
+			opt("etag", str()), req("bindings", bindingsSpec()),
+		),
+		"gcp.organization.iam_policy": object(
+			opt("organization_id", str()), opt("domain", str()),
+			opt("etag", str()), req("bindings", bindingsSpec()),
+		),
+		"gcp.iam.service_account": object(
+			req("email", str()), opt("unique_id", str()), opt("display_name", str()),
+			opt("disabled", boolean()), opt("default_compute", boolean()),
+		),
+		"gcp.iam.service_account_key": object(
+			opt("key_id", str()), opt("service_account", str()),
+			req("key_type", enum("USER_MANAGED", "SYSTEM_MANAGED")),
+			req("valid_after", timestamp()), opt("valid_before", timestamp()),
+			opt("disabled", boolean()), opt("key_algorithm", str()),
+		),
+		"gcp.compute.firewall": object(
+			opt("network", str()), req("direction", enum("INGRESS", "EGRESS")),
+			opt("disabled", boolean()), opt("priority", integer(0, 65535)),
+			opt("source_ranges", names()), opt("source_tags", names()), opt("target_tags", names()),
+			opt("allowed", firewallEntrySpec()), opt("denied", firewallEntrySpec()),
+		),
+		"gcp.compute.network": object(
+			opt("auto_create_subnetworks", boolean()), opt("firewalls", names()),
+		),
+		"gcp.compute.ssl_certificate": object(
+			opt("cert_type", enum("SELF_MANAGED", "MANAGED")), opt("managed_status", str()),
+			req("certificate", nullableSpec(certificateSpec())),
+		),
+		"tls.endpoint": object(
+			req("host", str()), req("port", integer(1, 65535)), opt("sni", str()),
+			req("reachable", boolean()), opt("error", str()),
+			opt("certificate", certificateSpec()), opt("chain", list(certificateSpec())),
+			opt("trusted", boolean()), opt("verify_error", str()), opt("hostname_match", boolean()),
+			opt("protocols", list(enum("SSL3.0", "TLS1.0", "TLS1.1", "TLS1.2", "TLS1.3"))), opt("min_protocol", str()),
+		),
+	}
+}
