@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,13 +80,29 @@ var waiverFields = []string{"policy", "resource", "reason", "owner", "expires"}
 //	    reason: Bastion; SSH is limited by a network ACL
 //	    owner: alice@acme.example
 //	    expires: 2027-03-31
+//
+// A waiver hides findings, so Parse refuses anything it would otherwise have to guess at:
+// a duplicate key (YAML lets the last one win, so a reviewer could read one value while
+// another applies), a second YAML document (which a plain YAML reader drops), a value
+// that is not a string, and a waiver matching every policy on every resource.
 func Parse(data []byte, file string) (*Set, error) {
 	set := &Set{File: file}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return set, nil
 	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return set, nil // comments only
+		}
+		return nil, yamlErr(file, err)
+	}
+	var extra yaml.Node
+	switch err := dec.Decode(&extra); {
+	case err == nil:
+		return nil, &Error{File: file, Line: extra.Line, Msg: "a second YAML document: a waivers file holds one document, with one \"waivers\" list (its other documents would be ignored)"}
+	case !errors.Is(err, io.EOF):
 		return nil, yamlErr(file, err)
 	}
 	root := &doc
@@ -94,6 +112,9 @@ func Parse(data []byte, file string) (*Set, error) {
 	if root.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: root.Line, Msg: "expected a mapping with a \"waivers\" list"}
 	}
+	if err := checkDuplicateKeys(file, "", root); err != nil {
+		return nil, err
+	}
 	var list *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
@@ -101,7 +122,7 @@ func Parse(data []byte, file string) (*Set, error) {
 		case "waivers":
 			list = v
 		case "version":
-			if v.Value != "1" {
+			if v.Kind != yaml.ScalarNode || v.Value != "1" {
 				return nil, &Error{File: file, Line: v.Line, Field: "version", Msg: fmt.Sprintf("unsupported version %q (want 1)", v.Value)}
 			}
 		default:
@@ -112,7 +133,7 @@ func Parse(data []byte, file string) (*Set, error) {
 		return nil, &Error{File: file, Line: root.Line, Field: "waivers", Msg: "is required"}
 	}
 	if list.Kind != yaml.SequenceNode {
-		if list.Tag == "!!null" {
+		if list.Kind == yaml.ScalarNode && list.Tag == "!!null" {
 			return set, nil
 		}
 		return nil, &Error{File: file, Line: list.Line, Field: "waivers", Msg: "must be a list"}
@@ -127,10 +148,31 @@ func Parse(data []byte, file string) (*Set, error) {
 	return set, nil
 }
 
+// checkDuplicateKeys refuses a mapping that sets one key twice, naming the second
+// occurrence and where the first one is.
+func checkDuplicateKeys(file, path string, n *yaml.Node) error {
+	first := make(map[string]int, len(n.Content)/2)
+	for j := 0; j+1 < len(n.Content); j += 2 {
+		k := n.Content[j]
+		if line, dup := first[k.Value]; dup {
+			field := k.Value
+			if path != "" {
+				field = path + "." + k.Value
+			}
+			return &Error{File: file, Line: k.Line, Field: field, Msg: fmt.Sprintf("duplicate key %q (first set at line %d): YAML would silently keep only the last value", k.Value, line)}
+		}
+		first[k.Value] = k.Line
+	}
+	return nil
+}
+
 func parseWaiver(file string, i int, n *yaml.Node) (*Waiver, error) {
 	path := fmt.Sprintf("waivers[%d]", i)
 	if n.Kind != yaml.MappingNode {
 		return nil, &Error{File: file, Line: n.Line, Field: path, Msg: "must be a mapping with policy, resource, reason, owner and expires"}
+	}
+	if err := checkDuplicateKeys(file, path, n); err != nil {
+		return nil, err
 	}
 	w := &Waiver{File: file, Line: n.Line}
 	seen := map[string]bool{}
@@ -139,6 +181,11 @@ func parseWaiver(file string, i int, n *yaml.Node) (*Waiver, error) {
 		field := path + "." + k.Value
 		if v.Kind != yaml.ScalarNode {
 			return nil, &Error{File: file, Line: v.Line, Field: field, Msg: "must be a single value"}
+		}
+		if slices.Contains(waiverFields, k.Value) {
+			if err := checkTag(k.Value, v); err != nil {
+				return nil, &Error{File: file, Line: v.Line, Field: field, Msg: err.Error()}
+			}
 		}
 		seen[k.Value] = true
 		switch k.Value {
@@ -178,7 +225,32 @@ func parseWaiver(file string, i int, n *yaml.Node) (*Waiver, error) {
 			return nil, &Error{File: file, Line: n.Line, Field: path + "." + f, Msg: why}
 		}
 	}
+	if wildcardsOnly(w.Policy) && wildcardsOnly(w.Resource) {
+		return nil, &Error{File: file, Line: n.Line, Field: path, Msg: fmt.Sprintf("policy %q on resource %q waives every finding: name the policies or the resources the risk is accepted for", w.Policy, w.Resource)}
+	}
 	return w, nil
+}
+
+// checkTag refuses a value YAML reads as something other than text: "owner: ~" would
+// otherwise be the owner "~", "reason: true" the reason "true", and "policy: 1" a policy
+// id nobody wrote on purpose. An expiry may also be a YAML timestamp.
+func checkTag(field string, v *yaml.Node) error {
+	switch tag := v.ShortTag(); {
+	case tag == "!!str":
+		return nil
+	case field == "expires" && tag == "!!timestamp":
+		return nil
+	case tag == "!!null":
+		return fmt.Errorf("is empty (YAML null %q)", v.Value)
+	default:
+		return fmt.Errorf("must be a string, not %s %q (quote it if it is meant as text)", strings.TrimPrefix(tag, "!!"), v.Value)
+	}
+}
+
+// wildcardsOnly reports whether a glob is made of wildcards only: with a star it
+// matches every policy id or uid, and without one it names nothing in particular.
+func wildcardsOnly(pattern string) bool {
+	return pattern != "" && strings.Trim(pattern, "*?") == ""
 }
 
 func fieldValue(w *Waiver, f string) string {
@@ -222,29 +294,62 @@ func yamlErr(file string, err error) error {
 	return &Error{File: file, Line: line, Msg: msg}
 }
 
-// CheckPolicies refuses waivers that name a policy id that does not exist, so that a typo
-// does not silently waive nothing.
+// CheckPolicies refuses waivers whose policy names no loaded policy, so that a typo does
+// not silently waive nothing: an exact id that does not exist, or a glob that matches
+// none of ids. The error suggests the closest id, or the closest glob that matches.
 func (s *Set) CheckPolicies(ids []string) error {
 	for i, w := range s.Waivers {
-		if strings.ContainsAny(w.Policy, "*?") {
+		if slices.ContainsFunc(ids, func(id string) bool { return Glob(w.Policy, id) }) {
 			continue
 		}
-		found := false
-		for _, id := range ids {
-			if id == w.Policy {
-				found = true
-				break
-			}
+		var msg, sg string
+		if strings.ContainsAny(w.Policy, "*?") {
+			msg = fmt.Sprintf("policy glob %q matches none of the %d loaded policies", w.Policy, len(ids))
+			sg = closestGlob(w.Policy, ids)
+		} else {
+			msg = fmt.Sprintf("unknown policy %q", w.Policy)
+			sg = closestID(w.Policy, ids)
 		}
-		if !found {
-			msg := fmt.Sprintf("unknown policy %q", w.Policy)
-			if sg := suggest.Closest(w.Policy, ids); sg != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", sg)
-			}
-			return &Error{File: s.File, Line: w.Line, Field: fmt.Sprintf("waivers[%d].policy", i), Msg: msg}
+		if sg != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sg)
 		}
+		return &Error{File: s.File, Line: w.Line, Field: fmt.Sprintf("waivers[%d].policy", i), Msg: msg}
 	}
 	return nil
+}
+
+// closestID suggests the id a misspelt one meant, ignoring case first.
+func closestID(id string, ids []string) string {
+	for _, c := range ids {
+		if strings.EqualFold(c, id) {
+			return c
+		}
+	}
+	return suggest.Closest(id, ids)
+}
+
+// closestGlob suggests a glob for one that matches nothing: its literal prefix (up to
+// the first wildcard) is replaced by the closest prefix of a loaded id of the same
+// length, and the suggestion is kept only if it matches some id.
+// "WARDEN-AWS-IMA-*" becomes "WARDEN-AWS-IAM-*".
+func closestGlob(pattern string, ids []string) string {
+	n := strings.IndexAny(pattern, "*?")
+	prefix, rest := pattern[:n], pattern[n:]
+	var prefixes []string
+	for _, id := range ids {
+		if len(id) >= n && !slices.Contains(prefixes, id[:n]) {
+			prefixes = append(prefixes, id[:n])
+		}
+	}
+	p := closestID(prefix, prefixes)
+	if p == "" {
+		return ""
+	}
+	cand := p + rest
+	if !slices.ContainsFunc(ids, func(id string) bool { return Glob(cand, id) }) {
+		return ""
+	}
+	return cand
 }
 
 // Match returns the first active waiver covering the finding, and the first expired one

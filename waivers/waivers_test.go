@@ -87,6 +87,121 @@ func TestCheckPolicies(t *testing.T) {
 	}
 }
 
+// one is a complete waiver whose lines are 2 (policy) to 6 (expires).
+const one = `waivers:
+  - policy: WARDEN-AWS-NET-001
+    resource: arn:aws:ec2:eu-west-1:111111111111:security-group/sg-1
+    reason: Bastion
+    owner: alice@acme.example
+    expires: 2027-03-31
+`
+
+// TestParse_refusesWhatWouldWaiveSilently covers inputs a YAML reader accepts but that a
+// reviewer would read differently from what applies, or that waive by accident.
+func TestParse_refusesWhatWouldWaiveSilently(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"duplicate key in a waiver", one + "    owner: mallory@evil.example\n",
+			`line 7: waivers[0].owner: duplicate key "owner" (first set at line 5)`},
+		{"duplicate resource widens the waiver", one + "    resource: \"*\"\n",
+			`line 7: waivers[0].resource: duplicate key "resource" (first set at line 3)`},
+		{"duplicate waivers list", one + "waivers: []\n",
+			`line 7: waivers: duplicate key "waivers" (first set at line 1)`},
+		{"duplicate version", "version: 1\nversion: 2\nwaivers: []\n",
+			`line 2: version: duplicate key "version" (first set at line 1)`},
+		{"second document", one + "---\nwaivers:\n  - policy: X\n",
+			`line 7: a second YAML document`},
+		{"empty second document", one + "---\n", `line 7: a second YAML document`},
+		{"second document after an end marker", one + "...\n---\nwaivers: []\n", `line 8: a second YAML document`},
+		{"null owner", strings.Replace(one, "alice@acme.example", "~", 1), `line 5: waivers[0].owner: is empty (YAML null "~")`},
+		{"null reason", strings.Replace(one, "Bastion", "null", 1), `line 4: waivers[0].reason: is empty (YAML null "null")`},
+		{"boolean reason", strings.Replace(one, "Bastion", "true", 1), `line 4: waivers[0].reason: must be a string, not bool "true"`},
+		{"numeric policy", strings.Replace(one, "WARDEN-AWS-NET-001", "1", 1), `line 2: waivers[0].policy: must be a string, not int "1"`},
+		{"numeric expiry", strings.Replace(one, "2027-03-31", "20270331", 1), `line 6: waivers[0].expires: must be a string, not int "20270331"`},
+		{"every policy on every resource", strings.Replace(strings.Replace(one, "WARDEN-AWS-NET-001", `"*"`, 1),
+			"arn:aws:ec2:eu-west-1:111111111111:security-group/sg-1", `"**"`, 1),
+			`line 2: waivers[0]: policy "*" on resource "**" waives every finding`},
+		{"wildcards only", strings.Replace(strings.Replace(one, "WARDEN-AWS-NET-001", `"?*"`, 1),
+			"arn:aws:ec2:eu-west-1:111111111111:security-group/sg-1", `"*?"`, 1),
+			`waives every finding`},
+		// Already refused; kept so that it stays so.
+		{"blank resource", strings.Replace(one, "arn:aws:ec2:eu-west-1:111111111111:security-group/sg-1", `"  "`, 1),
+			`line 2: waivers[0].resource: is required`},
+		{"no such day", strings.Replace(one, "2027-03-31", "2027-02-30", 1), `line 6: waivers[0].expires: "2027-02-30" is not a date`},
+		{"date and time without a zone", strings.Replace(one, "2027-03-31", "2027-03-31T10:00:00", 1), `line 6: waivers[0].expires: "2027-03-31T10:00:00" is not a date`},
+		{"merge key", one + "    <<: {owner: x}\n", `line 7: waivers[0].<<: must be a single value`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := waivers.Parse([]byte(tt.in), "w.yaml")
+			if err == nil {
+				t.Fatalf("accepted %d waivers (%+v), want an error containing %q", len(set.Waivers), set.Waivers, tt.want)
+			}
+			if !strings.Contains(err.Error(), "read waivers w.yaml: "+tt.want) && !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+			var we *waivers.Error
+			if !errors.As(err, &we) || we.Line == 0 {
+				t.Errorf("error %v is %T without a line, want a located *waivers.Error", err, err)
+			}
+		})
+	}
+}
+
+// TestParse_acceptsHarmlessYAML keeps the checks from refusing what means one thing only.
+func TestParse_acceptsHarmlessYAML(t *testing.T) {
+	tests := []struct {
+		name, in string
+		n        int
+	}{
+		{"comments only", "# no waivers yet\n", 0},
+		{"document markers", "---\n" + one + "...\n", 1},
+		{"quoted values", strings.Replace(one, "Bastion", `"Bastion"`, 1), 1},
+		{"wildcard policy on one resource", strings.Replace(one, "WARDEN-AWS-NET-001", `"*"`, 1), 1},
+		{"one policy on every resource", strings.Replace(one, "arn:aws:ec2:eu-west-1:111111111111:security-group/sg-1", `"*"`, 1), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			set, err := waivers.Parse([]byte(tt.in), "w.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(set.Waivers) != tt.n {
+				t.Fatalf("%d waivers, want %d", len(set.Waivers), tt.n)
+			}
+		})
+	}
+}
+
+func TestCheckPolicies_refusesPolicyMatchingNothing(t *testing.T) {
+	ids := []string{"WARDEN-AWS-IAM-001", "WARDEN-AWS-IAM-012", "WARDEN-AWS-NET-001", "WARDEN-GCP-NET-001"}
+	tests := []struct{ policy, want string }{
+		{"WARDEN-AWS-IMA-*", `line 2: waivers[0].policy: policy glob "WARDEN-AWS-IMA-*" matches none of the 4 loaded policies (did you mean "WARDEN-AWS-IAM-*"?)`},
+		{"WARDEN-AZURE-*", `line 2: waivers[0].policy: policy glob "WARDEN-AZURE-*" matches none of the 4 loaded policies`},
+		{"*-K8S-*", `policy glob "*-K8S-*" matches none of the 4 loaded policies`},
+		{"WARDEN-AWS-NET-00?", ""},
+		{"WARDEN-AWS-IAM-*", ""},
+		{"*-NET-*", ""},
+		{"WARDEN-AWS-NET-001", ""},
+		{"warden-aws-net-001", `unknown policy "warden-aws-net-001" (did you mean "WARDEN-AWS-NET-001"?)`},
+		{"WARDEN-AWS-NET-01", `unknown policy "WARDEN-AWS-NET-01" (did you mean "WARDEN-AWS-NET-001"?)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy, func(t *testing.T) {
+			set, err := waivers.Parse([]byte(strings.Replace(one, "WARDEN-AWS-NET-001", `"`+tt.policy+`"`, 1)), "w.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = set.CheckPolicies(ids)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused a policy that matches: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
+}
+
 func TestGlob(t *testing.T) {
 	tests := []struct {
 		pattern, s string
@@ -113,14 +228,30 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(good))
 	f.Add([]byte("waivers:\n  - {}\n"))
 	f.Add([]byte("waivers: ~\n"))
+	f.Add([]byte(one + "    owner: mallory\n"))
+	f.Add([]byte(one + "---\nwaivers: []\n"))
+	f.Add([]byte("version: 1\nversion: 1\n" + one[:len(one)-1]))
+	f.Add([]byte(strings.Replace(one, "Bastion", "~", 1)))
+	f.Add([]byte("waivers:\n  - &w {policy: \"*\", resource: \"*\", reason: r, owner: o, expires: 2027-01-01}\n  - *w\n"))
+	f.Add([]byte(strings.Replace(one, "Bastion", strings.Repeat("long ", 64), 1)))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		set, err := waivers.Parse(data, "fuzz.yaml")
 		if err != nil {
+			var we *waivers.Error
+			if !errors.As(err, &we) {
+				t.Fatalf("error %v is %T, want *waivers.Error", err, err)
+			}
 			return
 		}
 		for _, w := range set.Waivers {
 			if w.Policy == "" || w.Resource == "" || w.Owner == "" || w.Reason == "" || w.Expires.IsZero() {
 				t.Fatalf("accepted an incomplete waiver: %+v", w)
+			}
+			if w.Line <= 0 {
+				t.Fatalf("accepted a waiver without a line: %+v", w)
+			}
+			if strings.Trim(w.Policy, "*?") == "" && strings.Trim(w.Resource, "*?") == "" {
+				t.Fatalf("accepted a waiver of every finding: %+v", w)
 			}
 		}
 	})

@@ -73,6 +73,9 @@ rate limits per service. GET /_sim/calls counts the calls served.`,
 Stop with Ctrl-C.
 `, len(w.AWS.Accounts), len(w.GCP.Projects), srv.URL, srv.URL, target, srv.URL, projects)
 			<-cmd.Context().Done()
+			// Calls in flight get up to 5 s to finish; connections that carry none (a
+			// client's keep-alive or gRPC connection) are closed at once, so a stop
+			// exits 0 without waiting for clients to hang up.
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()
 			return srv.Shutdown(ctx)

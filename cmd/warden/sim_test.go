@@ -6,10 +6,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/connectivity"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -71,33 +79,101 @@ func TestAcmeWorldThroughSimulator(t *testing.T) {
 	t.Logf("%d findings both ways", len(gk))
 }
 
-// startSim runs `warden sim` as a user would and returns the endpoint it prints.
+// startSim runs `warden sim` as a user would and returns the endpoint it prints; the
+// test fails if stopping it does not exit 0.
 func startSim(t *testing.T, args ...string) string {
+	t.Helper()
+	url, stop := runSim(t, args...)
+	t.Cleanup(func() {
+		if code := stop(); code != 0 {
+			t.Errorf("warden sim exited %d", code)
+		}
+	})
+	return url
+}
+
+// runSim runs `warden sim` and returns the endpoint it prints and a stop function that
+// cancels it (as SIGINT does) and returns its exit code. Calling stop again returns the
+// same code.
+func runSim(t *testing.T, args ...string) (url string, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan int, 1)
+	var errb bytes.Buffer
 	go func() {
-		var errb bytes.Buffer
 		done <- run(ctx, append([]string{"sim", "--listen", "127.0.0.1:0"}, args...), strings.NewReader(""), pw, &errb)
 		pw.Close()
 	}()
-	t.Cleanup(func() {
-		cancel()
-		if code := <-done; code != 0 {
-			t.Errorf("warden sim exited %d", code)
+	code, stopped := 0, false
+	stop = func() int {
+		if !stopped {
+			cancel()
+			code, stopped = <-done, true
+			if code != 0 {
+				t.Logf("warden sim stderr: %s", errb.String())
+			}
 		}
-	})
+		return code
+	}
+	t.Cleanup(func() { stop() })
 	sc := bufio.NewScanner(pr)
 	for sc.Scan() {
 		if _, url, ok := strings.Cut(sc.Text(), "serving on "); ok {
 			// Keep draining so that the simulator never blocks on its output.
 			go func() { _, _ = io.Copy(io.Discard, pr) }()
-			return url
+			return url, stop
 		}
 	}
 	t.Fatal("warden sim printed no endpoint")
-	return ""
+	return "", stop
+}
+
+// TestSim_stopsAtOnceWithConnectionsOpen stops `warden sim` while clients hold
+// connections open, as the collectors' clients do after a collect: a gRPC (h2c)
+// connection, an HTTP/1.1 keep-alive one, and a TCP connection that never sent a request
+// (a spare dial). Stopping used to wait for the 5 s shutdown deadline and exit 2.
+func TestSim_stopsAtOnceWithConnectionsOpen(t *testing.T) {
+	url, stop := runSim(t, "--world", acmeWorld)
+	addr := strings.TrimPrefix(url, "http://")
+
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Any answer will do, as long as it came over the connection.
+	_, _ = adminpb.NewIAMClient(conn).ListServiceAccounts(context.Background(), &adminpb.ListServiceAccountsRequest{Name: "projects/acme-prod-4821"})
+	if st := conn.GetState(); st != connectivity.Ready {
+		t.Fatalf("gRPC connection %v, want it open", st)
+	}
+
+	tr := &http.Transport{}
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(url + "/_sim/health")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+
+	spare, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer spare.Close()
+	time.Sleep(50 * time.Millisecond) // let the simulator accept it
+
+	start := time.Now()
+	code := stop()
+	elapsed := time.Since(start)
+	if code != 0 {
+		t.Errorf("warden sim exited %d after %v, want 0", code, elapsed)
+	}
+	if elapsed > time.Second {
+		t.Errorf("warden sim took %v to stop, want well under 1s", elapsed)
+	}
+	t.Logf("stopped in %v", elapsed)
 }
 
 // TestSimCommandServesCollect runs the simulator as its own command and collects from it

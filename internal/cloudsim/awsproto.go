@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
+	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -58,12 +58,19 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "malformed Authorization header", http.StatusBadRequest)
 		return
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, 32<<20))
+	c := &call{ctx: r.Context(), Service: service, Region: region}
+	body, err := readBody(r)
 	if err != nil {
-		http.Error(w, "read body: "+err.Error(), http.StatusBadRequest)
+		s.mu.Lock()
+		c.ReqID = fmt.Sprintf("%08x-sim0-4000-8000-%012x", s.nextID(), 0)
+		s.mu.Unlock()
+		var e *apiError // nil: too large, answered with the service's own code
+		if !errors.Is(err, errBodyTooLarge) {
+			e = errf(kindInvalid, "IncompleteBody", "%v", err)
+		}
+		s.writeAWSError(w, c, e)
 		return
 	}
-	c := &call{ctx: r.Context(), Service: service, Region: region}
 	s.mu.Lock()
 	c.ReqID = fmt.Sprintf("%08x-sim0-4000-8000-%012x", s.nextID(), len(body))
 	c.Account, c.Principal = s.callerOf(akid)
@@ -325,6 +332,9 @@ func (s *Sim) writeJSONError(w http.ResponseWriter, c *call, e *apiError) {
 	}
 	if status == 404 || status == 409 {
 		status = 400 // the JSON services answer client errors with 400
+	}
+	if e.Status != 0 {
+		status = e.Status
 	}
 	b, _ := json.Marshal(map[string]string{"__type": code, "message": e.Message})
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")

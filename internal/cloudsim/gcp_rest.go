@@ -3,7 +3,6 @@ package cloudsim
 import (
 	"bytes"
 	"encoding/base64"
-	"io"
 	"net/http"
 	"path"
 	"slices"
@@ -50,9 +49,9 @@ func (s *Sim) projectKey(key string) string {
 // readProto decodes a JSON request body into m, ignoring fields m does not know (as
 // Google's servers ignore output-only fields sent back).
 func readProto(r *http.Request, m proto.Message) error {
-	b, err := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	b, err := readBody(r)
 	if err != nil {
-		return errf(kindInvalid, "invalid", "read body: %v", err)
+		return bodyError(err, "requestTooLarge", "invalid")
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil

@@ -1,8 +1,10 @@
 package cloudsim
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 
@@ -21,6 +23,16 @@ func (s *Sim) serveGCP(w http.ResponseWriter, r *http.Request) {
 // lock, then the JSON answer (protojson for proto messages, as Google's servers write it).
 func (s *Sim) serveREST(w http.ResponseWriter, r *http.Request, service, action, project string, h func(c *call) (any, error)) {
 	c := &call{ctx: r.Context(), Service: service, Action: action, Account: project, Region: "global", Principal: "user:sim@example.com"}
+	// The body is read before the call is admitted, so that an oversized one is refused
+	// without being counted, rate-limited or run (the handler reads the buffered copy).
+	if r.Body != nil && r.Body != http.NoBody {
+		b, err := readBody(r)
+		if err != nil {
+			writeGCPError(w, bodyError(err, "requestTooLarge", "invalid"))
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(b))
+	}
 	if e := s.admit(r.Context(), c); e != nil {
 		writeGCPError(w, e)
 		return
@@ -76,6 +88,9 @@ func writeGCPError(w http.ResponseWriter, e *apiError) {
 	code, st, _ := gcpStatus(e.Kind)
 	if e.Code == "conditionNotMet" || e.Code == "ABORTED" {
 		code, st = 409, "ABORTED"
+	}
+	if e.Status != 0 {
+		code = e.Status
 	}
 	reason := e.Code
 	if reason == "" {

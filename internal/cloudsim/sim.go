@@ -169,8 +169,16 @@ func (s *Sim) ResetCalls() {
 // with SigV4), GCP REST (by path), and /_sim/ for the simulator's own state.
 func (s *Sim) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		isGRPC := r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc")
+		// An oversized body is refused before it is read; one whose length was not
+		// announced is refused by readBody when it passes the limit. gRPC bounds each
+		// message itself.
+		if !isGRPC && r.ContentLength > maxRequestBody {
+			s.refuseTooLarge(w, r)
+			return
+		}
 		switch {
-		case r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc"):
+		case isGRPC:
 			s.grpc.ServeHTTP(w, r)
 		case strings.HasPrefix(r.URL.Path, "/_sim/"):
 			s.serveAdmin(w, r)
@@ -209,8 +217,29 @@ type Server struct {
 	Addr string
 	srv  *http.Server
 	ln   net.Listener
-	done chan error
+	done chan struct{} // closed when Serve has returned, with its error in serveErr
+
+	serveErr error
+
+	mu       sync.Mutex
+	conns    map[net.Conn]*connState
+	draining bool // Shutdown has begun: connections that carry no call are closed
 }
+
+// connState is what the server knows of one connection: its last state as the
+// http.Server.ConnState hook reports it (for HTTP/2 connections too, whose streams move
+// them between active and idle), and a count of changes so that a delayed close can tell
+// whether the connection was used in between.
+type connState struct {
+	state http.ConnState
+	gen   int
+}
+
+// idleGrace is how long a stopping server leaves a connection without a call before it
+// closes it: long enough for the last answer on it to be flushed (HTTP/2 reports a
+// connection idle when its last stream ends, before the final frames are written), short
+// enough that nobody notices.
+const idleGrace = 50 * time.Millisecond
 
 // Listen starts serving s on addr ("127.0.0.1:0" picks a free port), with plain HTTP/1.1
 // and unencrypted HTTP/2 (for gRPC) on the same port.
@@ -222,23 +251,99 @@ func (s *Sim) Listen(addr string) (*Server, error) {
 	var p http.Protocols
 	p.SetHTTP1(true)
 	p.SetUnencryptedHTTP2(true)
-	hs := &http.Server{Handler: s.Handler(), Protocols: &p, ReadHeaderTimeout: 10 * time.Second}
-	srv := &Server{URL: "http://" + ln.Addr().String(), Addr: ln.Addr().String(), srv: hs, ln: ln, done: make(chan error, 1)}
-	go func() { srv.done <- hs.Serve(ln) }()
+	srv := &Server{URL: "http://" + ln.Addr().String(), Addr: ln.Addr().String(), ln: ln,
+		done: make(chan struct{}), conns: map[net.Conn]*connState{}}
+	srv.srv = &http.Server{Handler: s.Handler(), Protocols: &p, ReadHeaderTimeout: 10 * time.Second, ConnState: srv.track}
+	go func() {
+		srv.serveErr = srv.srv.Serve(ln)
+		close(srv.done)
+	}()
 	return srv, nil
+}
+
+// track follows every connection's state; once the server is stopping, it closes those
+// that carry no call.
+func (srv *Server) track(c net.Conn, st http.ConnState) {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	if st == http.StateClosed || st == http.StateHijacked {
+		delete(srv.conns, c)
+		return
+	}
+	cs := srv.conns[c]
+	if cs == nil {
+		cs = &connState{}
+		srv.conns[c] = cs
+	}
+	cs.state = st
+	cs.gen++
+	if srv.draining {
+		srv.closeIfUnused(c, cs)
+	}
+}
+
+// closeIfUnused closes c after idleGrace if it carries no call (it is new, with no
+// request read yet, or idle between calls) and has not been used meanwhile. net/http's
+// Shutdown alone waits 5 s for a new connection, and an HTTP/2 connection stays open
+// after GOAWAY until its client closes it or a timer runs out. srv.mu is held.
+func (srv *Server) closeIfUnused(c net.Conn, cs *connState) {
+	if cs.state != http.StateNew && cs.state != http.StateIdle {
+		return
+	}
+	gen := cs.gen
+	time.AfterFunc(idleGrace, func() {
+		srv.mu.Lock()
+		defer srv.mu.Unlock()
+		if srv.conns[c] == cs && cs.gen == gen {
+			_ = c.Close()
+		}
+	})
+}
+
+// busy counts the connections carrying a call.
+func (srv *Server) busy() int {
+	srv.mu.Lock()
+	defer srv.mu.Unlock()
+	n := 0
+	for _, cs := range srv.conns {
+		if cs.state == http.StateActive {
+			n++
+		}
+	}
+	return n
 }
 
 // Close stops the server at once.
 func (srv *Server) Close() error {
 	err := srv.srv.Close()
-	if e := <-srv.done; !errors.Is(e, http.ErrServerClosed) && err == nil {
-		err = e
+	<-srv.done
+	if !errors.Is(srv.serveErr, http.ErrServerClosed) && err == nil {
+		err = srv.serveErr
 	}
 	return err
 }
 
-// Shutdown stops the server after the calls in flight.
-func (srv *Server) Shutdown(ctx context.Context) error { return srv.srv.Shutdown(ctx) }
+// Shutdown stops the server after the calls in flight: it stops accepting, lets every
+// call being served finish, and closes every connection that carries none (idle
+// keep-alive and HTTP/2 connections, gRPC clients, connections that never sent a
+// request) within idleGrace, without waiting for clients to hang up. When ctx ends first,
+// the calls still running are cut and the error says how many.
+func (srv *Server) Shutdown(ctx context.Context) error {
+	srv.mu.Lock()
+	srv.draining = true
+	for c, cs := range srv.conns {
+		srv.closeIfUnused(c, cs)
+	}
+	srv.mu.Unlock()
+	err := srv.srv.Shutdown(ctx)
+	if err != nil {
+		n := srv.busy()
+		_ = srv.srv.Close()
+		err = fmt.Errorf("simulator: stop: %d connections with calls in flight cut at the deadline: %w", n, err)
+	}
+	<-srv.done
+	return err
+}
 
 // nextID returns a fresh deterministic suffix for generated ids.
 func (s *Sim) nextID() int {
