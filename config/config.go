@@ -6,10 +6,14 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/suggest"
 )
 
 // Config is the content of a warden config file. Flags override it.
@@ -29,6 +33,8 @@ type Config struct {
 	Targets Targets `yaml:"targets"`
 
 	File string `yaml:"-"`
+	// lines are the lines of the settings' keys, by name, for errors about them.
+	lines map[string]int
 }
 
 // Targets name the live endpoints and accounts to collect.
@@ -90,7 +96,9 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse reads a config from YAML; unknown fields are errors, so that a typo is not
-// silently ignored.
+// silently ignored, and so are a second YAML document and a fail_on that is not a
+// severity. Settings are checked against the policies later, by the engine (see
+// SettingError for their lines).
 func Parse(data []byte, file string) (*Config, error) {
 	c := &Config{File: file}
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -101,13 +109,67 @@ func Parse(data []byte, file string) (*Config, error) {
 	if err := dec.Decode(c); err != nil {
 		return nil, yamlError(file, err)
 	}
+	// A second document would be ignored whole: refuse it rather than drop its settings.
+	// (An empty one, as a trailing "---" makes, holds nothing to lose.)
+	for {
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, yamlError(file, err)
+		}
+		if len(extra.Content) > 0 && extra.Content[0].Tag != "!!null" {
+			return nil, &Error{File: file, Line: extra.Line, Msg: "a second YAML document: a config file holds one (remove the \"---\")"}
+		}
+	}
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		return nil, yamlError(file, err)
+	}
+	failOnLine := 0
+	c.lines = map[string]int{}
+	if len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
+		top := root.Content[0].Content
+		for i := 0; i+1 < len(top); i += 2 {
+			switch k, v := top[i], top[i+1]; k.Value {
+			case "fail_on":
+				failOnLine = k.Line
+			case "settings":
+				if v.Kind != yaml.MappingNode {
+					continue
+				}
+				for j := 0; j+1 < len(v.Content); j += 2 {
+					c.lines[v.Content[j].Value] = v.Content[j].Line
+				}
+			}
+		}
+	}
 	for k := range c.Settings {
 		if strings.TrimSpace(k) == "" {
-			return nil, &Error{File: file, Msg: "settings: empty setting name"}
+			return nil, &Error{File: file, Line: c.lines[k], Msg: "settings: empty setting name"}
+		}
+	}
+	if c.FailOn != "" {
+		if _, err := findings.ParseSeverity(c.FailOn); err != nil {
+			msg := "fail_on: " + err.Error()
+			if sg := suggest.Closest(strings.ToLower(c.FailOn), severities); sg != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", sg)
+			}
+			return nil, &Error{File: file, Line: failOnLine, Msg: msg}
 		}
 	}
 	c.Settings = JSONShape(c.Settings).(map[string]any)
 	return c, nil
+}
+
+var severities = []string{"critical", "high", "medium", "low", "info"}
+
+// SettingError locates a problem with the setting name (a key of Settings) in the
+// config file: path is where below the setting ("database_ports[1]"), msg what is wrong.
+func (c *Config) SettingError(name, path, msg string) *Error {
+	return &Error{File: c.File, Line: c.lines[name], Msg: fmt.Sprintf("settings.%s: %s", path, msg)}
 }
 
 // JSONShape makes a value decoded from YAML JSON-shaped: string keys everywhere, as Rego

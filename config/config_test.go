@@ -1,10 +1,14 @@
 package config_test
 
 import (
+	"context"
+	"errors"
 	"strings"
 	"testing"
 
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/policies"
 )
 
 func TestParse(t *testing.T) {
@@ -77,5 +81,62 @@ targets:
 	}
 	if _, err := config.Parse([]byte("targets:\n  aws:\n    regoins: [x]\n"), "w.yaml"); err == nil || !strings.Contains(err.Error(), "line 3") {
 		t.Errorf("a misspelt target key: %v", err)
+	}
+}
+
+func TestParse_refusesFailOnThatIsNotASeverity(t *testing.T) {
+	_, err := config.Parse([]byte("settings: {}\nwaivers: w.yaml\nfail_on: severe\n"), "warden.yaml")
+	want := `read config warden.yaml: line 3: fail_on: unknown severity "severe" (want critical, high, medium, low or info)`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("error = %v\nwant it to start with %q", err, want)
+	}
+	if _, err := config.Parse([]byte("fail_on: hihg\n"), "warden.yaml"); err == nil || !strings.Contains(err.Error(), `(did you mean "high"?)`) {
+		t.Errorf("a misspelt severity: %v", err)
+	}
+}
+
+func TestParse_refusesASecondDocument(t *testing.T) {
+	_, err := config.Parse([]byte("fail_on: high\n---\nsettings:\n  access_key_max_age_days: 9999\n"), "warden.yaml")
+	if err == nil || !strings.Contains(err.Error(), "read config warden.yaml: line 2: a second YAML document") {
+		t.Errorf("error = %v, want the second document refused at its --- (line 2)", err)
+	}
+}
+
+// The engine judges settings against what the policies declare; the config says where
+// each one is written.
+func TestSettingError_namesTheLineOfTheSetting(t *testing.T) {
+	c, err := config.Parse([]byte(`fail_on: high
+settings:
+  known_accounts: ["444455556666"]
+  access_key_max_age_days: "ninety"
+  database_ports:
+    - 5432
+    - mysql
+  acces_key_unused_days: 30
+`), "warden.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Settings: c.Settings})
+	var se *engine.SettingsError
+	if !errors.As(err, &se) {
+		t.Fatalf("error = %v, want an *engine.SettingsError", err)
+	}
+	var got []string
+	for _, e := range se.Errors {
+		got = append(got, c.SettingError(e.Name, e.Path, e.Msg).Error())
+	}
+	want := []string{
+		`read config warden.yaml: line 8: settings.acces_key_unused_days: unknown setting (did you mean "access_key_unused_days"?)`,
+		`read config warden.yaml: line 4: settings.access_key_max_age_days: is a string ("ninety"), want a number like its default 90`,
+		`read config warden.yaml: line 5: settings.database_ports[1]: is a string ("mysql"), want a number like its default`,
+	}
+	if len(got) != len(want) {
+		t.Fatalf("errors =\n%s\nwant %d", strings.Join(got, "\n"), len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(got[i], want[i]) {
+			t.Errorf("error %d = %s\nwant it to start with %s", i, got[i], want[i])
+		}
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/rego"
@@ -31,24 +33,41 @@ type Config struct {
 	// Workers is the number of evaluating goroutines; 0 means one per core.
 	Workers int
 	// Only, when set, keeps just the policies with these ids.
-	Only   []string
-	Logger *slog.Logger
+	Only []string
+	// EvalTimeout bounds one evaluation of one resource (all its policies at once, and
+	// each policy alone after a failure): a policy that runs longer gets an eval error on
+	// that resource. 0 means DefaultEvalTimeout; negative, no deadline.
+	EvalTimeout time.Duration
+	// MemoryLimit is the Go heap size, in bytes, past which the longest-running
+	// evaluation is aborted with an eval error. 0 means DefaultMemoryLimit; negative,
+	// no limit.
+	MemoryLimit int64
+	// MaxAborts is how many resources of one scan a policy may be aborted on (deadline
+	// or memory limit) before it is no longer run in that scan; its remaining resources
+	// get an eval error each. 0 means DefaultMaxAborts; negative, no such cut-off.
+	MaxAborts int
+	Logger    *slog.Logger
 }
 
 // Engine holds compiled policies, ready to evaluate resources. It is safe for concurrent use.
 type Engine struct {
-	policies []*Policy
-	byType   map[string]*typeEval
-	workers  int
-	log      *slog.Logger
-	store    storage.Store
-	compiler *ast.Compiler
+	policies  []*Policy
+	byType    map[string]*typeEval
+	workers   int
+	log       *slog.Logger
+	store     storage.Store
+	compiler  *ast.Compiler
+	settings  []Setting
+	timeout   time.Duration // <= 0: none
+	memLimit  int64         // <= 0: none
+	maxAborts int           // <= 0: none
 }
 
 // typeEval is what runs for one resource type: every applicable policy in one query.
 type typeEval struct {
 	typ      string
 	policies []*Policy
+	index    []int // of each policy in Engine.policies
 	all      rego.PreparedEvalQuery
 
 	once   sync.Once
@@ -57,7 +76,10 @@ type typeEval struct {
 }
 
 // New loads, checks and compiles the policies of cfg. A policy that does not parse or
-// compile, or whose metadata is incomplete, is an error naming file:line:col.
+// compile, or whose metadata is incomplete, is an error naming file:line:col; so is a
+// user module that calls a side-effecting built-in (see deniedBuiltins) or declares a
+// namespace reserved for the built-in pack. Settings that no policy reads, or of
+// another type than the policy's default, are a *SettingsError.
 func New(ctx context.Context, cfg Config) (*Engine, error) {
 	log := cfg.Logger
 	if log == nil {
@@ -67,18 +89,49 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	mods, err := LoadModules(cfg.Sources...)
-	if err != nil {
-		return nil, err
+	e := &Engine{byType: map[string]*typeEval{}, workers: workers, log: log,
+		timeout: orDefault(cfg.EvalTimeout, DefaultEvalTimeout), memLimit: orDefault(cfg.MemoryLimit, DefaultMemoryLimit),
+		maxAborts: orDefault(cfg.MaxAborts, DefaultMaxAborts)}
+	// Only the embedded pack may declare the reserved namespaces (the library, the
+	// settings, the generated modules, its policies' packages): a user module there
+	// could inject findings under built-in ids or break built-in policies.
+	var mods []*Module
+	var errs []error
+	builtin := map[*Module]bool{}
+	var builtinPkgs []string
+	for _, src := range cfg.Sources {
+		ms, err := LoadModules(src)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		mods = append(mods, ms...)
+		if !isBuiltinSource(src) {
+			continue
+		}
+		for _, m := range ms {
+			builtin[m] = true
+			if p, err := policyOf(m); err == nil && p != nil && !m.Test {
+				builtinPkgs = append(builtinPkgs, p.Package)
+			}
+		}
 	}
-	e := &Engine{byType: map[string]*typeEval{}, workers: workers, log: log}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
 	byID := map[string]*Policy{}
 	byPkg := map[string]*Policy{}
 	compileMods := map[string]*ast.Module{}
-	var errs []error
+	res := newReserved(builtinPkgs)
 	for _, m := range mods {
 		if m.Test {
 			continue
+		}
+		if !builtin[m] {
+			if rerrs := res.check(m); len(rerrs) > 0 {
+				errs = append(errs, rerrs...)
+				continue
+			}
 		}
 		compileMods[m.File] = m.Parsed
 		p, err := policyOf(m)
@@ -107,16 +160,19 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 
 	// One generated module per resource type gathers the deny sets of every policy for
 	// that type, so that a resource costs one evaluation, not one per policy.
-	types := map[string][]*Policy{}
-	for _, p := range e.policies {
+	types := map[string][]int{}
+	for i, p := range e.policies {
 		for _, t := range p.ResourceTypes {
-			types[t] = append(types[t], p)
+			types[t] = append(types[t], i)
 		}
 	}
-	for t, ps := range types {
+	for t, idx := range types {
+		te := &typeEval{typ: t, index: idx}
 		var b strings.Builder
 		fmt.Fprintf(&b, "package %s\n\n", aggregatePackage(t))
-		for i, p := range ps {
+		for i, pi := range idx {
+			p := e.policies[pi]
+			te.policies = append(te.policies, p)
 			fmt.Fprintf(&b, "results contains [%d, v] if {\n\tsome v in data.%s.deny\n}\n\n", i, p.Package)
 		}
 
@@ -126,18 +182,25 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("generate evaluation module for %s: %w", t, err)
 		}
 		compileMods[file] = m
-		e.byType[t] = &typeEval{typ: t, policies: ps}
+		e.byType[t] = te
 	}
 
-	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1)
+	c := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithCapabilities(capabilities())
 	c.Compile(compileMods)
 	if c.Failed() {
+		for _, ce := range c.Errors {
+			deniedBuiltinError(ce)
+		}
 		return nil, errors.Join(regoErrors("", c.Errors)...)
 	}
 	e.compiler = c
+	e.settings = settingsSchema(c)
 	settings := cfg.Settings
 	if settings == nil {
 		settings = map[string]any{}
+	}
+	if serrs := e.CheckSettings(settings); len(serrs) > 0 {
+		return nil, &SettingsError{Errors: serrs}
 	}
 	e.store = inmem.NewFromObject(map[string]any{"warden": map[string]any{"config": settings}})
 	for t, te := range e.byType {
@@ -147,8 +210,16 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		te.all = q
 	}
-	log.Debug("policies compiled", "policies", len(e.policies), "types", len(e.byType))
+	log.Debug("policies compiled", "policies", len(e.policies), "types", len(e.byType), "settings", len(e.settings))
 	return e, nil
+}
+
+// orDefault is v, or def when v is zero; a negative v (none) stays negative.
+func orDefault[T int | int64 | time.Duration](v, def T) T {
+	if v == 0 {
+		return def
+	}
+	return v
 }
 
 func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQuery, error) {
@@ -157,11 +228,17 @@ func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQu
 		rego.Compiler(e.compiler),
 		rego.Store(e.store),
 		rego.SetRegoVersion(ast.RegoV1),
+		// A built-in that fails (1/0, to_number("abc"), a malformed time) is an error
+		// recorded against its policy, never an undefined value that hides a violation.
+		rego.StrictBuiltinErrors(true),
 	).PrepareForEval(ctx)
 }
 
+// enginePackage is the root of the generated per-type modules.
+const enginePackage = "warden_engine"
+
 func aggregatePackage(typ string) string {
-	return "warden_engine.t_" + strings.NewReplacer(".", "_", "-", "_").Replace(typ)
+	return enginePackage + ".t_" + strings.NewReplacer(".", "_", "-", "_").Replace(typ)
 }
 
 // Policies returns the loaded policies, sorted by id.
@@ -175,35 +252,68 @@ func (e *Engine) PoliciesFor(typ string) []*Policy {
 	return nil
 }
 
-// evalResource evaluates one resource, given as an OPA input value, and returns its findings.
-func (e *Engine) evalResource(ctx context.Context, te *typeEval, res *snapshot.Resource, input ast.Value, opts []rego.EvalOption) ([]findings.Finding, []findings.EvalError) {
-	rs, err := te.all.Eval(ctx, append(opts, rego.EvalParsedInput(input))...)
-	if err != nil {
-		return e.evalEach(ctx, te, res, input, opts)
-	}
-	var out []findings.Finding
-	for _, r := range rs {
-		for _, ex := range r.Expressions {
-			pairs, _ := ex.Value.([]any)
-			for _, pv := range pairs {
-				pair, _ := pv.([]any)
-				if len(pair) != 2 {
-					continue
-				}
-				idx, _ := pair[0].(json.Number).Int64()
-				out = append(out, makeFinding(te.policies[idx], res, pair[1]))
-			}
-		}
-	}
-	return dedupe(out), nil
+// evaluation is one Scan or Evaluate call: its guard, its time, and how often each
+// policy was aborted in it.
+type evaluation struct {
+	e      *Engine
+	guard  *guard
+	now    time.Time
+	aborts []atomic.Int32 // by index in Engine.policies
 }
 
-// evalEach evaluates the type's policies one by one, after the combined query failed,
-// so that one broken policy costs only its own result.
-func (e *Engine) evalEach(ctx context.Context, te *typeEval, res *snapshot.Resource, input ast.Value, opts []rego.EvalOption) ([]findings.Finding, []findings.EvalError) {
+func (e *Engine) newEvaluation(ctx context.Context, slots int, now time.Time) *evaluation {
+	return &evaluation{e: e, guard: newGuard(ctx, slots, e.timeout, e.memLimit), now: now, aborts: make([]atomic.Int32, len(e.policies))}
+}
+
+func (ev *evaluation) close() { ev.guard.close() }
+
+// tripped reports whether the policy was aborted on too many resources to run again.
+func (ev *evaluation) tripped(policyIndex int) bool {
+	return ev.e.maxAborts > 0 && int(ev.aborts[policyIndex].Load()) >= ev.e.maxAborts
+}
+
+// resource evaluates one resource, given as an OPA input value, in worker slot slot, and
+// returns its findings and the policies that failed on it. The error is ctx's: a
+// cancelled evaluation has no result, not a partial one.
+func (ev *evaluation) resource(ctx context.Context, slot int, te *typeEval, res *snapshot.Resource, input ast.Value) ([]findings.Finding, []findings.EvalError, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if !slices.ContainsFunc(te.index, ev.tripped) {
+		rs, err := ev.guard.eval(ctx, slot, te.all, input, ev.now)
+		if err == nil {
+			var out []findings.Finding
+			for _, r := range rs {
+				for _, ex := range r.Expressions {
+					pairs, _ := ex.Value.([]any)
+					for _, pv := range pairs {
+						pair, _ := pv.([]any)
+						if len(pair) != 2 {
+							continue
+						}
+						idx, _ := pair[0].(json.Number).Int64()
+						out = append(out, makeFinding(te.policies[idx], res, pair[1]))
+					}
+				}
+			}
+			return dedupe(out), nil, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	return ev.each(ctx, slot, te, res, input)
+}
+
+// each evaluates the type's policies one by one, after the combined query failed, so
+// that one broken policy costs only its own result, and its error names its own file
+// and line rather than the generated module's.
+func (ev *evaluation) each(ctx context.Context, slot int, te *typeEval, res *snapshot.Resource, input ast.Value) ([]findings.Finding, []findings.EvalError, error) {
 	te.once.Do(func() {
+		// Prepared once for the engine: a scan's cancellation must not spoil it.
+		pctx := context.WithoutCancel(ctx)
 		for _, p := range te.policies {
-			q, err := e.prepare(ctx, "data."+p.Package+".deny")
+			q, err := ev.e.prepare(pctx, "data."+p.Package+".deny")
 			if err != nil {
 				te.err = err
 				return
@@ -212,14 +322,25 @@ func (e *Engine) evalEach(ctx context.Context, te *typeEval, res *snapshot.Resou
 		}
 	})
 	if te.err != nil {
-		return nil, []findings.EvalError{{Resource: res.UID, Error: te.err.Error()}}
+		return nil, []findings.EvalError{{Resource: res.UID, Error: te.err.Error()}}, nil
 	}
 	var out []findings.Finding
 	var errs []findings.EvalError
 	for i, q := range te.single {
 		p := te.policies[i]
-		rs, err := q.Eval(ctx, append(opts, rego.EvalParsedInput(input))...)
+		if ev.tripped(te.index[i]) {
+			errs = append(errs, findings.EvalError{Policy: p.ID, Resource: res.UID,
+				Error: fmt.Sprintf("not evaluated: the policy was aborted on %d resources of this scan (%s)", ev.e.maxAborts, ev.guard.limits())})
+			continue
+		}
+		rs, err := ev.guard.eval(ctx, slot, q, input, ev.now)
 		if err != nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return nil, nil, cerr
+			}
+			if ae, ok := err.(*abortError); ok && ae.reason != abortCancelled {
+				ev.aborts[te.index[i]].Add(1)
+			}
 			errs = append(errs, findings.EvalError{Policy: p.ID, Resource: res.UID, Error: err.Error()})
 			continue
 		}
@@ -232,7 +353,7 @@ func (e *Engine) evalEach(ctx context.Context, te *typeEval, res *snapshot.Resou
 			}
 		}
 	}
-	return dedupe(out), errs
+	return dedupe(out), errs, nil
 }
 
 // makeFinding turns one element of a deny set into a finding.

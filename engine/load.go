@@ -124,7 +124,11 @@ func policyOf(m *Module) (*Policy, error) {
 	for _, r := range m.Parsed.Rules {
 		if r.Head.Name.Equal(ast.Var("deny")) || (len(r.Head.Reference) > 0 && r.Head.Reference[0].Value.Compare(ast.Var("deny")) == 0) {
 			hasDeny = true
-			break
+			// Any other shape (deny := "x", deny[k] := v, deny.sub contains x) would be
+			// read as no violation at all, silently.
+			if len(r.Head.Ref()) != 1 || r.Head.Key == nil || r.Head.Value != nil {
+				return nil, locErr(m.File, r.Location, "deny must be a set rule: deny contains violation if { … }")
+			}
 		}
 	}
 	if !hasDeny {

@@ -11,7 +11,6 @@ import (
 
 	"github.com/cespare/xxhash/v2"
 	"github.com/open-policy-agent/opa/v1/ast"
-	"github.com/open-policy-agent/opa/v1/rego"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warden-sec/warden/findings"
@@ -51,7 +50,7 @@ type batchResult struct {
 	uids     []uint64
 	first    int // index of the batch's first element
 	types    map[string]int
-	scopes   map[string]int // first index of each scope seen
+	scopes   map[string]scopeUse // first resource of each scope seen
 	findings []findings.Finding
 	errs     []findings.EvalError
 }
@@ -59,13 +58,19 @@ type batchResult struct {
 // Scan streams a snapshot through the policies: one goroutine reads, the workers parse,
 // check and evaluate, so memory stays bounded by the batches in flight and the findings.
 // A malformed resource stops the scan with an error naming its line and field.
+//
+// A cancelled ctx ends the scan with ctx's error and no result: never a partial one
+// that would read as complete. A policy that fails on a resource, runs past the
+// deadline or the memory limit is an eval error for that policy and resource; the
+// other policies' results for it still count.
 func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*Result, error) {
+	parent := ctx
 	g, ctx := errgroup.WithContext(ctx)
 	jobs := make(chan batch, e.workers*2)
 	results := make(chan batchResult, e.workers*2)
 	var (
 		headerOnce sync.Once
-		evalOpts   []rego.EvalOption
+		ev         *evaluation
 		snapInfo   *ast.Term
 		now        time.Time
 		ready      = make(chan struct{})
@@ -80,10 +85,15 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 			now = time.Now()
 			e.log.Warn("snapshot has no collected_at: ages are measured from now", "snapshot", rd.Name())
 		}
-		evalOpts = []rego.EvalOption{rego.EvalTime(now)}
+		ev = e.newEvaluation(ctx, e.workers, now)
 		snapInfo = snapshotTerm(h, now)
 		close(ready)
 	}
+	defer func() {
+		if ev != nil {
+			ev.close()
+		}
+	}()
 
 	g.Go(func() error {
 		defer close(jobs)
@@ -121,7 +131,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 	})
 
 	var wg sync.WaitGroup
-	for range e.workers {
+	for slot := range e.workers {
 		wg.Add(1)
 		g.Go(func() error {
 			defer wg.Done()
@@ -129,7 +139,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 			conv := newConverter()
 			for b := range jobs {
 				<-ready
-				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]int{}, uids: make([]uint64, len(b.elems))}
+				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]scopeUse{}, uids: make([]uint64, len(b.elems))}
 				for i, el := range b.elems {
 					res, v, err := p.Parse(el)
 					if err != nil {
@@ -138,13 +148,16 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 					br.uids[i] = xxhash.Sum64String(res.Account + "\x00" + res.UID)
 					br.types[res.Type]++
 					if _, ok := br.scopes[res.Scope]; !ok {
-						br.scopes[res.Scope] = el.Index
+						br.scopes[res.Scope] = scopeUse{index: el.Index, line: el.Line}
 					}
 					te := e.byType[res.Type]
 					if te == nil {
 						continue
 					}
-					fs, errs := e.evalResource(ctx, te, &res, inputOf(conv.term(v), snapInfo), evalOpts)
+					fs, errs, err := ev.resource(ctx, slot, te, &res, inputOf(conv.term(v), snapInfo))
+					if err != nil {
+						return err
+					}
 					br.findings = append(br.findings, fs...)
 					br.errs = append(br.errs, errs...)
 				}
@@ -163,7 +176,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 	}()
 
 	out := &Result{ByType: map[string]int{}}
-	scopes := map[string]int{}
+	scopes := map[string]scopeUse{}
 	var dupErr error
 	g.Go(func() error {
 		seen := make(map[uint64]int, 1<<16)
@@ -178,9 +191,9 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 			for t, n := range br.types {
 				out.ByType[t] += n
 			}
-			for sc, i := range br.scopes {
-				if prev, ok := scopes[sc]; !ok || i < prev {
-					scopes[sc] = i
+			for sc, u := range br.scopes {
+				if prev, ok := scopes[sc]; !ok || u.index < prev.index {
+					scopes[sc] = u
 				}
 			}
 			out.Findings = append(out.Findings, br.findings...)
@@ -191,7 +204,11 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 		}
 		return nil
 	})
-	if err := g.Wait(); err != nil {
+	err := g.Wait()
+	if cerr := parent.Err(); cerr != nil {
+		return nil, cerr
+	}
+	if err != nil {
 		return nil, err
 	}
 	if dupErr != nil {
@@ -203,20 +220,25 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 		return nil, err
 	}
 	findings.Sort(out.Findings)
-	slices.SortFunc(out.EvalErrors, func(a, b findings.EvalError) int {
+	sortEvalErrors(out.EvalErrors)
+	return out, nil
+}
+
+func sortEvalErrors(errs []findings.EvalError) {
+	slices.SortFunc(errs, func(a, b findings.EvalError) int {
 		if c := strings.Compare(a.Resource, b.Resource); c != 0 {
 			return c
 		}
 		return strings.Compare(a.Policy, b.Policy)
 	})
-	return out, nil
 }
 
 // Evaluate evaluates resources already in memory — the ones that changed since the last
 // scan, for the daemon — at time now. Resources are checked as a snapshot would be.
 func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time, resources []snapshot.Resource) (*Result, error) {
 	out := &Result{Header: h, Now: now, ByType: map[string]int{}}
-	evalOpts := []rego.EvalOption{rego.EvalTime(now)}
+	ev := e.newEvaluation(ctx, 1, now)
+	defer ev.close()
 	snapInfo := snapshotTerm(h, now)
 	for i := range resources {
 		res := resources[i]
@@ -236,14 +258,18 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 		if err != nil {
 			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
 		}
-		fs, errs := e.evalResource(ctx, te, &res, inputOf(ast.NewTerm(v), snapInfo), evalOpts)
-		out.Findings = append(out.Findings, fs...)
-		out.EvalErrors = append(out.EvalErrors, errs...)
-		if err := ctx.Err(); err != nil {
+		fs, errs, err := ev.resource(ctx, 0, te, &res, inputOf(ast.NewTerm(v), snapInfo))
+		if err != nil {
 			return nil, err
 		}
+		out.Findings = append(out.Findings, fs...)
+		out.EvalErrors = append(out.EvalErrors, errs...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	findings.Sort(out.Findings)
+	sortEvalErrors(out.EvalErrors)
 	return out, nil
 }
 
@@ -284,29 +310,44 @@ func snapshotTerm(h snapshot.Header, now time.Time) *ast.Term {
 	)
 }
 
-// checkScopes refuses duplicate scopes, and resources whose scope the snapshot does not
-// declare once it declares any: a resource outside every scope could never be told
-// apart from one whose scope failed.
-func checkScopes(name string, h snapshot.Header, used map[string]int) error {
+// scopeUse is where a scope's first resource stands in the snapshot.
+type scopeUse struct {
+	index, line int
+}
+
+// checkScopes refuses duplicate scopes; resources whose scope the snapshot does not
+// declare once it declares any, since a resource outside every scope could never be told
+// apart from one whose scope failed; and resources of a failed scope, which by contract
+// are unknown: collectors never write them, and evaluating them would store findings as
+// open (and count them) for what was not read.
+func checkScopes(name string, h snapshot.Header, used map[string]scopeUse) error {
 	if len(h.Scopes) == 0 {
 		return nil
 	}
-	ids := map[string]bool{}
+	ids := map[string]int{}
 	for i, s := range h.Scopes {
-		if ids[s.ID] {
+		if _, ok := ids[s.ID]; ok {
 			return fmt.Errorf("read snapshot %s: scopes[%d].id: duplicate scope %q", name, i, s.ID)
 		}
-		ids[s.ID] = true
+		ids[s.ID] = i
 	}
 	var bad []string
 	for sc := range used {
-		if !ids[sc] {
+		if i, ok := ids[sc]; !ok || h.Scopes[i].Status == snapshot.ScopeFailed {
 			bad = append(bad, sc)
 		}
 	}
-	if len(bad) > 0 {
-		slices.SortFunc(bad, func(a, b string) int { return used[a] - used[b] })
-		return fmt.Errorf("read snapshot %s: resources[%d].scope: scope %q is not declared in \"scopes\"", name, used[bad[0]], bad[0])
+	if len(bad) == 0 {
+		return nil
 	}
-	return nil
+	slices.SortFunc(bad, func(a, b string) int { return used[a].index - used[b].index })
+	u := used[bad[0]]
+	i, declared := ids[bad[0]]
+	err := &snapshot.Error{File: name, Line: u.line, Field: fmt.Sprintf("resources[%d].scope", u.index)}
+	if !declared {
+		err.Msg = fmt.Sprintf("scope %q is not declared in \"scopes\"", bad[0])
+	} else {
+		err.Msg = fmt.Sprintf("scope %q failed (scopes[%d].status): its resources are unknown, a snapshot must not list any", bad[0], i)
+	}
+	return err
 }

@@ -22,13 +22,24 @@ func Test(ctx context.Context, filter string, sources ...Source) ([]*tester.Resu
 	for _, m := range mods {
 		modules[m.File] = m.Parsed
 	}
+	// Policies are tested in the sandbox scans use: a denied built-in does not compile.
+	// Built-in errors are not raised (scans raise them), as under the stock opa test:
+	// the pack's tests still expect some to read as undefined.
+	compiler := ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithCapabilities(capabilities()).WithEnablePrintStatements(true)
 	runner := tester.NewRunner().
+		SetCompiler(compiler).
 		SetStore(inmem.New()).
 		SetDefaultRegoVersion(ast.RegoV1).
 		CapturePrintOutput(true).
 		Filter(filter)
 	ch, err := runner.Run(ctx, modules)
 	if err != nil {
+		var astErrs ast.Errors
+		if errors.As(err, &astErrs) {
+			for _, e := range astErrs {
+				deniedBuiltinError(e)
+			}
+		}
 		return nil, fmt.Errorf("run policy tests: %w", compileErr(err))
 	}
 	var out []*tester.Result

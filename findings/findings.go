@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Severity ranks how bad a finding is.
@@ -154,4 +155,26 @@ type EvalError struct {
 	Policy   string `json:"policy,omitempty"`
 	Resource string `json:"resource"`
 	Error    string `json:"error"`
+}
+
+// ValidText returns s as every database and JSON consumer takes text: each byte that is
+// not part of valid UTF-8, and each NUL (which PostgreSQL refuses in text), becomes
+// U+FFFD, one per byte as encoding/json does, so that text cleaned here and text
+// decoded from JSON agree. Valid text is returned unchanged.
+func ValidText(s string) string {
+	if utf8.ValidString(s) && strings.IndexByte(s, 0) < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && size == 1) || r == 0 {
+			b.WriteRune(utf8.RuneError)
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
 }

@@ -60,7 +60,7 @@ func writeFindings(w *bufio.Writer, fs []findings.Finding) error {
 		if err != nil {
 			return err
 		}
-		w.Write(b)
+		w.Write(EscapeJSON(b))
 		if i < len(fs)-1 {
 			w.WriteByte(',')
 		}
@@ -75,7 +75,7 @@ func writeIndented(w *bufio.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(bytes.TrimSpace(b))
+	_, err = w.Write(EscapeJSON(bytes.TrimSpace(b)))
 	return err
 }
 

@@ -21,8 +21,10 @@ type Report struct {
 	// ExpiredWaivers no longer suppress anything; each names the findings it would cover.
 	ExpiredWaivers []ExpiredWaiver `json:"expired_waivers"`
 	// IncompleteScopes were not read in full: their resources are unknown, not clean.
-	IncompleteScopes []snapshot.Scope     `json:"incomplete_scopes"`
-	EvalErrors       []findings.EvalError `json:"eval_errors"`
+	IncompleteScopes []snapshot.Scope `json:"incomplete_scopes"`
+	// EvalErrors are the policy evaluations that failed at run time; any of them makes
+	// the scan incomplete (Summary.Incomplete).
+	EvalErrors []findings.EvalError `json:"eval_errors"`
 	// Rules describes the policies that were evaluated.
 	Rules []Rule `json:"-"`
 }
@@ -55,6 +57,9 @@ type Summary struct {
 	PoliciesFailing  int            `json:"policies_failing"`
 	IncompleteScopes int            `json:"incomplete_scopes"`
 	EvalErrors       int            `json:"eval_errors"`
+	// Incomplete is set when policy evaluations failed: those policy × resource pairs
+	// were not judged, so "no finding" there does not mean clean, and warden exits 2.
+	Incomplete bool `json:"incomplete"`
 }
 
 // ExpiredWaiver is a waiver past its expiry date.
@@ -83,7 +88,7 @@ type Rule struct {
 func (r *Report) Summarize(byType map[string]int) {
 	s := Summary{BySeverity: map[string]int{}, ResourcesByType: byType, Resources: r.Scan.Resources,
 		Policies: r.Scan.Policies, ExpiredWaivers: len(r.ExpiredWaivers), IncompleteScopes: len(r.IncompleteScopes),
-		EvalErrors: len(r.EvalErrors)}
+		EvalErrors: len(r.EvalErrors), Incomplete: len(r.EvalErrors) > 0}
 	for _, sev := range findings.Severities {
 		s.BySeverity[sev.String()] = 0
 	}

@@ -52,6 +52,25 @@ type sarifLocation struct {
 	LogicalLocations []map[string]string `json:"logicalLocations"`
 }
 
+// sarifInvocation says whether the run judged everything it was asked to: a failed policy
+// evaluation makes it unsuccessful, so that a dashboard does not read silence as clean.
+type sarifInvocation struct {
+	ExecutionSuccessful        bool                `json:"executionSuccessful"`
+	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
+}
+
+type sarifNotification struct {
+	Level          string          `json:"level"`
+	Message        sarifText       `json:"message"`
+	AssociatedRule *sarifRuleRef   `json:"associatedRule,omitempty"`
+	Locations      []sarifLocation `json:"locations,omitempty"`
+}
+
+type sarifRuleRef struct {
+	ID    string `json:"id"`
+	Index *int   `json:"index,omitempty"`
+}
+
 // securitySeverity is GitHub's numeric severity scale for security results.
 var securitySeverity = map[findings.Severity]string{
 	findings.Critical: "9.5", findings.High: "8.0", findings.Medium: "5.5", findings.Low: "3.0", findings.Info: "0.0",
@@ -104,7 +123,7 @@ func (SARIF) Write(w io.Writer, r *Report) error {
 		return fmt.Errorf("write SARIF: %w", err)
 	}
 	fmt.Fprintf(bw, "{\n  \"$schema\": %q,\n  \"version\": \"2.1.0\",\n  \"runs\": [\n    {\n      \"tool\": ", "https://json.schemastore.org/sarif-2.1.0.json")
-	bw.Write(tool)
+	bw.Write(EscapeJSON(tool))
 	bw.WriteString(",\n      \"results\": [")
 	n := 0
 	for _, f := range r.Findings {
@@ -129,12 +148,45 @@ func (SARIF) Write(w io.Writer, r *Report) error {
 			bw.WriteByte(',')
 		}
 		bw.WriteString("\n        ")
-		bw.Write(b)
+		bw.Write(EscapeJSON(b))
 		n++
 	}
 	if n > 0 {
 		bw.WriteString("\n      ")
 	}
-	bw.WriteString("]\n    }\n  ]\n}\n")
+	inv, err := json.MarshalIndent([]sarifInvocation{invocation(r, index)}, "      ", "  ")
+	if err != nil {
+		return fmt.Errorf("write SARIF invocation: %w", err)
+	}
+	bw.WriteString("],\n      \"invocations\": ")
+	bw.Write(EscapeJSON(inv))
+	bw.WriteString("\n    }\n  ]\n}\n")
 	return bw.Flush()
+}
+
+// invocation reports the policy evaluations that failed (errors: the run is not
+// successful) and the scopes that could not be read (warnings: their resources are
+// unknown).
+func invocation(r *Report, index map[string]int) sarifInvocation {
+	inv := sarifInvocation{ExecutionSuccessful: len(r.EvalErrors) == 0, ToolExecutionNotifications: []sarifNotification{}}
+	for _, e := range r.EvalErrors {
+		n := sarifNotification{Level: "error",
+			Message:   sarifText{fmt.Sprintf("policy evaluation failed, so its result is missing: %s", e.Error)},
+			Locations: []sarifLocation{{LogicalLocations: []map[string]string{{"fullyQualifiedName": e.Resource, "kind": "resource"}}}}}
+		if e.Policy != "" {
+			n.AssociatedRule = &sarifRuleRef{ID: e.Policy}
+			if i, ok := index[e.Policy]; ok {
+				n.AssociatedRule.Index = &i
+			}
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, n)
+	}
+	for _, sc := range r.IncompleteScopes {
+		msg := fmt.Sprintf("scope %s %s: its resources are unknown, not clean", sc.ID, sc.Status)
+		if sc.Error != "" {
+			msg += " (" + sc.Error + ")"
+		}
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning", Message: sarifText{msg}})
+	}
+	return inv
 }

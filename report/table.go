@@ -54,10 +54,10 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 			prevSev, prevPolicy = f.Severity, ""
 		}
 		if f.Policy != prevPolicy {
-			fmt.Fprintf(w, "  %s  %s\n", t.paint(ansiBold, f.Policy), f.Title)
+			fmt.Fprintf(w, "  %s  %s\n", t.paint(ansiBold, Escape(f.Policy)), Escape(f.Title))
 			prevPolicy = f.Policy
 		}
-		fmt.Fprintf(w, "    %s\n      %s\n", f.Resource, t.paint(ansiDim, f.Message))
+		fmt.Fprintf(w, "    %s\n      %s\n", Escape(f.Resource), t.paint(ansiDim, Escape(f.Message)))
 	}
 	if len(open) > 0 {
 		fmt.Fprintln(w)
@@ -66,18 +66,18 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 		fmt.Fprintf(w, "Waived (%d):\n", r.Summary.Waived)
 		for _, f := range r.Findings {
 			if f.Status == findings.StatusWaived && f.Waiver != nil {
-				fmt.Fprintf(w, "  %s on %s until %s (%s: %s)\n", f.Policy, f.Resource, f.Waiver.Expires.Format("2006-01-02"), f.Waiver.Owner, f.Waiver.Reason)
+				fmt.Fprintf(w, "  %s on %s until %s (%s: %s)\n", Escape(f.Policy), Escape(f.Resource), f.Waiver.Expires.Format("2006-01-02"), Escape(f.Waiver.Owner), Escape(f.Waiver.Reason))
 			}
 		}
 	}
 	if len(r.ExpiredWaivers) > 0 {
 		fmt.Fprintln(w, t.paint(severityColor[findings.Medium], fmt.Sprintf("Expired waivers (%d): they no longer suppress anything", len(r.ExpiredWaivers))))
 		for _, x := range r.ExpiredWaivers {
-			fmt.Fprintf(w, "  %s:%d %s on %s expired %s (owner %s): %d finding(s) open again\n", x.File, x.Line, x.Policy, x.Resource, x.Expired.Format("2006-01-02"), x.Owner, x.Findings)
+			fmt.Fprintf(w, "  %s:%d %s on %s expired %s (owner %s): %d finding(s) open again\n", Escape(x.File), x.Line, Escape(x.Policy), Escape(x.Resource), x.Expired.Format("2006-01-02"), Escape(x.Owner), x.Findings)
 		}
 	}
 	if r.Summary.Unknown > 0 {
-		fmt.Fprintf(w, "Unknown (%d): findings of earlier scans in scopes this scan could not read\n", r.Summary.Unknown)
+		fmt.Fprintf(w, "Unknown (%d): findings of earlier scans in scopes this scan could not read, or whose policies failed on them\n", r.Summary.Unknown)
 	}
 	if len(r.IncompleteScopes) > 0 {
 		fmt.Fprintln(w, t.paint(severityColor[findings.High], fmt.Sprintf("Incomplete scopes (%d): their resources are unknown, not clean", len(r.IncompleteScopes))))
@@ -86,17 +86,21 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 			if msg == "" {
 				msg = "no detail"
 			}
-			fmt.Fprintf(w, "  %s %s: %s\n", s.ID, s.Status, msg)
+			fmt.Fprintf(w, "  %s %s: %s\n", Escape(s.ID), Escape(s.Status), Escape(msg))
 		}
 	}
 	if len(r.EvalErrors) > 0 {
-		fmt.Fprintln(w, t.paint(severityColor[findings.High], fmt.Sprintf("Policy errors (%d): these results are missing", len(r.EvalErrors))))
+		fmt.Fprintln(w, t.paint(severityColor[findings.High], fmt.Sprintf("INCOMPLETE: %s failed: their results are missing, not clean", plural(len(r.EvalErrors), "policy evaluation"))))
 		for i, e := range r.EvalErrors {
 			if i == 10 {
 				fmt.Fprintf(w, "  … and %d more (see --format json)\n", len(r.EvalErrors)-10)
 				break
 			}
-			fmt.Fprintf(w, "  %s on %s: %s\n", e.Policy, e.Resource, e.Error)
+			policy := e.Policy
+			if policy == "" {
+				policy = "every policy"
+			}
+			fmt.Fprintf(w, "  %s on %s: %s\n", Escape(policy), Escape(e.Resource), Escape(e.Error))
 		}
 	}
 	s := r.Summary
@@ -109,7 +113,11 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 	if s.Waived > 0 {
 		fmt.Fprintf(w, " · %d waived", s.Waived)
 	}
-	fmt.Fprintf(w, "\nsnapshot %s collected %s\n", r.Scan.Snapshot, r.Scan.CollectedAt.UTC().Format("2006-01-02T15:04:05Z"))
+	if s.Incomplete {
+		// Said again on the last line, where a reader of "0 findings" looks.
+		fmt.Fprintf(w, " · %s", t.paint(severityColor[findings.High], "INCOMPLETE: "+plural(s.EvalErrors, "policy evaluation")+" failed"))
+	}
+	fmt.Fprintf(w, "\nsnapshot %s collected %s\n", Escape(r.Scan.Snapshot), r.Scan.CollectedAt.UTC().Format("2006-01-02T15:04:05Z"))
 	return w.Flush()
 }
 

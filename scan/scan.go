@@ -28,13 +28,22 @@ type Request struct {
 	Engine  *engine.Engine
 	Waivers *waivers.Set // optional
 	Store   *store.Store // optional: nil keeps no history
-	// Now overrides the evaluation time (default: the snapshot's collected_at).
+	// Now overrides the evaluation time (default: the snapshot's collected_at). Without
+	// it, a collected_at more than MaxClockSkew ahead of the clock is refused.
 	Now      time.Time
 	Progress func(done int)
 	Version  string
 }
 
-// Run scans a snapshot and returns its report.
+// MaxClockSkew is how far ahead of the clock a snapshot's collected_at may be. Ages are
+// measured at collected_at: one in the future (3000, 9999) would make every key and
+// certificate look young and silently disable every age check.
+const MaxClockSkew = 24 * time.Hour
+
+// Run scans a snapshot and returns its report. The report is incomplete
+// (Summary.Incomplete) when policy evaluations failed; the history then carries the
+// findings of those policy × resource pairs over as unknown. A cancelled ctx always
+// ends in an error wrapping ctx.Err(), never in a report, and nothing is recorded.
 func Run(ctx context.Context, req Request) (*report.Report, error) {
 	started := time.Now()
 	in := req.Input
@@ -51,8 +60,18 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		label = req.Snapshot
 	}
 	res, err := req.Engine.Scan(ctx, snapshot.NewReader(in, label), engine.Options{Now: req.Now, Progress: req.Progress})
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		// Cancelled evaluations come back as eval errors, or not at all: whatever the
+		// engine returned, an interrupted scan has no result.
+		return nil, fmt.Errorf("scan %s: interrupted: %w", label, ctxErr)
+	}
 	if err != nil {
 		return nil, err
+	}
+	if req.Now.IsZero() {
+		if err := checkCollectedAt(label, res.Header.CollectedAt, time.Now()); err != nil {
+			return nil, err
+		}
 	}
 	r := &report.Report{
 		Scan: report.ScanInfo{Snapshot: label, Source: res.Header.Source, CollectedAt: res.Header.CollectedAt,
@@ -79,7 +98,7 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		}
 		rec := &store.ScanRecord{StartedAt: started, FinishedAt: time.Now(), Snapshot: label, Source: res.Header.Source,
 			CollectedAt: res.Now, Resources: res.Resources, Policies: len(req.Engine.Policies()), Scopes: scopeStatus, Summary: sum}
-		id, stored, err := req.Store.SaveScan(ctx, rec, r.Findings, Completeness(res.Header))
+		id, stored, err := req.Store.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), Errored(res.EvalErrors))
 		if err != nil {
 			return nil, fmt.Errorf("record scan: %w", err)
 		}
@@ -103,6 +122,45 @@ func Completeness(h snapshot.Header) func(scope string) bool {
 		status[s.ID] = s.Status
 	}
 	return func(scope string) bool { return status[scope] == snapshot.ScopeOK }
+}
+
+// Errored says whether evaluating a policy on a resource failed, from a scan's eval
+// errors: such a pair was not judged. An error without a policy (the resource's policies
+// could not be prepared) covers every policy on its resource. Policy and resource are
+// compared as valid text (findings.ValidText), as the history stores them.
+func Errored(errs []findings.EvalError) func(policy, resource string) bool {
+	if len(errs) == 0 {
+		return func(string, string) bool { return false }
+	}
+	type pair struct{ policy, resource string }
+	failed := make(map[pair]bool, len(errs))
+	for _, e := range errs {
+		failed[pair{findings.ValidText(e.Policy), findings.ValidText(e.Resource)}] = true
+	}
+	return func(policy, resource string) bool {
+		return failed[pair{policy, resource}] || failed[pair{"", resource}] || failed[pair{policy, ""}] || failed[pair{}]
+	}
+}
+
+// checkCollectedAt refuses a collected_at more than MaxClockSkew ahead of now.
+func checkCollectedAt(name string, at, now time.Time) error {
+	if at.IsZero() || !at.After(now.Add(MaxClockSkew)) {
+		return nil
+	}
+	return fmt.Errorf("read snapshot %s: collected_at: %s is %s ahead of this machine's clock (%s): ages measured from it would hide old keys and expired certificates; fix the clock or the snapshot, or give the evaluation time (--now)",
+		name, at.UTC().Format(time.RFC3339), aheadBy(at.Sub(now)), now.UTC().Format(time.RFC3339))
+}
+
+// aheadBy says roughly how far ahead a time is, in the unit a person would use.
+func aheadBy(d time.Duration) string {
+	days := d.Hours() / 24
+	switch {
+	case days >= 730:
+		return fmt.Sprintf("%.0f years", days/365.25)
+	case days >= 2:
+		return fmt.Sprintf("%.0f days", days)
+	}
+	return d.Round(time.Minute).String()
 }
 
 // ApplyWaivers marks the findings covered by an active waiver as waived, and returns the

@@ -31,7 +31,6 @@ type spec struct {
 	min, max int64
 	elem     *spec
 	fields   []field
-	nullable bool // null is allowed even where the field is required
 }
 
 // field is one named member of an object.
@@ -53,13 +52,6 @@ func document() *spec                { return &spec{kind: kDocument} }
 func object(f ...field) *spec        { return &spec{kind: kObject, fields: f} }
 func req(name string, s *spec) field { return field{name: name, spec: s, required: true} }
 func opt(name string, s *spec) field { return field{name: name, spec: s} }
-
-// nullableSpec allows null for a required field: "present, but nothing to describe".
-func nullableSpec(s *spec) *spec {
-	c := *s
-	c.nullable = true
-	return &c
-}
 
 // port is a port number; -1 stands for every port (AWS "all protocols").
 func port() *spec { return integer(-1, 65535) }
@@ -164,7 +156,7 @@ func schemas() map[string]*spec {
 			opt("in_use_by", names()), opt("renewal_eligibility", str()),
 			opt("renewal_status", enum("", "PENDING_AUTO_RENEWAL", "PENDING_VALIDATION", "SUCCESS", "FAILED")),
 			opt("renewal_failure_reason", str()),
-			req("certificate", nullableSpec(certificateSpec())),
+			opt("certificate", certificateSpec()), // absent or null while ACM holds no body (pending validation)
 		),
 		"gcp.project.iam_policy": object(
 			opt("project_id", str()), opt("project_number", str()), opt("organization_domain", str()),
@@ -199,7 +191,7 @@ func schemas() map[string]*spec {
 		),
 		"gcp.compute.ssl_certificate": object(
 			opt("cert_type", enum("SELF_MANAGED", "MANAGED")), opt("managed_status", str()),
-			req("certificate", nullableSpec(certificateSpec())),
+			opt("certificate", certificateSpec()), // absent or null before a managed certificate is issued
 		),
 		"tls.endpoint": object(
 			req("host", str()), req("port", integer(1, 65535)), opt("sni", str()),

@@ -71,9 +71,6 @@ var emptyObject = fastjson.MustParse(`{}`)
 
 func (c *checker) check(v *fastjson.Value, s *spec) *schemaErr {
 	t := v.Type()
-	if t == fastjson.TypeNull && s.nullable {
-		return nil
-	}
 	switch s.kind {
 	case kString:
 		if t != fastjson.TypeString {
@@ -171,7 +168,7 @@ func (c *checker) checkObject(v *fastjson.Value, s *spec) *schemaErr {
 		if fv.Type() == fastjson.TypeNull && !f.required {
 			return
 		}
-		if fv.Type() == fastjson.TypeNull && !f.spec.nullable {
+		if fv.Type() == fastjson.TypeNull {
 			ferr = &schemaErr{path: []string{f.name}, msg: "is required and may not be null"}
 			return
 		}
@@ -432,6 +429,6 @@ func Validate(r Resource) error {
 	if err != nil {
 		return fmt.Errorf("validate %s: %w", r.UID, err)
 	}
-	_, _, err = NewParser("resource "+r.UID).Parse(Element{Line: 1, Data: data})
+	_, _, err = NewParser("resource " + r.UID).Parse(Element{Line: 1, Data: data})
 	return err
 }

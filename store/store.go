@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -97,21 +98,49 @@ func DefaultPath() (string, error) {
 }
 
 // Open opens (and creates or migrates) the history at dsn: a SQLite file path,
-// optionally prefixed with sqlite://, or a PostgreSQL URL (postgres://user@host/db).
+// optionally prefixed with sqlite://, or a PostgreSQL URL (postgres://user@host/db) or
+// key=value DSN (host=… dbname=…). Errors never show the DSN's credentials.
 func Open(ctx context.Context, dsn string) (*Store, error) {
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+	return open(ctx, dsn, true)
+}
+
+// OpenExisting opens a history that must already exist: a missing SQLite file is an
+// error (wrapping fs.ErrNotExist) and is not created, so that reading the history of a
+// misspelt path neither reports an empty history nor leaves a file behind.
+func OpenExisting(ctx context.Context, dsn string) (*Store, error) {
+	return open(ctx, dsn, false)
+}
+
+func open(ctx context.Context, dsn string, create bool) (*Store, error) {
+	if isPostgres(dsn) {
 		return openPostgres(ctx, dsn)
 	}
 	path := strings.TrimPrefix(dsn, "sqlite://")
+	if path == "" {
+		return nil, errors.New("open store: empty SQLite path")
+	}
+	uri, err := sqliteURI(path)
+	if err != nil {
+		return nil, fmt.Errorf("open store %s: %w", path, err)
+	}
 	if path != ":memory:" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return nil, fmt.Errorf("open store %s: %w", path, err)
+		if create {
+			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+				return nil, fmt.Errorf("open store %s: %w", path, err)
+			}
+		} else {
+			if _, err := os.Stat(path); err != nil {
+				if errors.Is(err, fs.ErrNotExist) {
+					return nil, fmt.Errorf("open store %s: no scan history there (warden scan records one): %w", path, fs.ErrNotExist)
+				}
+				return nil, fmt.Errorf("open store %s: %w", path, err)
+			}
+			// mode=rw: should the file vanish between the check and the open, SQLite
+			// fails instead of creating an empty one.
+			uri += "&mode=rw"
 		}
 	}
-	// _txlock=immediate: a transaction takes the write lock when it begins, so that two
-	// processes saving scans at once wait their turn (busy_timeout) instead of failing
-	// when the one that read first tries to write.
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate")
+	db, err := sql.Open("sqlite", uri)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
@@ -126,34 +155,46 @@ func Open(ctx context.Context, dsn string) (*Store, error) {
 	return s, nil
 }
 
+// sqlitePragmas are set on every connection. _txlock=immediate: a transaction takes the
+// write lock when it begins, so that two processes saving scans at once wait their turn
+// (busy_timeout) instead of failing when the one that read first tries to write.
+const sqlitePragmas = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)&_txlock=immediate"
+
+// sqliteURI is the driver's name for the database file at path: a file: URI whose path
+// is percent-escaped, so that ?, # and % in a file name stay part of the name instead of
+// starting SQLite's query or fragment or an escape (each of which opens another file).
+func sqliteURI(path string) (string, error) {
+	if path == ":memory:" {
+		return "file::memory:?" + sqlitePragmas, nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	return u.String() + "?" + sqlitePragmas, nil
+}
+
 func openPostgres(ctx context.Context, dsn string) (*Store, error) {
-	where := redactDSN(dsn)
+	where := RedactDSN(dsn)
+	secrets := dsnSecrets(dsn)
+	fail := func(err error) error {
+		return fmt.Errorf("open store %s: %w", where, scrub(err, secrets))
+	}
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
-		return nil, fmt.Errorf("open store %s: %w", where, err)
+		return nil, fail(err)
 	}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", where, err)
+		return nil, fail(err)
 	}
 	s := &Store{db: db, d: postgresDialect}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open store %s: %w", where, err)
+		return nil, fail(err)
 	}
 	return s, nil
-}
-
-// redactDSN is a PostgreSQL URL fit for an error message: without its password.
-func redactDSN(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil {
-		return "(unparsable PostgreSQL URL)"
-	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
-	}
-	return u.Redacted()
 }
 
 // Close closes the database.
@@ -212,12 +253,19 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// SaveScan stores a scan and its findings in one transaction. Findings of the previous
-// scan whose scope this scan did not read completely (complete returns false) and that
-// this scan did not see again are carried over with status unknown: a failed scope never
-// resolves findings. It returns the new scan's id and the findings as stored, carried
-// ones included, with FirstSeen set.
-func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Finding, complete func(scope string) bool) (int64, []findings.Finding, error) {
+// SaveScan stores a scan and its findings in one transaction. A finding of the previous
+// scan that this scan did not see again is carried over with status unknown when this
+// scan could not judge it: its scope was not read completely (complete returns false),
+// or evaluating its policy on its resource failed (errored returns true; nil means no
+// evaluation failed). Neither a failed scope nor a failed policy ever resolves findings.
+// errored is called with the stored finding's policy and resource, which are valid text
+// (findings.ValidText). Text that is not valid UTF-8, or holds NUL, is stored with
+// U+FFFD in place of each bad byte. It returns the new scan's id and the findings as
+// stored, carried ones included, with FirstSeen set.
+func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Finding, complete func(scope string) bool, errored func(policy, resource string) bool) (int64, []findings.Finding, error) {
+	if errored == nil {
+		errored = func(string, string) bool { return false }
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, nil, fmt.Errorf("save scan: %w", err)
@@ -234,6 +282,7 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 	if err != nil {
 		return 0, nil, fmt.Errorf("save scan: %w", err)
 	}
+	cleanRecord(rec)
 	scopes, _ := json.Marshal(rec.Scopes)
 	summary := rec.Summary
 	if summary == nil {
@@ -254,6 +303,7 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 	seen := make(map[string]bool, len(fs))
 	out := make([]findings.Finding, 0, len(fs))
 	for _, f := range fs {
+		cleanFinding(&f)
 		if seen[f.Fingerprint] {
 			continue
 		}
@@ -267,7 +317,7 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 	}
 	if prevID != 0 {
 		for _, f := range prev {
-			if !seen[f.Fingerprint] && !complete(f.Scope) {
+			if !seen[f.Fingerprint] && (!complete(f.Scope) || errored(f.Policy, f.Resource)) {
 				f.Status = findings.StatusUnknown
 				seen[f.Fingerprint] = true
 				out = append(out, f)
@@ -385,4 +435,31 @@ func ts(t time.Time) string {
 func parseTS(s string) time.Time {
 	t, _ := time.Parse(time.RFC3339Nano, s)
 	return t
+}
+
+// cleanRecord makes a scan record's text valid for every database (findings.ValidText).
+func cleanRecord(rec *ScanRecord) {
+	rec.Snapshot, rec.Source = findings.ValidText(rec.Snapshot), findings.ValidText(rec.Source)
+	if len(rec.Scopes) > 0 {
+		scopes := make(map[string]string, len(rec.Scopes))
+		for k, v := range rec.Scopes {
+			scopes[findings.ValidText(k)] = findings.ValidText(v)
+		}
+		rec.Scopes = scopes
+	}
+}
+
+// cleanFinding makes a finding's text valid for every database: PostgreSQL refuses
+// invalid UTF-8 and NUL in text columns, and a resource's uid or name may hold either.
+// Details are left to encoding/json, which cleans them the same way.
+func cleanFinding(f *findings.Finding) {
+	for _, p := range []*string{&f.Policy, &f.Title, &f.Resource, &f.ResourceType, &f.Account, &f.Region, &f.Scope,
+		&f.Message, &f.Key, &f.Target, &f.Remediation.Action, &f.Remediation.Risk, &f.Status} {
+		*p = findings.ValidText(*p)
+	}
+	if f.Waiver != nil {
+		w := *f.Waiver
+		w.Owner, w.Reason = findings.ValidText(w.Owner), findings.ValidText(w.Reason)
+		f.Waiver = &w
+	}
 }

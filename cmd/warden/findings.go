@@ -1,12 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
 )
@@ -42,9 +44,10 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 					return err
 				}
 			}
-			st, err := store.Open(cmd.Context(), dbPath)
+			// Reading the history never creates one: a misspelt --db is an error.
+			st, err := store.OpenExisting(cmd.Context(), dbPath)
 			if err != nil {
-				return err
+				return usageErr(err)
 			}
 			defer st.Close()
 			prev, cur, d, err := scan.DiffLatest(cmd.Context(), st)
@@ -53,22 +56,29 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			}
 			switch format {
 			case "json":
-				enc := json.NewEncoder(a.stdout)
+				var buf bytes.Buffer
+				enc := json.NewEncoder(&buf)
 				enc.SetIndent("", "  ")
-				return enc.Encode(struct {
+				if err := enc.Encode(struct {
 					From     store.ScanRecord   `json:"from"`
 					To       store.ScanRecord   `json:"to"`
 					New      []findings.Finding `json:"new"`
 					Resolved []findings.Finding `json:"resolved"`
 					Open     []findings.Finding `json:"open"`
 					Unknown  []findings.Finding `json:"unknown"`
-				}{prev, cur, nonNil(d.New), nonNil(d.Resolved), nonNil(d.Open), nonNil(d.Unknown)})
+				}{prev, cur, nonNil(d.New), nonNil(d.Resolved), nonNil(d.Open), nonNil(d.Unknown)}); err != nil {
+					return err
+				}
+				_, err := a.stdout.Write(report.EscapeJSON(buf.Bytes()))
+				return err
 			case "table":
-				fmt.Fprintf(a.stdout, "scan %d (%s) → scan %d (%s)\n", prev.ID, prev.Snapshot, cur.ID, cur.Snapshot)
+				// Uids, messages and snapshot names come from resources: escaped, so that
+				// none can drive the terminal.
+				fmt.Fprintf(a.stdout, "scan %d (%s) → scan %d (%s)\n", prev.ID, report.Escape(prev.Snapshot), cur.ID, report.Escape(cur.Snapshot))
 				section := func(name string, fs []findings.Finding) {
 					fmt.Fprintf(a.stdout, "\n%s (%d)\n", name, len(fs))
 					for _, f := range fs {
-						fmt.Fprintf(a.stdout, "  %-8s %-20s %s\n    %s\n", f.Severity, f.Policy, f.Resource, f.Message)
+						fmt.Fprintf(a.stdout, "  %-8s %-20s %s\n    %s\n", f.Severity, report.Escape(f.Policy), report.Escape(f.Resource), report.Escape(f.Message))
 					}
 				}
 				section("NEW", d.New)
@@ -80,7 +90,7 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file or a postgres:// URL (default $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default $XDG_STATE_HOME/warden/warden.db)")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
 }

@@ -15,13 +15,20 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/report"
 )
 
-// Exit codes, as DESIGN.md defines them.
+// Exit codes, as DESIGN.md defines them, plus the shell's code for an interrupted run.
 const (
 	exitOK       = 0
 	exitFindings = 1
-	exitError    = 2
+	// exitError is bad input, an error, or a scan that could not judge everything
+	// (failed policy evaluations).
+	exitError = 2
+	// exitInterrupted is 128 + SIGINT; a run stopped by another signal exits 128 + its
+	// number (143 for SIGTERM).
+	exitInterrupted = 130
 )
 
 // exitErr carries an exit code out of a command.
@@ -50,10 +57,55 @@ type app struct {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), os.Stderr, os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
+}
+
+// interrupted is the cause of a run cancelled by a signal.
+type interrupted struct{ sig os.Signal }
+
+func (e interrupted) Error() string { return e.sig.String() + " signal received" }
+
+// Is makes an interruption a cancellation for errors.Is.
+func (e interrupted) Is(target error) bool { return target == context.Canceled }
+
+// exitCode is the shell's convention for a process ended by a signal: 128 + its number.
+func (e interrupted) exitCode() int {
+	if s, ok := e.sig.(syscall.Signal); ok {
+		return 128 + int(s)
+	}
+	return exitInterrupted
+}
+
+// notifyContext is signal.NotifyContext with two differences: the context's cause says
+// which signal arrived (so that the exit code can), and a second signal ends the process
+// at once, so that nothing that fails to notice the cancellation can hold it.
+func notifyContext(parent context.Context, stderr io.Writer, sigs ...os.Signal) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, sigs...)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case s := <-ch:
+			cancel(interrupted{s})
+		case <-done:
+			return
+		}
+		select {
+		case s := <-ch:
+			fmt.Fprintf(stderr, "warden: %v again: exiting now, the run is incomplete\n", s)
+			os.Exit(interrupted{s}.exitCode())
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel(nil)
+	}
 }
 
 // run executes warden with args and returns the process exit code.
@@ -64,19 +116,34 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
 	a.stop()
+	if ctx.Err() != nil && !runsUntilInterrupted(cmd) {
+		// Whatever the command made of it, a cancelled run did not finish: it never
+		// exits 0 or 1 as though it had judged everything.
+		if err != nil && !errors.Is(err, context.Canceled) {
+			fmt.Fprintf(stderr, "warden: %s\n", report.EscapeLines(err.Error()))
+		}
+		cause := context.Cause(ctx)
+		fmt.Fprintf(stderr, "warden: interrupted (%v): the run did not finish\n", cause)
+		if in, ok := errors.AsType[interrupted](cause); ok {
+			return in.exitCode()
+		}
+		return exitInterrupted
+	}
 	if err == nil {
 		return exitOK
 	}
 	var ee *exitErr
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "warden: %v\n", ee.err)
+			// Errors quote snapshots, policies and servers: no control character in
+			// them reaches the terminal raw.
+			fmt.Fprintf(stderr, "warden: %s\n", report.EscapeLines(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "warden: %v\n", err)
+	fmt.Fprintf(stderr, "warden: %s\n", report.EscapeLines(err.Error()))
 	return exitError
 }
 
@@ -92,7 +159,9 @@ synth' writes synthetic ones), evaluates every resource against the policies for
 built-in pack plus your own — applies waivers, records the scan in its history, and
 prints findings.
 
-Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input or error.`,
+Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input,
+an error, or an incomplete scan (a policy evaluation failed: the report lists the
+errors), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
 		Example: `  # Scan the bundled example organisation
   warden scan --snapshot fixtures/acme/snapshot.json
 
@@ -110,8 +179,24 @@ Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad in
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file")
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPostRun = func(*cobra.Command, []string) { a.stop() }
-	root.AddCommand(a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.benchCmd(), a.simCmd(), a.versionCmd())
+	root.AddCommand(a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.synthCmd(), a.benchCmd(), untilInterrupted(a.simCmd()), a.versionCmd())
 	return root
+}
+
+// untilInterruptedKey marks a command (a server) whose normal end is a signal: its own
+// result decides the exit code, not the interruption.
+const untilInterruptedKey = "warden/runs-until-interrupted"
+
+func untilInterrupted(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[untilInterruptedKey] = "true"
+	return cmd
+}
+
+func runsUntilInterrupted(cmd *cobra.Command) bool {
+	return cmd != nil && cmd.Annotations[untilInterruptedKey] == "true"
 }
 
 func (a *app) setup(cmd *cobra.Command, _ []string) error {

@@ -137,8 +137,14 @@ func TestScan_jsonEveryCatalogPolicyAndWaivers(t *testing.T) {
 func TestFindingsDiff_afterTwoScans(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "h.db")
+	if code, _, stderr := warden(t, "", "findings", "diff", "--db", db); code != 2 || !strings.Contains(stderr, "no scan history") {
+		t.Errorf("diff on a missing history: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := warden(t, "", "scan", "--snapshot", acme, "--db", db); code != 1 {
+		t.Fatalf("scan: exit %d: %s", code, stderr)
+	}
 	if code, _, stderr := warden(t, "", "findings", "diff", "--db", db); code != 2 || !strings.Contains(stderr, "run warden scan twice") {
-		t.Errorf("diff on empty history: exit %d, %s", code, stderr)
+		t.Errorf("diff on a history of one scan: exit %d, %s", code, stderr)
 	}
 	b, err := os.ReadFile(acme)
 	if err != nil {

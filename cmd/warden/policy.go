@@ -12,6 +12,7 @@ import (
 
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/policies"
+	"github.com/warden-sec/warden/report"
 )
 
 func (a *app) policyCmd() *cobra.Command {
@@ -60,9 +61,12 @@ func (a *app) policyListCmd() *cobra.Command {
 				if list == nil {
 					list = []*engine.Policy{}
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(list)
+				b, err := json.MarshalIndent(list, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = a.stdout.Write(append(report.EscapeJSON(b), '\n'))
+				return err
 			case "table":
 				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 				fmt.Fprintln(tw, "ID\tSEVERITY\tTITLE\tRESOURCE TYPES\tFRAMEWORKS")
@@ -73,7 +77,8 @@ func (a *app) policyListCmd() *cobra.Command {
 							fws = append(fws, fw+" "+strings.Join(c, ","))
 						}
 					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", p.ID, p.Severity, p.Title, strings.Join(p.ResourceTypes, ","), strings.Join(fws, "; "))
+					// A user policy's metadata is text from a file: escaped for the terminal.
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", report.Escape(p.ID), p.Severity, report.Escape(p.Title), strings.Join(p.ResourceTypes, ","), report.Escape(strings.Join(fws, "; ")))
 				}
 				if err := tw.Flush(); err != nil {
 					return err
@@ -147,9 +152,9 @@ together with the built-in pack, so that your policies may use its library
 				if r.Error != nil {
 					why = "ERROR " + r.Error.Error()
 				}
-				fmt.Fprintf(a.stdout, "%s%s.%s: %s\n", loc, r.Package, r.Name, why)
+				fmt.Fprintf(a.stdout, "%s\n", report.EscapeLines(fmt.Sprintf("%s%s.%s: %s", loc, r.Package, r.Name, why)))
 				if len(r.Output) > 0 {
-					fmt.Fprintf(a.stdout, "  output: %s\n", strings.TrimSpace(string(r.Output)))
+					fmt.Fprintf(a.stdout, "  output: %s\n", report.EscapeLines(strings.TrimSpace(string(r.Output))))
 				}
 			}
 			fmt.Fprintf(a.stdout, "%d passed, %d failed\n", pass, fail)

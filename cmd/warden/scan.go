@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -61,6 +63,18 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
 	}
 	e, err := engine.New(cmd.Context(), engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log})
+	if se, ok := err.(*engine.SettingsError); ok {
+		// Settings are judged against the policies; the config knows their lines.
+		var located error
+		for _, s := range se.Errors {
+			if e := cfg.SettingError(s.Name, s.Path, s.Msg); located == nil {
+				located = e
+			} else {
+				located = fmt.Errorf("%w\n%w", located, e)
+			}
+		}
+		return nil, nil, usageErr(located)
+	}
 	if err != nil {
 		return nil, nil, usageErr(fmt.Errorf("load policies:\n%w", err))
 	}
@@ -88,10 +102,17 @@ func (a *app) scanCmd() *cobra.Command {
 
 Every resource is evaluated against the policies for its type, in parallel. Ages (key
 age, certificate expiry) are measured at the snapshot's collected_at, so a scan of the
-same snapshot always says the same thing. Waivers suppress findings until they expire;
-an expired waiver is reported. Each scan is recorded in the history (a SQLite file) so
-that 'warden findings diff' can show what changed; findings in scopes that could not be
-read are carried over as unknown, never resolved.`,
+same snapshot always says the same thing; a collected_at more than a day ahead of this
+machine's clock is refused unless --now gives the evaluation time. Waivers suppress
+findings until they expire; an expired waiver is reported. Each scan is recorded in the
+history (a SQLite file, or PostgreSQL) so that 'warden findings diff' can show what
+changed; findings in scopes that could not be read, or of policies that failed on their
+resource, are carried over as unknown, never resolved.
+
+Exit codes: 0 nothing open at or above --fail-on; 1 findings at or above it; 2 bad
+input, an error, or an incomplete scan (a policy evaluation failed: the report still
+lists what was found, plus the errors); 130 interrupted by SIGINT (143 by SIGTERM): no
+report, nothing recorded.`,
 		Example: `  warden scan --snapshot fixtures/acme/snapshot.json
   warden scan --sim fixtures/acme/world.yaml
   warden scan --aws-org --gcp-project acme-prod --fail-on critical
@@ -205,12 +226,21 @@ read are carried over as unknown, never resolved.`,
 			})
 			prog.done()
 			if err != nil {
+				if errors.Is(err, context.Canceled) {
+					return err // run reports the interruption and its exit code
+				}
 				return usageErr(err)
 			}
 			if err := writeReport(outFile, a.stdout, w, rep); err != nil {
 				return err
 			}
-			a.log.Info("scan done", "resources", rep.Scan.Resources, "findings", rep.Summary.Findings, "duration_ms", rep.Scan.DurationMS)
+			a.log.Info("scan done", "resources", rep.Scan.Resources, "findings", rep.Summary.Findings, "eval_errors", rep.Summary.EvalErrors, "duration_ms", rep.Scan.DurationMS)
+			if rep.Summary.Incomplete {
+				// What was not judged is not clean: the findings reported are not all
+				// there are, whatever --fail-on says.
+				return &exitErr{code: exitError, err: fmt.Errorf("scan incomplete: %s failed, so their results are missing (listed in the report); the history keeps their earlier findings as unknown",
+					pluralize(rep.Summary.EvalErrors, "policy evaluation"))}
+			}
 			for _, f := range rep.Findings {
 				if f.Status == findings.StatusOpen && f.Severity >= threshold {
 					return &exitErr{code: exitFindings}
@@ -226,10 +256,10 @@ read are carried over as unknown, never resolved.`,
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")
 	f.StringVarP(&format, "format", "f", "table", "output format: table, json or sarif")
 	f.StringVar(&failOn, "fail-on", "high", "exit 1 when an open finding is at or above this severity: critical, high, medium, low, info")
-	f.StringVar(&dbPath, "db", "", "scan history: a SQLite file or a postgres:// URL (default $XDG_STATE_HOME/warden/warden.db)")
+	f.StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default $XDG_STATE_HOME/warden/warden.db)")
 	f.BoolVar(&noDB, "no-db", false, "do not record the scan in the history")
 	f.StringVarP(&outFile, "output", "o", "", "write the report to this file instead of standard output")
-	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at")
+	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at (needed when collected_at is ahead of the clock)")
 	f.BoolVar(&noProgress, "no-progress", false, "do not draw progress on the terminal")
 	return cmd
 }
@@ -240,4 +270,12 @@ func writeReport(path string, stdout io.Writer, w report.Writer, r *report.Repor
 		return w.Write(stdout, r)
 	}
 	return writeAtomically(path, func(out io.Writer) error { return w.Write(out, r) })
+}
+
+// pluralize is "1 policy evaluation" or "3 policy evaluations".
+func pluralize(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -34,3 +34,12 @@ test_pending_validation_is_a_near_miss if {
 	count(acm_renewal_failed.deny) == 0 with input as acm("SUCCESS", "")
 	count(acm_renewal_failed.deny) == 0 with input as acm("", "")
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := acm("FAILED", "CAA_ERROR")
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in acm_renewal_failed.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in acm_renewal_failed.deny with input as json.remove(given, ["resource/name"])} == want
+}

@@ -66,3 +66,12 @@ test_acm_certificate_without_certificate if {
 	}}
 		with time.now_ns as now
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_certificate_without_name_still_violates if {
+	expired.deny == {{"msg": "ACM certificate arn:aws:acm:eu-west-1:111111111111:certificate/5d0c7a3e-8f21-4b6a-9c1d-2e7f4a9b6c01 expired on 2026-10-31 (30 days ago)"}} with input as json.remove(acm("2026-10-31T00:00:00Z"), ["resource/name"])
+		with time.now_ns as now
+	expired.deny == {{"msg": "the certificate of endpoint tls://legacy-portal.acme.example:443 expired on 2026-11-01 (29 days ago)"}} with input as json.remove(endpoint(true, "2026-11-01T00:00:00Z"), ["resource/name"])
+		with time.now_ns as now
+}

@@ -72,3 +72,12 @@ test_window_not_a_whole_number if {
 	count(expiring.deny) == 0 with input as acm("2026-12-30T12:00:00Z") with time.now_ns as now
 		with data.warden.config.cert_expiry_warning_days as 29.5
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := acm("2026-12-10T23:59:59Z")
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in expiring.deny with input as given with time.now_ns as now}
+	count(want) > 0
+	{v.msg | some v in expiring.deny with input as json.remove(given, ["resource/name"]) with time.now_ns as now} == want
+}

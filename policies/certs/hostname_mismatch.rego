@@ -10,6 +10,7 @@
 package warden.certs.hostname_mismatch
 
 import data.warden.lib.certs
+import data.warden.lib.display
 
 attrs := input.resource.attributes
 
@@ -25,10 +26,9 @@ deny contains violation if {
 	)}
 }
 
-server_name := attrs.sni if {
-	is_string(attrs.sni)
-	attrs.sni != ""
-} else := attrs.host
+# The name the probe asked for: the SNI, else the host, else the resource's name (a
+# message never decides a violation).
+server_name := display.attribute("sni", display.attribute("host", display.name))
 
 presented_names := concat(", ", names) if {
 	names := object.get(attrs, ["certificate", "dns_names"], [])

@@ -35,3 +35,10 @@ test_match_is_a_near_miss if {
 test_unreachable_endpoint_is_not_judged if {
 	count(hostname_mismatch.deny) == 0 with input as endpoint({"reachable": false, "certificate": null})
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_endpoint_without_sni_host_or_name_still_violates if {
+	hostname_mismatch.deny == {{"msg": "endpoint mail.acme.example:443 presents a certificate for webmail.acme.example, not mail.acme.example:443"}} with input as json.remove(endpoint({}), ["resource/attributes/sni", "resource/attributes/host"])
+	hostname_mismatch.deny == {{"msg": "endpoint tls://mail.acme.example:443 presents a certificate for webmail.acme.example, not tls://mail.acme.example:443"}} with input as json.remove(endpoint({}), ["resource/name", "resource/attributes/sni", "resource/attributes/host"])
+}

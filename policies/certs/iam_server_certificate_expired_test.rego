@@ -37,3 +37,12 @@ test_valid_is_a_near_miss if {
 test_expiring_soon_is_not_expired if {
 	count(iam_server_certificate_expired.deny) == 0 with input as server_cert("2026-12-05T00:00:00Z") with time.now_ns as now
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := server_cert("2026-03-15T12:00:00Z")
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in iam_server_certificate_expired.deny with input as given with time.now_ns as now}
+	count(want) > 0
+	{v.msg | some v in iam_server_certificate_expired.deny with input as json.remove(given, ["resource/name"]) with time.now_ns as now} == want
+}

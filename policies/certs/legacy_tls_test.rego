@@ -28,3 +28,12 @@ test_tls12_minimum_is_a_near_miss if {
 test_unreachable_endpoint_is_not_judged if {
 	count(legacy_tls.deny) == 0 with input as endpoint(false, ["TLS1.0"])
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := endpoint(true, ["TLS1.0", "TLS1.2"])
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in legacy_tls.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in legacy_tls.deny with input as json.remove(given, ["resource/name"])} == want
+}

@@ -43,3 +43,12 @@ test_trusted_is_a_near_miss if {
 test_unreachable_endpoint_is_not_judged if {
 	count(untrusted_chain.deny) == 0 with input as endpoint({"reachable": false, "certificate": null, "verify_error": ""})
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := endpoint({})
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in untrusted_chain.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in untrusted_chain.deny with input as json.remove(given, ["resource/name"])} == want
+}

@@ -59,3 +59,12 @@ test_minimum_from_config if {
 	count(weak_key.deny) == 1 with input as acm("RSA", 2048) with data.warden.config.min_rsa_bits as 3072
 	count(weak_key.deny) == 0 with input as acm("EC", 224) with data.warden.config.min_ec_bits as 224
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := {"resource": object.union(acm("RSA", 1024).resource, {"uid": "arn:aws:acm:eu-west-1:111111111111:certificate/0d7e"})}
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in weak_key.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in weak_key.deny with input as json.remove(given, ["resource/name"])} == want
+}

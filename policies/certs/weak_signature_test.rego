@@ -39,3 +39,12 @@ test_unreachable_endpoint_is_not_judged if {
 		"attributes": {"reachable": false, "certificate": {"signature_algorithm": "SHA1-RSA"}},
 	}}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := gcp("SHA1-RSA")
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in weak_signature.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in weak_signature.deny with input as json.remove(given, ["resource/name"])} == want
+}

@@ -3,6 +3,7 @@
 # description: Shared reasoning about X.509 certificates (the resource model's certificate shape) and TLS endpoints.
 package warden.lib.certs
 
+import data.warden.lib.display
 import data.warden.lib.time as wtime
 
 # certificate(resource) is the certificate a resource presents (attributes.certificate).
@@ -30,6 +31,7 @@ probed(resource) if {
 # wtime.days_until, whose whole days read 0 for the first day after expiry.
 expired(cert) if {
 	is_string(cert.not_after)
+	not wtime.far_future(cert.not_after)
 	time.parse_rfc3339_ns(cert.not_after) < time.now_ns()
 }
 
@@ -66,12 +68,13 @@ weak_signature(cert) if {
 }
 
 # label(resource) names a certificate-bearing resource in messages.
-label(resource) := sprintf("%s %s", [kinds[resource.type], resource.name]) if {
+# A resource without a name is named by its uid.
+label(resource) := sprintf("%s %s", [kinds[resource.type], display.resource_name(resource)]) if {
 	kinds[resource.type]
-} else := resource.name
+} else := display.resource_name(resource)
 
 # cert_label(resource) names the certificate a resource holds or presents, in messages.
-cert_label(resource) := sprintf("the certificate of endpoint %s", [resource.name]) if {
+cert_label(resource) := sprintf("the certificate of endpoint %s", [display.resource_name(resource)]) if {
 	resource.type == "tls.endpoint"
 } else := label(resource)
 
@@ -106,18 +109,20 @@ resource_certificate := cert if {
 }
 
 # resource_not_after_ns is the end of validity of resource_certificate, in nanoseconds.
+# A certificate that never expires (far_future) has none.
 resource_not_after_ns := time.parse_rfc3339_ns(resource_certificate.not_after) if {
 	is_string(resource_certificate.not_after)
+	not wtime.far_future(resource_certificate.not_after)
 }
 
 # resource_expired holds when expired(resource_certificate) does.
 resource_expired if resource_not_after_ns < time.now_ns()
 
 # resource_label is label(input.resource) and resource_cert_label cert_label(input.resource).
-resource_label := sprintf("%s %s", [kinds[input.resource.type], input.resource.name]) if {
+resource_label := sprintf("%s %s", [kinds[input.resource.type], display.name]) if {
 	kinds[input.resource.type]
-} else := input.resource.name
+} else := display.name
 
-resource_cert_label := sprintf("the certificate of endpoint %s", [input.resource.name]) if {
+resource_cert_label := sprintf("the certificate of endpoint %s", [display.name]) if {
 	input.resource.type == "tls.endpoint"
 } else := resource_label

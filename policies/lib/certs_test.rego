@@ -82,6 +82,12 @@ test_label if {
 	certs.cert_label({"type": "aws.acm.certificate", "name": "shop.acme.example"}) == "ACM certificate shop.acme.example"
 }
 
+test_label_without_name_is_the_uid if {
+	certs.label({"type": "aws.acm.certificate", "uid": "arn:aws:acm:eu-west-1:1:certificate/x"}) == "ACM certificate arn:aws:acm:eu-west-1:1:certificate/x"
+	certs.cert_label({"type": "tls.endpoint", "uid": "tls://a:443", "name": ""}) == "the certificate of endpoint tls://a:443"
+	certs.resource_label == "ACM certificate arn:aws:acm:eu-west-1:1:certificate/x" with input as {"resource": {"type": "aws.acm.certificate", "uid": "arn:aws:acm:eu-west-1:1:certificate/x"}}
+}
+
 # --- the resource being evaluated: shared rules ------------------------------
 
 resources := [
@@ -95,6 +101,8 @@ resources := [
 	{"type": "gcp.compute.ssl_certificate", "name": "lb", "attributes": {"certificate": cert({"not_after": "soon"})}},
 	{"type": "gcp.compute.ssl_certificate", "name": "lb", "attributes": {}},
 	{"type": "x.y", "name": "z", "attributes": {"certificate": "PEM"}},
+	{"type": "aws.acm.certificate", "uid": "arn:aws:acm:eu-west-1:1:certificate/x", "attributes": {"certificate": cert({})}},
+	{"type": "tls.endpoint", "uid": "tls://a:443", "attributes": {"reachable": true, "certificate": cert({})}},
 ]
 
 shared_rules_agree if {
@@ -116,4 +124,13 @@ test_shared_rules_read_the_resource_as_the_functions_do if {
 test_resource_expired_at_the_instant if {
 	certs.resource_expired with input as {"resource": resources[4]} with time.now_ns as now
 	not certs.resource_expired with input as {"resource": resources[5]} with time.now_ns as now
+}
+
+test_certificate_without_expiry_is_neither_expired_nor_expiring if {
+	c := cert({"not_after": "9999-12-31T23:59:59Z"})
+	not certs.expired(c) with time.now_ns as now
+	not certs.expires_within(c, 30) with time.now_ns as now
+	r := {"type": "aws.acm.certificate", "uid": "arn:aws:acm:eu-west-1:1:certificate/x", "attributes": {"certificate": c}}
+	not certs.resource_not_after_ns with input as {"resource": r}
+	not certs.resource_expired with input as {"resource": r} with time.now_ns as now
 }

@@ -3,6 +3,8 @@
 # description: Members, roles and bindings of GCP IAM policies.
 package warden.lib.gcp
 
+import data.warden.lib.display
+
 # Members as IAM policies write them: "user:a@x", "serviceAccount:sa@p.iam.gserviceaccount.com",
 # "group:g@x", "domain:x", "allUsers", "allAuthenticatedUsers", "deleted:user:a@x?uid=123", …
 
@@ -99,9 +101,15 @@ condition_note(bindings, role, member) := "" if {
 	member in b.members
 }))])
 
+# condition_name(condition) names a binding's condition by its title, else its expression,
+# else as "a condition" (a message never decides a violation).
 condition_name(condition) := sprintf("%q", [condition.title]) if {
+	is_string(condition.title)
 	condition.title != ""
-} else := sprintf("%q", [condition.expression])
+} else := sprintf("%q", [condition.expression]) if {
+	is_string(condition.expression)
+	condition.expression != ""
+} else := "a condition"
 
 # --- the resource being evaluated ----------------------------------------------
 
@@ -120,7 +128,7 @@ policy_holder := sprintf("project %s", [input.resource.attributes.project_id]) i
 	input.resource.attributes.folder_id
 } else := holder_name("organization", input.resource.attributes.organization_id, object.get(input.resource.attributes, "domain", "")) if {
 	input.resource.attributes.organization_id
-}
+} else := sprintf("IAM policy %s", [display.name])
 
 holder_name(kind, id, name) := sprintf("%s %s (%s)", [kind, name, id]) if {
 	is_string(name)
@@ -136,4 +144,4 @@ policy_reach := "the project" if {
 	input.resource.attributes.folder_id
 } else := "every project in the organization" if {
 	input.resource.attributes.organization_id
-}
+} else := "every resource the policy covers"

@@ -7,6 +7,8 @@
 #   statement, and the principals of trust policies.
 package warden.lib.iam
 
+import data.warden.lib.display
+
 # A broad grant is asked about a "generic" action: one that no statement names explicitly.
 # `#` appears in no action name, so `iam:#` stands for "any IAM action, including ones added
 # later" and `#:#` for "any action of any service". A pattern that matches the generic action
@@ -589,24 +591,32 @@ documents(r) := {object.union(src, {"where": where_of(r, src)}) | some src in so
 # without "where", which only violations need.
 sources(r) := [{"document": r.attributes.document} | r.attributes.attachment_count > 0] if {
 	r.type == "aws.iam.policy"
-} else := [{"document": p.document, "inline_policy": p.name} |
-	some p in object.get(r.attributes, "inline_policies", [])
+} else := [{"document": p.document, "inline_policy": inline_name(p, i)} |
+	some i, p in object.get(r.attributes, "inline_policies", [])
 ] if {
 	r.type in principal_types
 } else := []
 
+# inline_name(p, i) is the name of inline policy p, at position i of inline_policies, or
+# "#i" when it has none: a policy without a name is still read (its violations are still
+# reported, and keyed by position), never skipped.
+inline_name(p, i) := p.name if {
+	is_string(p.name)
+	p.name != ""
+} else := sprintf("#%d", [i])
+
 # where_of(r, src) names the document src of resource r in messages.
-where_of(r, src) := sprintf("inline policy %s of %s %s", [src.inline_policy, split(r.type, ".")[2], r.name]) if {
+where_of(r, src) := sprintf("inline policy %s of %s %s", [src.inline_policy, split(r.type, ".")[2], display.resource_name(r)]) if {
 	r.type in principal_types
 } else := managed_where(r)
 
-managed_where(r) := sprintf("policy %s (attached to %s)", [r.name, concat(", ", attachments)]) if {
+managed_where(r) := sprintf("policy %s (attached to %s)", [display.resource_name(r), concat(", ", attachments)]) if {
 	attachments := [sprintf("%s %s", [kind, name]) |
 		some plural, kind in {"users": "user", "groups": "group", "roles": "role"}
 		some name in object.get(object.get(r.attributes, "attached_to", {}), plural, [])
 	]
 	count(attachments) > 0
-} else := sprintf("policy %s (attached %d times)", [r.name, r.attributes.attachment_count])
+} else := sprintf("policy %s (attached %d times)", [display.resource_name(r), r.attributes.attachment_count])
 
 # violation_fields(src, cause) identifies a violation within the resource: the cause for a
 # managed policy (omitted when empty), "<inline name>/<cause>" for an inline policy, which it
@@ -637,7 +647,7 @@ detach_fields(src) := {"action": "aws.iam.delete_inline_policy"} if {
 resource_sources := {0: {"document": input.resource.attributes.document}} if {
 	input.resource.type == "aws.iam.policy"
 	input.resource.attributes.attachment_count > 0
-} else := {d: {"document": p.document, "inline_policy": p.name} |
+} else := {d: {"document": p.document, "inline_policy": inline_name(p, d)} |
 	some d, p in object.get(input.resource.attributes, "inline_policies", [])
 } if {
 	input.resource.type in principal_types
@@ -1006,7 +1016,8 @@ own_principal(value, own) if startswith(value, concat("", ["arn:aws:iam::", own,
 # foreign_account(s, value) is the account of the AWS principal value of the Allow statement
 # s, when it is not the own account and s applies to an assume action.
 foreign_account(s, value) := account if {
-	own := input.resource.account
+	# a role without an account trusts no account as its own
+	own := object.get(input.resource, "account", "")
 	not own_principal(value, own)
 	account := account_of(value)
 	account != own

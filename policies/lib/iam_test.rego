@@ -318,6 +318,22 @@ test_documents_inline_policies if {
 	{"document": admin_doc, "where": "inline policy a of role ops", "inline_policy": "a"} in docs
 }
 
+test_documents_without_names_are_still_read if {
+	# A nameless inline policy is named by its position, a nameless resource by its uid: a
+	# cosmetic field never hides a document.
+	r := {"type": "aws.iam.role", "uid": "arn:aws:iam::111111111111:role/ops", "attributes": {"inline_policies": [
+		{"name": "", "document": doc([allow("s3:GetObject", "*")])},
+		{"document": admin_doc},
+	]}}
+	docs := iam.documents(r)
+	count(docs) == 2
+	{"document": admin_doc, "where": "inline policy #1 of role arn:aws:iam::111111111111:role/ops", "inline_policy": "#1"} in docs
+	iam.resource_sources[1] == {"document": admin_doc, "inline_policy": "#1"} with input as {"resource": r}
+	m := {"type": "aws.iam.policy", "uid": "arn:aws:iam::111111111111:policy/Admin", "attributes": {"attachment_count": 3, "document": admin_doc}}
+	[src] := [s | some s in iam.documents(m)]
+	src.where == "policy arn:aws:iam::111111111111:policy/Admin (attached 3 times)"
+}
+
 test_documents_of_other_types_are_empty if {
 	iam.documents({"type": "aws.iam.access_key", "name": "k", "attributes": {}}) == set()
 	iam.documents({"type": "aws.iam.user", "name": "u", "attributes": {}}) == set()

@@ -1,13 +1,13 @@
 # METADATA
 # title: Network helpers
-# description: Ports, protocols and CIDRs of AWS security-group rules and GCP firewall rules.
+# description: Ports, protocols and address ranges of AWS security-group rules and GCP firewall rules, and which ranges are the internet (public and wide).
 package warden.lib.net
+
+import data.warden.lib.display
 
 # A port-carrying rule is one of two shapes:
 # - an AWS security-group rule: {"protocol", "from_port", "to_port", "cidr", ...};
 # - an entry of a GCP firewall's `allowed` (or `denied`): {"protocol", "ports"}.
-
-internet_cidrs := {"0.0.0.0/0", "::/0"}
 
 # Protocol names and IANA numbers, normalised to one name; "all" means every protocol.
 protocol_names := {
@@ -29,24 +29,206 @@ every_port := [0, 65535]
 # PostgreSQL, CouchDB, Redis, Cassandra, ArangoDB, Elasticsearch, Memcached, MongoDB, DB2.
 default_database_ports := [1433, 1521, 2379, 3306, 5432, 5984, 6379, 7000, 7001, 8529, 9042, 9200, 9300, 11211, 27017, 27018, 50000]
 
-# is_internet(cidr) holds for a CIDR that admits every address: 0.0.0.0/0 or ::/0.
-is_internet(cidr) if cidr in internet_cidrs
+# --- address ranges ------------------------------------------------------------
+#
+# "Open to the internet" means open to a range that is public and wide: it holds addresses
+# outside the special-purpose ranges (IANA's IPv4 and IPv6 special-purpose registries,
+# multicast and reserved space), and its prefix is at most internet_max_prefix_v4 (IPv4)
+# or internet_max_prefix_v6 (IPv6). 0.0.0.0/1 is half of IPv4 and as open as 0.0.0.0/0;
+# a single public host (/32, /128) or a customer allocation narrower than the settings is
+# a deliberate peer, not the internet. A range that cannot be read is judged open: a typo
+# must not make a violation vanish.
+
+# internet_max_prefix_v4: a public IPv4 range of this prefix length or shorter (a /24,
+# 256 addresses, or larger) counts as the internet.
+internet_max_prefix_v4 := n if {
+	n := data.warden.config.internet_max_prefix_v4
+} else := 24
+
+# internet_max_prefix_v6: a public IPv6 range of this prefix length or shorter counts as the
+# internet. A /48 is the usual allocation of a whole site; a /56 or /64 is one customer's.
+internet_max_prefix_v6 := n if {
+	n := data.warden.config.internet_max_prefix_v6
+} else := 48
+
+# special_ranges are the ranges whose addresses are not reachable from the internet,
+# written as the fewest CIDRs (net.cidr_merge of them is themselves), so that a range
+# holds no public address exactly when one of them contains it.
+special_ranges := {
+	# IPv4 (RFC 6890 and the IANA IPv4 special-purpose registry)
+	"0.0.0.0/8", # "this network"
+	"10.0.0.0/8", # RFC 1918
+	"100.64.0.0/10", # RFC 6598 shared address space (carrier-grade NAT)
+	"127.0.0.0/8", # loopback
+	"169.254.0.0/16", # link-local
+	"172.16.0.0/12", # RFC 1918
+	"192.0.0.0/24", # IETF protocol assignments
+	"192.0.2.0/24", # documentation (TEST-NET-1)
+	"192.168.0.0/16", # RFC 1918
+	"198.18.0.0/15", # benchmarking
+	"198.51.100.0/24", # documentation (TEST-NET-2)
+	"203.0.113.0/24", # documentation (TEST-NET-3)
+	"224.0.0.0/3", # multicast 224.0.0.0/4 and reserved 240.0.0.0/4 (broadcast included)
+	# IPv6 (the IANA IPv6 special-purpose registry). IPv4-mapped ranges (::ffff:0:0/96)
+	# are judged as the IPv4 ranges they map: the IPv4 entries above contain them.
+	"::/127", # unspecified ::/128 and loopback ::1/128
+	"64:ff9b:1::/48", # local-use IPv4/IPv6 translation
+	"100::/64", # discard-only
+	"2001:2::/48", # benchmarking
+	"2001:db8::/32", # documentation
+	"3fff::/20", # documentation (RFC 9637)
+	"5f00::/16", # segment routing SIDs (RFC 9602)
+	"fc00::/7", # unique local
+	"fe80::/9", # link-local fe80::/10 and deprecated site-local fec0::/10
+	"ff00::/8", # multicast
+}
+
+# is_internet(cidr) holds for a range (a CIDR, or a bare address read as a single host)
+# that is public and wide, or that cannot be read (fail closed). It is the one decision
+# every network policy uses; range_info describes the same judgement for messages and
+# tests. It is true or false, never undefined, so that OPA computes it once per distinct
+# range and query (a function's result is cached only when it is defined): the usual
+# 0.0.0.0/0 and ::/0 without parsing, a narrow or special-purpose range with a parse and
+# one builtin call.
+is_internet(cidr) if {
+	cidr in {"0.0.0.0/0", "::/0"}
+} else := false if {
+	c := as_cidr(cidr)
+	net.cidr_is_valid(c)
+	[family, prefix] := family_prefix(c)
+	not wide(family, prefix)
+} else := false if {
+	c := as_cidr(cidr)
+	net.cidr_is_valid(c)
+	not public(c)
+} else := true
+
+# wide(family, prefix) holds for a prefix length at most internet_max_prefix_v4 (IPv4) or
+# internet_max_prefix_v6 (IPv6).
+wide(4, prefix) if prefix <= internet_max_prefix_v4
+
+wide(6, prefix) if prefix <= internet_max_prefix_v6
+
+# public(c) holds for a valid CIDR that holds an address outside special_ranges.
+public(c) if count(net.cidr_contains_matches(special_ranges, c)) == 0
+
+# range_info(cidr) describes a range as is_internet judges it, for messages and tests:
+#   "cidr":     the range as written;
+#   "valid":    whether it reads as a range;
+#   "family":   4 or 6 (an IPv4-mapped range, ::ffff:a.b.c.d/p, is the IPv4 range it maps);
+#   "prefix":   its prefix length within its family;
+#   "public":   whether it holds an address outside special_ranges;
+#   "wide":     whether its prefix is at most internet_max_prefix_v4 or internet_max_prefix_v6;
+#   "internet": whether is_internet(cidr) holds: public and wide, or not valid;
+#   "size":     how wide it is: "every IPv4 address", "2147483648 addresses", "2^125 addresses".
+range_info(cidr) := info if {
+	c := as_cidr(cidr)
+	net.cidr_is_valid(c)
+	[family, prefix] := family_prefix(c)
+	info := {
+		"cidr": cidr,
+		"valid": true,
+		"family": family,
+		"prefix": prefix,
+		"public": count([1 | public(c)]) > 0,
+		"wide": count([1 | wide(family, prefix)]) > 0,
+		"internet": is_internet(cidr),
+		"size": size_text(family, prefix),
+	}
+} else := {
+	"cidr": cidr,
+	"valid": false,
+	"internet": true,
+	"size": "not a valid address range, so judged open",
+}
+
+# as_cidr(x) is x when it has a prefix length, and else x as a single host (GCP accepts a
+# bare address in source_ranges); undefined for anything but a string.
+as_cidr(x) := x if {
+	is_string(x)
+	contains(x, "/")
+} else := concat("", [x, "/128"]) if {
+	is_string(x)
+	contains(x, ":")
+} else := concat("", [x, "/32"]) if {
+	is_string(x)
+}
+
+# family_prefix(c) is [family, prefix length] of the valid CIDR c. net.cidr_contains reads
+# an IPv4 range as inside ::ffff:0:0/96 too, so only a range written in IPv6 notation is
+# taken for an IPv4-mapped one.
+family_prefix(c) := [4, bits - 96] if {
+	bits := to_number(split(c, "/")[1])
+	contains(c, ":")
+	bits >= 96
+	net.cidr_contains("::ffff:0:0/96", c)
+} else := [6, to_number(split(c, "/")[1])] if {
+	contains(c, ":")
+} else := [4, to_number(split(c, "/")[1])]
+
+# size_text(family, prefix) says how many addresses a range holds, for messages.
+size_text(4, 0) := "every IPv4 address"
+
+size_text(6, 0) := "every IPv6 address"
+
+size_text(4, prefix) := sprintf("%d addresses", [bits.lsh(1, 32 - prefix)]) if prefix > 0
+
+size_text(6, prefix) := sprintf("2^%d addresses", [128 - prefix]) if prefix > 0
+
+# cidr_text(cidr) names a range and how wide it is, for messages:
+# "0.0.0.0/1 (2147483648 addresses)", "::/0 (every IPv6 address)".
+cidr_text(cidr) := sprintf("%s (%s)", [cidr, range_info(cidr).size])
+
+# has_cidr(rule) holds for an AWS security-group rule whose peer is a range: its cidr is
+# set (a rule whose peer is a source group or prefix list has an empty cidr).
+has_cidr(rule) if {
+	cidr := rule.cidr
+	not cidr in {"", null}
+}
 
 # open_to_internet(rule) holds for an AWS security-group rule whose peer is the internet.
-open_to_internet(rule) if is_internet(rule.cidr)
+open_to_internet(rule) if {
+	has_cidr(rule)
+	is_internet(rule.cidr)
+}
 
 # peer(rule) is the other side of an AWS security-group rule: its CIDR, or else its source
-# group or prefix list.
+# group or prefix list, or else "an unknown peer" (a message never decides a violation).
 peer(rule) := rule.cidr if {
-	rule.cidr != ""
-} else := rule.source_group
+	has_cidr(rule)
+} else := display.field(rule, "source_group", "an unknown peer")
+
+# --- GCP firewall sources --------------------------------------------------------
+
+# gcp_trusted_source_ranges are source ranges of GCP firewall rules that are not the
+# internet although they are public and wide: Google's own proxies and probes, which GCP
+# routes to a network only on behalf of its project. Identity-Aware Proxy TCP forwarding
+# (35.235.240.0/20) authenticates every connection; load-balancer health checks
+# (35.191.0.0/16, 130.211.0.0/22) carry no user traffic. Set it to [] to judge them as any
+# other range.
+gcp_trusted_source_ranges := ranges if {
+	ranges := data.warden.config.gcp_trusted_source_ranges
+} else := ["35.235.240.0/20", "35.191.0.0/16", "130.211.0.0/22"]
+
+# gcp_trusted(range) holds for a valid source range inside one of gcp_trusted_source_ranges.
+gcp_trusted(range) if {
+	range_info(range).valid
+	count(net.cidr_contains_matches(gcp_trusted_source_ranges, as_cidr(range))) > 0
+}
+
+# internet_source(range) holds for a source range of a GCP firewall rule that admits the
+# internet.
+internet_source(range) if {
+	is_internet(range)
+	not gcp_trusted(range)
+}
 
 # internet_ranges(firewall) is the set of source ranges of a GCP firewall (its attributes)
-# that admit every address.
-internet_ranges(firewall) := {r | some r in object.get(firewall, "source_ranges", []); is_internet(r)}
+# that admit the internet.
+internet_ranges(firewall) := {r | some r in object.get(firewall, "source_ranges", []); internet_source(r)}
 
 # firewall_open_to_internet(firewall) holds for the attributes of a GCP firewall rule that is
-# enabled, applies to ingress and admits sources from the whole internet.
+# enabled, applies to ingress and admits sources from the internet.
 firewall_open_to_internet(firewall) if {
 	firewall.direction == "INGRESS"
 	not firewall.disabled
@@ -130,8 +312,9 @@ range_text([from, to]) := sprintf("%d-%d", [from, to]) if from != to
 #
 # The rules below have no arguments and read input.resource: OPA computes each once per
 # resource, and every policy of the resource's type shares the result. Most rules of a
-# security group or firewall do not admit the internet; these rules set those aside with
-# one string comparison, and reason about protocols and ports only for the others.
+# security group or firewall do not admit the internet; these rules set those aside by their
+# range (range_info, computed once per distinct range), and reason about protocols and ports
+# only for the others.
 
 # internet_ingress lists the ingress rules of the AWS security group being evaluated that
 # admit the internet, each as an object:
@@ -139,8 +322,11 @@ range_text([from, to]) := sprintf("%d-%d", [from, to]) if from != to
 #   "protocol":  protocol(rule);
 #   "ranges":    port_ranges(rule), as a sorted array of [from, to];
 #   "all_ports": whether all_ports(rule) holds (a range holds every port).
-# A rule without a protocol admits nothing and is left out. The usual tcp and udp rules are
-# read in place (a comparison used as a value is true or false); open_rule does the others.
+# A rule without a protocol admits nothing and is left out. The rule's range is judged by
+# is_internet(cidr): open_to_internet(rule) spelled out, since a function of the whole rule
+# would hash the rule on every call, while one of a string is computed once per range. The
+# usual tcp and udp rules are read in place (a comparison used as a value is true or
+# false); open_rule does the others.
 internet_ingress := array.concat(
 	[{
 		"rule": rule,
@@ -149,14 +335,18 @@ internet_ingress := array.concat(
 		"all_ports": [rule.from_port <= 1, rule.to_port >= 65535] == [true, true],
 	} |
 		some rule in input.resource.attributes.ingress
-		rule.cidr in {"0.0.0.0/0", "::/0"}
+		cidr := rule.cidr
+		not cidr in {"", null}
+		is_internet(cidr)
 		rule.protocol in {"tcp", "udp"}
 		is_number(rule.from_port)
 		is_number(rule.to_port)
 	],
 	[open_rule(rule) |
 		some rule in input.resource.attributes.ingress
-		rule.cidr in {"0.0.0.0/0", "::/0"}
+		cidr := rule.cidr
+		not cidr in {"", null}
+		is_internet(cidr)
 		[rule.protocol in {"tcp", "udp"}, is_number(object.get(rule, "from_port", null)), is_number(object.get(rule, "to_port", null))] != [true, true, true]
 	],
 )
@@ -194,9 +384,28 @@ default all_ports_value(_) := false
 firewall_internet_sources := sources if {
 	input.resource.attributes.direction == "INGRESS"
 	not input.resource.attributes.disabled
-	sources := sort({r | some r in object.get(input.resource.attributes, "source_ranges", []); r in {"0.0.0.0/0", "::/0"}})
+	sources := sort({r | some r in object.get(input.resource.attributes, "source_ranges", []); internet_source(r)})
 	count(sources) > 0
 }
+
+# security_group_label names the AWS security group being evaluated in messages:
+# "security group prod-web (sg-0a1b)", or without the parts it lacks.
+security_group_label := sprintf("security group %s (%s)", [display.name, input.resource.attributes.group_id]) if {
+	is_string(input.resource.attributes.group_id)
+	input.resource.attributes.group_id != ""
+	display.name != input.resource.attributes.group_id
+} else := sprintf("security group %s", [display.name])
+
+# firewall_label names the GCP firewall rule being evaluated in messages:
+# "firewall rule allow-ssh on network default", or without the network when it is unknown.
+firewall_label := sprintf("firewall rule %s on network %s", [display.name, input.resource.attributes.network]) if {
+	is_string(input.resource.attributes.network)
+	input.resource.attributes.network != ""
+} else := sprintf("firewall rule %s", [display.name])
+
+# firewall_internet_sources_text names firewall_internet_sources and how wide each is, for
+# messages: "0.0.0.0/0 (every IPv4 address), 8.0.0.0/8 (16777216 addresses)".
+firewall_internet_sources_text := concat(", ", [cidr_text(r) | some r in firewall_internet_sources])
 
 # firewall_internet_allowed lists the allowed entries of the GCP firewall rule being
 # evaluated when it is open to the internet (empty otherwise), in order, each as

@@ -23,11 +23,110 @@ test_open_to_internet_ipv6 if {
 	net.open_to_internet(aws_rule("tcp", 22, 22, "::/0"))
 }
 
-test_not_open_to_internet_private_or_narrow if {
-	not net.open_to_internet(aws_rule("tcp", 22, 22, "10.0.0.0/8"))
-	not net.open_to_internet(aws_rule("tcp", 22, 22, "0.0.0.0/1"))
-	not net.open_to_internet(aws_rule("tcp", 22, 22, "2001:db8::/32"))
-	not net.open_to_internet(aws_rule("tcp", 22, 22, "203.0.113.7/32"))
+# Ranges that are the internet: public and at least as wide as the default /24 (IPv4) or
+# /48 (IPv6), whatever else they also hold.
+internet_examples := [
+	"0.0.0.0/0", "::/0",
+	"0.0.0.0/1", "128.0.0.0/1", # the two halves of IPv4
+	"8.0.0.0/8", "52.0.0.0/8", # public /8s
+	"198.51.0.0/16", # holds TEST-NET-2, but is mostly public
+	"35.235.240.0/20", # Google IAP: the internet for AWS (only GCP firewalls trust it)
+	"1.2.3.0/24", # the default's edge
+	"::/1", "2000::/3", "2600::/12", "2a00:1450::/32", "2a00:1450:4001::/48",
+	"::ffff:0:0/96", # every IPv4 address, IPv4-mapped
+	"::ffff:8.0.0.0/104", # 8.0.0.0/8, IPv4-mapped
+]
+
+# Ranges that are not: special-purpose, or narrower than the defaults.
+not_internet_examples := [
+	"10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16", "192.168.10.0/24", # RFC 1918
+	"100.64.0.0/10", # RFC 6598 carrier-grade NAT
+	"127.0.0.0/8", "0.0.0.0/8", "169.254.0.0/16", "192.0.0.0/24",
+	"192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", # documentation
+	"198.18.0.0/15", # benchmarking
+	"224.0.0.0/4", "240.0.0.0/4", "224.0.0.0/3", # multicast, reserved and both
+	"203.0.113.5/32", "8.8.8.8/32", "8.8.8.8", # one host
+	"1.2.3.0/25", # public, but narrower than /24
+	"::1/128", "::/128", "fe80::/10", "fc00::/7", "fd12:3456::/32", "2001:db8::/32",
+	"3fff::/20", "ff00::/8", "64:ff9b:1::/48", "100::/64", "2001:2::/48",
+	"2a00:1450:4001:800::/56", "2a00:1450:4001:800::/64", "2a00:1450:4001:800::200e", # narrower than /48
+	"::ffff:10.0.0.0/104", # 10.0.0.0/8, IPv4-mapped
+	"::ffff:8.8.8.0/125", # 8.8.8.0/29, IPv4-mapped: narrower than /24
+]
+
+test_internet_is_public_and_wide if {
+	every cidr in internet_examples {
+		net.is_internet(cidr)
+		net.open_to_internet(aws_rule("tcp", 22, 22, cidr))
+	}
+}
+
+test_not_internet_special_or_narrow if {
+	every cidr in not_internet_examples {
+		not net.is_internet(cidr)
+		not net.open_to_internet(aws_rule("tcp", 22, 22, cidr))
+	}
+}
+
+test_ipv4_mapped_range_is_judged_as_the_ipv4_range if {
+	# ::ffff:8.8.8.0/120 is 8.8.8.0/24: public and as wide as the default.
+	net.range_info("::ffff:8.8.8.0/120").family == 4
+	net.range_info("::ffff:8.8.8.0/120").prefix == 24
+	net.is_internet("::ffff:8.8.8.0/120")
+	not net.is_internet("::ffff:8.8.8.0/125")
+	not net.is_internet("::ffff:192.168.0.0/112")
+}
+
+test_invalid_range_is_judged_open if {
+	# A range that cannot be read must not make a violation vanish.
+	every cidr in ["0.0.0.0/33", "not-a-cidr", " 0.0.0.0/0", "0.0.0.0/0 ", "300.0.0.0/8", "::/129", "10.0.0.0/8/8", 0, true] {
+		net.range_info(cidr).valid == false
+		net.is_internet(cidr)
+	}
+	net.open_to_internet(aws_rule("tcp", 22, 22, "0.0.0.0/-1"))
+	net.cidr_text("0.0.0.0/33") == "0.0.0.0/33 (not a valid address range, so judged open)"
+}
+
+test_range_info if {
+	net.range_info("0.0.0.0/1") == {
+		"cidr": "0.0.0.0/1", "valid": true, "family": 4, "prefix": 1,
+		"public": true, "wide": true, "internet": true, "size": "2147483648 addresses",
+	}
+	net.range_info("10.0.0.0/8").public == false
+	net.range_info("10.0.0.0/8").wide == true
+	net.range_info("8.8.8.8/32").public == true
+	net.range_info("8.8.8.8/32").wide == false
+	net.range_info("8.8.8.8").prefix == 32
+	net.range_info("2a00:1450::200e").prefix == 128
+	net.range_info("2000::/3").family == 6
+}
+
+test_cidr_text_says_how_wide if {
+	net.cidr_text("0.0.0.0/0") == "0.0.0.0/0 (every IPv4 address)"
+	net.cidr_text("::/0") == "::/0 (every IPv6 address)"
+	net.cidr_text("0.0.0.0/1") == "0.0.0.0/1 (2147483648 addresses)"
+	net.cidr_text("8.0.0.0/8") == "8.0.0.0/8 (16777216 addresses)"
+	net.cidr_text("1.2.3.0/24") == "1.2.3.0/24 (256 addresses)"
+	net.cidr_text("2000::/3") == "2000::/3 (2^125 addresses)"
+	net.cidr_text("::ffff:0:0/96") == "::ffff:0:0/96 (every IPv4 address)"
+}
+
+test_wide_prefix_settings if {
+	# A stricter setting makes a /25 the internet; a looser one spares a /16.
+	net.is_internet("1.2.3.0/25") with data.warden.config.internet_max_prefix_v4 as 28
+	not net.is_internet("1.2.0.0/16") with data.warden.config.internet_max_prefix_v4 as 8
+	net.is_internet("1.0.0.0/8") with data.warden.config.internet_max_prefix_v4 as 8
+	net.is_internet("2a00:1450:4001:800::/56") with data.warden.config.internet_max_prefix_v6 as 64
+	not net.is_internet("2a00:1450::/32") with data.warden.config.internet_max_prefix_v6 as 16
+
+	# The settings never make a special-purpose range public.
+	not net.is_internet("10.0.0.0/8") with data.warden.config.internet_max_prefix_v4 as 32
+}
+
+test_special_ranges_hold_no_public_address if {
+	every special in net.special_ranges {
+		net.range_info(special).public == false
+	}
 }
 
 test_not_open_to_internet_source_group if {
@@ -63,6 +162,33 @@ test_firewall_not_open_when_egress_disabled_or_private if {
 	not net.firewall_open_to_internet(object.union(firewall, {"disabled": true}))
 	not net.firewall_open_to_internet(object.union(firewall, {"source_ranges": ["35.235.240.0/20"]}))
 	not net.firewall_open_to_internet(object.union(firewall, {"source_ranges": [], "source_tags": ["bastion"]}))
+}
+
+test_firewall_open_to_any_public_wide_range if {
+	every sources in [["0.0.0.0/1"], ["128.0.0.0/1", "10.0.0.0/8"], ["8.0.0.0/8"], ["::/1"], ["2000::/3"], ["not-a-cidr"]] {
+		net.firewall_open_to_internet(object.union(firewall, {"source_ranges": sources}))
+	}
+	net.internet_ranges(object.union(firewall, {"source_ranges": ["0.0.0.0/1", "10.0.0.0/8", "128.0.0.0/1"]})) == {"0.0.0.0/1", "128.0.0.0/1"}
+}
+
+test_firewall_not_open_to_special_or_narrow_ranges if {
+	every sources in [["10.0.0.0/8"], ["100.64.0.0/10"], ["192.0.2.0/24"], ["203.0.113.5/32"], ["203.0.113.5"], ["1.2.3.0/25"], ["fc00::/7"]] {
+		not net.firewall_open_to_internet(object.union(firewall, {"source_ranges": sources}))
+	}
+}
+
+test_firewall_google_ranges_are_trusted_unless_configured_otherwise if {
+	google := object.union(firewall, {"source_ranges": ["35.235.240.0/20", "35.191.0.0/16", "130.211.0.0/22", "35.235.241.0/24"]})
+	not net.firewall_open_to_internet(google)
+	net.internet_ranges(google) == {"35.235.240.0/20", "35.191.0.0/16", "130.211.0.0/22", "35.235.241.0/24"} with data.warden.config.gcp_trusted_source_ranges as []
+
+	# a range wider than a trusted one is not trusted
+	net.firewall_open_to_internet(object.union(firewall, {"source_ranges": ["35.235.0.0/16"]}))
+}
+
+test_firewall_internet_sources_text if {
+	fw := object.union(firewall, {"source_ranges": ["10.0.0.0/8", "8.0.0.0/8", "0.0.0.0/0"]})
+	net.firewall_internet_sources_text == "0.0.0.0/0 (every IPv4 address), 8.0.0.0/8 (16777216 addresses)" with input as {"resource": {"attributes": fw}}
 }
 
 # --- protocols ---------------------------------------------------------------

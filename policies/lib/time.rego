@@ -13,11 +13,19 @@ package warden.lib.time
 ns_per_day := 86400000000000
 
 # instant(ts) is the RFC 3339 time ts in nanoseconds since the epoch.
-# It is undefined when ts is null, empty or not a time.
+# It is undefined when ts is null, empty, far_future or not a time (an error under strict
+# builtin errors, which warden records: a time it cannot read is not judged silently).
 instant(ts) := time.parse_rfc3339_ns(ts) if {
 	is_string(ts)
 	ts != ""
+	not far_future(ts)
 }
+
+# far_future(ts) holds for an RFC 3339 time in the year 2262 or later, beyond what
+# nanoseconds since the epoch can hold (time.parse_rfc3339_ns fails on it). Such times
+# mean "never": GCP writes the valid_before of a key without expiry as
+# 9999-12-31T23:59:59Z, and RFC 5280 a certificate without expiry as 9999-12-31.
+far_future(ts) if regex.match(`^(226[2-9]|22[7-9][0-9]|2[3-9][0-9]{2}|[3-9][0-9]{3})-`, ts)
 
 # days_since(ts) is the number of whole days from the RFC 3339 time ts to now.
 # It is undefined when ts is null, empty or not a time.

@@ -81,3 +81,14 @@ test_instant if {
 	not wtime.instant("")
 	not wtime.instant(null)
 }
+
+test_far_future_means_never if {
+	every ts in ["9999-12-31T23:59:59Z", "2262-04-12T00:00:00Z", "3000-01-01T00:00:00Z"] {
+		wtime.far_future(ts)
+		not wtime.instant(ts)
+		not wtime.older_than(ts, 30) with time.now_ns as now
+	}
+	every ts in ["2261-12-31T23:59:59Z", "2026-06-01T00:00:00Z", "0001-01-01T00:00:00Z"] {
+		not wtime.far_future(ts)
+	}
+}

@@ -9,6 +9,7 @@
 #   remediation: {action: aws.iam.rotate_access_key, risk: high}
 package warden.aws.iam.access_key_not_rotated
 
+import data.warden.lib.display
 import data.warden.lib.time as wtime
 
 # Settings and cutoffs are rules without arguments: computed once per evaluation.
@@ -32,6 +33,11 @@ deny contains violation if {
 	time.parse_rfc3339_ns(created) <= cutoff
 	violation := {"msg": sprintf(
 		"access key %s of user %s was created %d days ago and has not been rotated (maximum %d)",
-		[input.resource.attributes.access_key_id, input.resource.attributes.user_name, wtime.days_since(created), max_days],
+		[key_id, user, wtime.days_since(created), max_days],
 	)}
 }
+
+# The key and its user in messages, with fallbacks: the uid, the user's ARN.
+key_id := display.attribute("access_key_id", display.uid)
+
+user := display.attribute("user_name", display.attribute("user_arn", "unknown"))

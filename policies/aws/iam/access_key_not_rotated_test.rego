@@ -65,3 +65,14 @@ test_unparsable_or_missing_creation_time_never_fires if {
 	count(access_key_not_rotated.deny) == 0 with input as key({"created": ""}) with time.now_ns as now
 	count(access_key_not_rotated.deny) == 0 with input as key({"created": "last year"}) with time.now_ns as now
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_key_without_id_or_user_name_still_violates if {
+	bare := json.remove(key({}), ["resource/name", "resource/attributes/access_key_id", "resource/attributes/user_name"])
+	access_key_not_rotated.deny == {{"msg": "access key arn:aws:iam::111111111111:user/ci-deploy-prod/accesskey/AKIA5XQ2JH7RMZ3KQ8TA of user unknown was created 200 days ago and has not been rotated (maximum 90)"}} with input as bare
+		with time.now_ns as now
+	with_arn := key({"user_arn": "arn:aws:iam::111111111111:user/ci-deploy-prod", "user_name": ""})
+	access_key_not_rotated.deny == {{"msg": "access key AKIA5XQ2JH7RMZ3KQ8TA of user arn:aws:iam::111111111111:user/ci-deploy-prod was created 200 days ago and has not been rotated (maximum 90)"}} with input as with_arn
+		with time.now_ns as now
+}

@@ -9,6 +9,7 @@
 #   remediation: {action: aws.iam.deactivate_access_key, risk: medium}
 package warden.aws.iam.access_key_unused
 
+import data.warden.lib.display
 import data.warden.lib.time as wtime
 
 # Settings and cutoffs are rules without arguments: computed once per evaluation.
@@ -32,7 +33,7 @@ deny contains violation if {
 	time.parse_rfc3339_ns(last_used) <= cutoff
 	violation := {"msg": sprintf(
 		"access key %s of user %s has not been used for %d days (last used %s)",
-		[input.resource.attributes.access_key_id, input.resource.attributes.user_name, wtime.days_since(last_used), substring(last_used, 0, 10)],
+		[key_id, user, wtime.days_since(last_used), substring(last_used, 0, 10)],
 	)}
 }
 
@@ -45,6 +46,11 @@ deny contains violation if {
 	time.parse_rfc3339_ns(created) <= cutoff
 	violation := {"msg": sprintf(
 		"access key %s of user %s has never been used since it was created %d days ago",
-		[input.resource.attributes.access_key_id, input.resource.attributes.user_name, wtime.days_since(created)],
+		[key_id, user, wtime.days_since(created)],
 	)}
 }
+
+# The key and its user in messages, with fallbacks: the uid, the user's ARN.
+key_id := display.attribute("access_key_id", display.uid)
+
+user := display.attribute("user_name", display.attribute("user_arn", "unknown"))

@@ -61,3 +61,13 @@ test_threshold_from_config if {
 	count(access_key_unused.deny) == 1 with input as key({"last_used": "2026-10-01T00:00:00Z"}) with time.now_ns as now
 		with data.warden.config.access_key_unused_days as 45
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_key_without_id_or_user_name_still_violates if {
+	bare := json.remove(key({}), ["resource/name", "resource/attributes/access_key_id", "resource/attributes/user_name"])
+	access_key_unused.deny == {{"msg": "access key arn:aws:iam::111111111111:user/svc-backup-export/accesskey/AKIA5XQ2JH7RN4WBEK3D of user unknown has not been used for 152 days (last used 2026-07-01)"}} with input as bare
+		with time.now_ns as now
+	count(access_key_unused.deny) == 1 with input as json.remove(key({"last_used": null}), ["resource/attributes/access_key_id", "resource/attributes/user_name"])
+		with time.now_ns as now
+}

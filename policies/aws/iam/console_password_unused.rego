@@ -9,6 +9,7 @@
 #   remediation: {action: aws.iam.delete_login_profile, risk: medium}
 package warden.aws.iam.console_password_unused
 
+import data.warden.lib.display
 import data.warden.lib.time as wtime
 
 # Settings and cutoffs are rules without arguments: computed once per evaluation.
@@ -33,7 +34,7 @@ deny contains violation if {
 	time.parse_rfc3339_ns(last_used) <= cutoff
 	violation := {"msg": sprintf(
 		"user %s has not signed in to the console for %d days (last %s)",
-		[input.resource.name, wtime.days_since(last_used), substring(last_used, 0, 10)],
+		[display.name, wtime.days_since(last_used), substring(last_used, 0, 10)],
 	)}
 }
 
@@ -48,7 +49,7 @@ deny contains violation if {
 	not set_recently
 	violation := {"msg": sprintf(
 		"user %s has a console password that was never used (user created %d days ago)",
-		[input.resource.name, wtime.days_since(created)],
+		[display.name, wtime.days_since(created)],
 	)}
 }
 

@@ -67,3 +67,12 @@ test_threshold_from_config if {
 	count(console_password_unused.deny) == 0 with input as user({}) with time.now_ns as now
 		with data.warden.config.password_unused_days as 90
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_user_without_name_still_violates if {
+	console_password_unused.deny == {{"msg": "user arn:aws:iam::111111111111:user/farah.haddad has not signed in to the console for 81 days (last 2026-09-10)"}} with input as json.remove(user({}), ["resource/name"])
+		with time.now_ns as now
+	count(console_password_unused.deny) == 1 with input as json.remove(user({"password_last_used": null}), ["resource/name"])
+		with time.now_ns as now
+}

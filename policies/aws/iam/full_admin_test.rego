@@ -73,3 +73,17 @@ test_power_user_not_action_passes if {
 	doc := {"Statement": [{"Effect": "Allow", "NotAction": ["iam:*", "organizations:*", "account:*"], "Resource": "*"}]}
 	count(full_admin.deny) == 0 with input as {"resource": managed(doc, 1)}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_policy_without_name_still_violates if {
+	[v] := [v | some v in full_admin.deny] with input as {"resource": object.remove(managed(admin, 1), ["name"])}
+	v.msg == "policy arn:aws:iam::aws:policy/AdministratorAccess (attached to role break-glass-admin) allows every action on every resource"
+}
+
+test_inline_policy_without_name_is_read_and_keyed_by_position if {
+	r := object.remove(role([{"name": "logs", "document": {"Statement": []}}, {"document": admin}]), ["name"])
+	[v] := [v | some v in full_admin.deny] with input as {"resource": r}
+	v.key == "#1"
+	v.msg == "inline policy #1 of role arn:aws:iam::111111111111:role/ops allows every action on every resource"
+}

@@ -91,3 +91,12 @@ test_not_resource_denied_action_passes if {
 test_not_resource_naming_everything_passes if {
 	keys(policy([{"Effect": "Allow", "Action": "s3:GetObject", "NotResource": "*"}])) == set()
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := {"resource": policy([{"Effect": "Allow", "NotAction": "iam:*", "Resource": "*"}])}
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in negated_grant.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in negated_grant.deny with input as json.remove(given, ["resource/name"])} == want
+}

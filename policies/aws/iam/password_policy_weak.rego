@@ -9,6 +9,8 @@
 #   remediation: {action: aws.iam.set_password_policy, risk: low}
 package warden.aws.iam.password_policy_weak
 
+import data.warden.lib.display
+
 # Settings are rules without arguments: computed once per evaluation, when needed.
 min_length := n if {
 	n := data.warden.config.password_min_length
@@ -21,7 +23,7 @@ min_reuse := n if {
 deny contains violation if {
 	input.resource.attributes.exists == false
 	violation := {
-		"msg": sprintf("account %s has no IAM password policy", [input.resource.account]),
+		"msg": sprintf("account %s has no IAM password policy", [display.account]),
 		"key": "absent",
 	}
 }
@@ -31,7 +33,7 @@ deny contains violation if {
 	length := object.get(input.resource.attributes, "minimum_password_length", 0)
 	length < min_length
 	violation := {
-		"msg": sprintf("the password policy of account %s allows passwords of %d characters (minimum %d)", [input.resource.account, length, min_length]),
+		"msg": sprintf("the password policy of account %s allows passwords of %d characters (minimum %d)", [display.account, length, min_length]),
 		"key": "minimum_password_length",
 	}
 }
@@ -41,7 +43,7 @@ deny contains violation if {
 	reuse := object.get(input.resource.attributes, "password_reuse_prevention", 0)
 	reuse < min_reuse
 	violation := {
-		"msg": sprintf("the password policy of account %s remembers %d previous passwords (minimum %d)", [input.resource.account, reuse, min_reuse]),
+		"msg": sprintf("the password policy of account %s remembers %d previous passwords (minimum %d)", [display.account, reuse, min_reuse]),
 		"key": "password_reuse_prevention",
 	}
 }

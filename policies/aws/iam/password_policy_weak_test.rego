@@ -52,3 +52,10 @@ test_thresholds_from_config if {
 	count(password_policy_weak.deny) == 0 with input as policy(object.union(cis, {"minimum_password_length": 12, "password_reuse_prevention": 4}))
 		with data.warden.config as {"password_min_length": 12, "password_reuse_prevention": 4}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_policy_without_account_still_violates if {
+	password_policy_weak.deny == {{"msg": "account arn:aws:iam::111111111111:account-password-policy has no IAM password policy", "key": "absent"}} with input as json.remove(policy({"exists": false}), ["resource/account"])
+	count(password_policy_weak.deny) == 1 with input as json.remove(policy(object.union(cis, {"minimum_password_length": 8})), ["resource/account"])
+}

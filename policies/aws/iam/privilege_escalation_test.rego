@@ -137,3 +137,12 @@ test_lower_case_action_lists_follow_the_named_ones if {
 		}
 	}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := {"resource": policy([{"Effect": "Allow", "Action": "iam:CreatePolicyVersion", "Resource": "*"}])}
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in privilege_escalation.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in privilege_escalation.deny with input as json.remove(given, ["resource/name"])} == want
+}

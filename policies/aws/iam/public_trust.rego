@@ -9,6 +9,7 @@
 #   remediation: {action: aws.iam.update_trust_policy, risk: critical}
 package warden.aws.iam.public_trust
 
+import data.warden.lib.display
 import data.warden.lib.iam
 
 deny contains violation if {
@@ -18,7 +19,7 @@ deny contains violation if {
 	violation := {
 		"msg": sprintf(
 			"role %s can be assumed by anyone through %s (%s) without a condition",
-			[input.resource.name, principal, concat(", ", actions)],
+			[display.name, principal, concat(", ", actions)],
 		),
 		"key": principal,
 		"principal": principal,

@@ -79,3 +79,11 @@ test_conditional_deny_does_not_override if {
 test_not_an_assume_action_passes if {
 	keys([{"Effect": "Allow", "Principal": "*", "Action": "sts:TagSession"}]) == set()
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_role_without_name_still_violates if {
+	r := object.remove(role([{"Effect": "Allow", "Principal": {"AWS": "*"}, "Action": "sts:AssumeRole"}]), ["name"])
+	[v] := [v | some v in public_trust.deny] with input as {"resource": r}
+	v.msg == "role arn:aws:iam::111111111111:role/partner-data-share can be assumed by anyone through * (sts:AssumeRole) without a condition"
+}

@@ -9,6 +9,7 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.role_unused
 
+import data.warden.lib.display
 import data.warden.lib.time as wtime
 
 # Settings and cutoffs are rules without arguments: computed once per evaluation.
@@ -38,7 +39,7 @@ deny contains violation if {
 	not service_linked
 	violation := {"msg": sprintf(
 		"role %s has not been used for %d days (last used %s)",
-		[input.resource.name, wtime.days_since(last_used), substring(last_used, 0, 10)],
+		[display.name, wtime.days_since(last_used), substring(last_used, 0, 10)],
 	)}
 }
 
@@ -50,6 +51,6 @@ deny contains violation if {
 	not service_linked
 	violation := {"msg": sprintf(
 		"role %s has never been used since it was created %d days ago",
-		[input.resource.name, wtime.days_since(created)],
+		[display.name, wtime.days_since(created)],
 	)}
 }

@@ -61,3 +61,12 @@ test_threshold_from_config if {
 	count(role_unused.deny) == 0 with input as role({"last_used": "2026-06-01T00:00:00Z"}) with time.now_ns as now
 		with data.warden.config.role_unused_days as 365
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_role_without_name_still_violates if {
+	role_unused.deny == {{"msg": "role arn:aws:iam::111111111111:role/data-migration-2025 has not been used for 517 days (last used 2025-06-30)"}} with input as json.remove(role({}), ["resource/name"])
+		with time.now_ns as now
+	count(role_unused.deny) == 1 with input as json.remove(role({"last_used": null}), ["resource/name"])
+		with time.now_ns as now
+}

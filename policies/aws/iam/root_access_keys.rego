@@ -9,10 +9,12 @@
 #   remediation: {action: manual, risk: none}
 package warden.aws.iam.root_access_keys
 
+import data.warden.lib.display
+
 deny contains violation if {
 	input.resource.attributes.access_keys_active > 0
 	violation := {"msg": sprintf(
 		"the root user of account %s has %d active access key(s)",
-		[input.resource.account, input.resource.attributes.access_keys_active],
+		[display.account, input.resource.attributes.access_keys_active],
 	)}
 }

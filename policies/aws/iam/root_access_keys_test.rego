@@ -22,3 +22,9 @@ test_root_with_two_keys if {
 test_root_without_keys if {
 	count(root_access_keys.deny) == 0 with input as root(0)
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_root_without_account_still_violates if {
+	root_access_keys.deny == {{"msg": "the root user of account arn:aws:iam::111111111111:root has 1 active access key(s)"}} with input as json.remove(root(1), ["resource/account", "resource/name"])
+}

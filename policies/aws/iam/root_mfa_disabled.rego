@@ -9,7 +9,9 @@
 #   remediation: {action: manual, risk: none}
 package warden.aws.iam.root_mfa_disabled
 
+import data.warden.lib.display
+
 deny contains violation if {
 	input.resource.attributes.mfa_active == false
-	violation := {"msg": sprintf("the root user of account %s has no MFA device", [input.resource.account])}
+	violation := {"msg": sprintf("the root user of account %s has no MFA device", [display.account])}
 }

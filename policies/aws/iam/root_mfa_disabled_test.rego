@@ -18,3 +18,9 @@ test_root_without_mfa if {
 test_root_with_mfa if {
 	count(root_mfa_disabled.deny) == 0 with input as root(true)
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_root_without_account_still_violates if {
+	root_mfa_disabled.deny == {{"msg": "the root user of account arn:aws:iam::222222222222:root has no MFA device"}} with input as json.remove(root(false), ["resource/account", "resource/name"])
+}

@@ -83,3 +83,12 @@ test_full_admin_is_left_to_iam_001 if {
 test_generic_actions_follow_the_services if {
 	service_admin.generic_actions == {svc: [concat(":", [svc, "#"])] | some svc in service_admin.services}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := {"resource": policy({"Statement": {"Effect": "Allow", "Action": "kms:*", "Resource": "*"}})}
+	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in service_admin.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in service_admin.deny with input as json.remove(given, ["resource/name"])} == want
+}

@@ -10,6 +10,7 @@
 package warden.aws.iam.unknown_account_trust
 
 import data.warden.lib.config
+import data.warden.lib.display
 import data.warden.lib.iam
 
 # Known accounts: the role's own, the accounts the snapshot covers (input.snapshot.accounts,
@@ -35,7 +36,7 @@ deny contains violation if {
 	violation := {
 		"msg": sprintf(
 			"role %s trusts account %s (%s), which is not a known account",
-			[input.resource.name, account, concat(", ", principals)],
+			[display.name, account, concat(", ", principals)],
 		),
 		"key": account,
 		"principals": principals,

@@ -70,3 +70,11 @@ test_services_and_public_principals_are_not_accounts if {
 test_deny_statement_is_not_trust if {
 	keys([{"Effect": "Deny", "Principal": {"AWS": "999999999999"}, "Action": "sts:AssumeRole"}]) == set()
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_role_without_name_or_account_still_violates if {
+	r := object.remove(role([trust("arn:aws:iam::464622532012:root")]), ["name", "account"])
+	[v] := [v | some v in unknown_account_trust.deny] with input as {"resource": r}
+	v.msg == "role arn:aws:iam::111111111111:role/vendor-integration trusts account 464622532012 (arn:aws:iam::464622532012:root), which is not a known account"
+}

@@ -9,8 +9,10 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.user_console_without_mfa
 
+import data.warden.lib.display
+
 deny contains violation if {
 	input.resource.attributes.password_enabled == true
 	input.resource.attributes.mfa_active == false
-	violation := {"msg": sprintf("user %s can sign in to the console with a password but has no MFA device", [input.resource.name])}
+	violation := {"msg": sprintf("user %s can sign in to the console with a password but has no MFA device", [display.name])}
 }

@@ -9,14 +9,18 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.user_direct_policies
 
+import data.warden.lib.display
+
 deny contains violation if {
 	input.resource.type == "aws.iam.user"
-	attached := [p.name | some p in object.get(input.resource.attributes, "attached_policies", [])]
-	inline := [p.name | some p in object.get(input.resource.attributes, "inline_policies", [])]
+
+	# A policy without a name is named by its ARN or position: never left out of the count.
+	attached := [display.field(p, "name", display.field(p, "arn", sprintf("#%d", [i]))) | some i, p in object.get(input.resource.attributes, "attached_policies", [])]
+	inline := [display.field(p, "name", sprintf("#%d", [i])) | some i, p in object.get(input.resource.attributes, "inline_policies", [])]
 	count(attached) + count(inline) > 0
 	names := array.concat(attached, [sprintf("%s (inline)", [name]) | some name in inline])
 	violation := {
-		"msg": sprintf("user %s has policies attached directly instead of through groups: %s", [input.resource.name, concat(", ", names)]),
+		"msg": sprintf("user %s has policies attached directly instead of through groups: %s", [display.name, concat(", ", names)]),
 		"attached_policies": attached,
 		"inline_policies": inline,
 	}

@@ -41,3 +41,16 @@ test_groups_with_policies_pass if {
 	})
 	count(user_direct_policies.deny) == 0 with input as {"resource": r}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_user_and_policies_without_names_still_violate if {
+	r := object.remove(user([{"arn": "arn:aws:iam::aws:policy/AmazonS3FullAccess"}], []), ["name"])
+	[v] := [v | some v in user_direct_policies.deny] with input as {"resource": r}
+	v.msg == "user arn:aws:iam::111111111111:user/jenkins-legacy has policies attached directly instead of through groups: arn:aws:iam::aws:policy/AmazonS3FullAccess"
+
+	# an inline policy without a name still counts, named by its position
+	[w] := [w | some w in user_direct_policies.deny] with input as {"resource": user([{}], [{"document": {}}])}
+	w.attached_policies == ["#0"]
+	w.inline_policies == ["#0"]
+}

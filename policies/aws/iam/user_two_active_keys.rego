@@ -9,13 +9,17 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.user_two_active_keys
 
+import data.warden.lib.display
+
 # Most users have one key: count(access_keys) > 1 ends the evaluation for them.
 deny contains violation if {
 	count(input.resource.attributes.access_keys) > 1
-	active := [key.id | some key in input.resource.attributes.access_keys; key.status == "Active"]
+
+	# A key without an id is named by its position: it still counts.
+	active := [display.field(key, "id", sprintf("#%d", [i])) | some i, key in input.resource.attributes.access_keys; key.status == "Active"]
 	count(active) > 1
 	violation := {"msg": sprintf(
 		"user %s has %d active access keys (%s)",
-		[input.resource.name, count(active), concat(", ", sort(active))],
+		[display.name, count(active), concat(", ", sort(active))],
 	)}
 }

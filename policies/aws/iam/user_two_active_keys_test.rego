@@ -31,3 +31,10 @@ test_no_keys if {
 	count(user_two_active_keys.deny) == 0 with input as user([])
 	count(user_two_active_keys.deny) == 0 with input as {"resource": {"type": "aws.iam.user", "name": "x", "attributes": {}}}
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_keys_without_ids_still_count if {
+	keys := [object.remove(old, ["id"]), object.remove(new, ["id"])]
+	user_two_active_keys.deny == {{"msg": "user arn:aws:iam::111111111111:user/ci-deploy-prod has 2 active access keys (#0, #1)"}} with input as json.remove(user(keys), ["resource/name"])
+}

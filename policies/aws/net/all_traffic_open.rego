@@ -1,6 +1,6 @@
 # METADATA
 # title: Security group opens all protocols or all ports to the internet
-# description: A rule admitting every protocol, or every port of a protocol, from 0.0.0.0/0 or ::/0 exposes every service on the instances behind it, administration ports included.
+# description: A rule admitting every protocol, or every port of a protocol, from the internet (any public range of /24 or wider, /48 for IPv6) exposes every service on the instances behind it, administration ports included.
 # custom:
 #   id: WARDEN-AWS-NET-003
 #   severity: critical
@@ -21,8 +21,8 @@ deny contains violation if {
 	rule := open.rule
 	violation := {
 		"msg": sprintf(
-			"security group %s (%s) allows %s from %s: every port is open to the internet",
-			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr],
+			"%s allows %s from %s: every port is open to the internet",
+			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr)],
 		),
 		"key": rule.id,
 		"target": rule.id,

@@ -1,6 +1,6 @@
 # METADATA
 # title: Security group opens a database or cache port to the internet
-# description: Databases and caches reachable from 0.0.0.0/0 or ::/0 are found by scanners within minutes and are a common source of data breaches and ransom wipes; let only the application tier reach them.
+# description: Databases and caches reachable from the internet (any public range of /24 or wider, /48 for IPv6) are found by scanners within minutes and are a common source of data breaches and ransom wipes; let only the application tier reach them.
 # custom:
 #   id: WARDEN-AWS-NET-004
 #   severity: high
@@ -37,8 +37,8 @@ deny contains violation(open, exposed) if {
 
 violation(open, exposed) := {
 	"msg": sprintf(
-		"security group %s (%s) allows %s from %s, which opens database and cache ports to the internet (%s)",
-		[input.resource.name, input.resource.attributes.group_id, net.describe(open.rule), open.rule.cidr, concat(", ", [sprintf("%v", [p]) | some p in exposed])],
+		"%s allows %s from %s, which opens database and cache ports to the internet (%s)",
+		[net.security_group_label, net.describe(open.rule), net.cidr_text(open.rule.cidr), concat(", ", [sprintf("%v", [p]) | some p in exposed])],
 	),
 	"key": open.rule.id,
 	"target": open.rule.id,

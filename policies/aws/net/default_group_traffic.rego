@@ -9,6 +9,7 @@
 #   remediation: {action: aws.ec2.revoke_default_sg_rules, risk: medium}
 package warden.aws.net.default_group_traffic
 
+import data.warden.lib.display
 import data.warden.lib.net
 
 # The other side of a rule, read in its direction.
@@ -24,7 +25,7 @@ deny contains violation if {
 	violation := {
 		"msg": sprintf(
 			"default security group %s of %s has an %s rule allowing %s %s %s; default groups should allow no traffic",
-			[attrs.group_id, attrs.vpc_id, direction, net.describe(rule), peer_word[direction], net.peer(rule)],
+			[display.attribute("group_id", display.name), display.attribute("vpc_id", "an unknown VPC"), direction, net.describe(rule), peer_word[direction], net.peer(rule)],
 		),
 		"key": rule.id,
 		"target": rule.id,

@@ -74,3 +74,9 @@ test_near_miss_not_default if {
 test_missing_rule_lists if {
 	count(default_group_traffic.deny) == 0 with input as {"resource": {"attributes": {"group_id": "sg-1", "vpc_id": "vpc-1", "is_default": true}}}
 }
+
+test_group_without_name_group_id_vpc_or_source_group_still_violates if {
+	r := object.remove(rule("ingress", "-1", -1, -1, "", "sg-03e1f2a3b4c5d6e7f"), ["source_group"])
+	bare := json.remove(sg(true, [r], []), ["resource/name", "resource/attributes/group_id", "resource/attributes/vpc_id"])
+	{v.msg | some v in default_group_traffic.deny} == {"default security group arn:aws:ec2:eu-west-1:222222222222:security-group/sg-03e1f2a3b4c5d6e7f of an unknown VPC has an ingress rule allowing all traffic from an unknown peer; default groups should allow no traffic"} with input as bare
+}

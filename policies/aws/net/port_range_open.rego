@@ -1,6 +1,6 @@
 # METADATA
 # title: Security group opens a wide port range to the internet
-# description: A tcp or udp range of more than 100 ports open to 0.0.0.0/0 or ::/0 exposes whatever starts listening in it; open only the ports a service needs.
+# description: A tcp or udp range of more than 100 ports open to the internet (any public range of /24 or wider, /48 for IPv6) exposes whatever starts listening in it; open only the ports a service needs.
 # custom:
 #   id: WARDEN-AWS-NET-006
 #   severity: medium
@@ -30,8 +30,8 @@ deny contains violation if {
 	rule := open.rule
 	violation := {
 		"msg": sprintf(
-			"security group %s (%s) allows %s from %s: %d ports open to the internet (at most %d)",
-			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr, size, max_ports],
+			"%s allows %s from %s: %d ports open to the internet (at most %d)",
+			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr), size, max_ports],
 		),
 		"key": rule.id,
 		"target": rule.id,

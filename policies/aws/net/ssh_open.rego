@@ -1,6 +1,6 @@
 # METADATA
 # title: Security group opens SSH to the internet
-# description: Port 22 reachable from 0.0.0.0/0 or ::/0 invites brute force and exploits against the SSH daemon; reach hosts through a bastion, VPN or SSM instead.
+# description: Port 22 reachable from the internet (any public range of /24 or wider, /48 for IPv6) invites brute force and exploits against the SSH daemon; reach hosts through a bastion, VPN or SSM instead.
 # custom:
 #   id: WARDEN-AWS-NET-001
 #   severity: high
@@ -21,8 +21,8 @@ deny contains violation if {
 	rule := open.rule
 	violation := {
 		"msg": sprintf(
-			"security group %s (%s) allows %s from %s: SSH (22) is open to the internet",
-			[input.resource.name, input.resource.attributes.group_id, net.describe(rule), rule.cidr],
+			"%s allows %s from %s: SSH (22) is open to the internet",
+			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr)],
 		),
 		"key": rule.id,
 		"target": rule.id,

@@ -37,7 +37,7 @@ sg(ingress) := {"resource": {
 test_ssh_open_to_ipv4_internet if {
 	r := rule("tcp", 22, 22, "0.0.0.0/0")
 	ssh_open.deny == {{
-		"msg": "security group prod-bastion (sg-0b7c1d2e3f4a5b6c7) allows tcp 22 from 0.0.0.0/0: SSH (22) is open to the internet",
+		"msg": "security group prod-bastion (sg-0b7c1d2e3f4a5b6c7) allows tcp 22 from 0.0.0.0/0 (every IPv4 address): SSH (22) is open to the internet",
 		"key": r.id,
 		"target": r.id,
 	}} with input as sg([r])
@@ -92,4 +92,45 @@ test_protocol_given_as_a_number_or_in_capitals if {
 	count(ssh_open.deny) == 1 with input as sg([rule("TCP", 20, 30, "::/0")])
 	count(ssh_open.deny) == 1 with input as sg([object.remove(rule("tcp", 22, 22, "0.0.0.0/0"), ["from_port", "to_port"])])
 	count(ssh_open.deny) == 0 with input as sg([rule("50", -1, -1, "0.0.0.0/0")])
+}
+
+# --- which ranges are the internet (data.warden.lib.net.range_info) ------------
+
+# Any public range at least as wide as a /24 (IPv4) or a /48 (IPv6) is the internet, not
+# only 0.0.0.0/0 and ::/0; so is a range that cannot be read.
+test_open_to_any_public_wide_range if {
+	every cidr in ["0.0.0.0/1", "128.0.0.0/1", "8.0.0.0/8", "::/1", "2000::/3", "0.0.0.0/33"] {
+		count(ssh_open.deny) == 1 with input as sg([rule("tcp", 22, 22, cidr)])
+	}
+}
+
+test_internet_split_in_halves_violates_once_per_half if {
+	count(ssh_open.deny) == 2 with input as sg([rule("tcp", 22, 22, "0.0.0.0/1"), rule("tcp", 22, 22, "128.0.0.0/1")])
+}
+
+test_message_says_how_wide_the_range_is if {
+	some v in ssh_open.deny with input as sg([rule("tcp", 22, 22, "0.0.0.0/1")])
+	v.msg == "security group prod-bastion (sg-0b7c1d2e3f4a5b6c7) allows tcp 22 from 0.0.0.0/1 (2147483648 addresses): SSH (22) is open to the internet"
+}
+
+test_near_miss_special_purpose_or_narrow_range if {
+	every cidr in ["10.0.0.0/8", "100.64.0.0/10", "192.0.2.0/24", "203.0.113.5/32", "8.8.8.0/25", "fc00::/7", "2a00:1450:4001:800::/64"] {
+		count(ssh_open.deny) == 0 with input as sg([rule("tcp", 22, 22, cidr)])
+	}
+}
+
+test_wide_prefix_is_a_setting if {
+	count(ssh_open.deny) == 1 with input as sg([rule("tcp", 22, 22, "8.8.8.0/25")])
+		with data.warden.config.internet_max_prefix_v4 as 25
+}
+
+# --- messages never decide a violation -------------------------------------------
+
+test_group_without_name_or_group_id_still_violates if {
+	r := rule("tcp", 22, 22, "0.0.0.0/1")
+	some v in ssh_open.deny with input as {"resource": object.remove(sg([r]).resource, ["name"])}
+	v.msg == "security group arn:aws:ec2:eu-west-1:111111111111:security-group/sg-0b7c1d2e3f4a5b6c7 (sg-0b7c1d2e3f4a5b6c7) allows tcp 22 from 0.0.0.0/1 (2147483648 addresses): SSH (22) is open to the internet"
+	no_ids := json.remove(sg([r]), ["resource/name", "resource/attributes/group_id"])
+	some w in ssh_open.deny with input as no_ids
+	w.msg == "security group arn:aws:ec2:eu-west-1:111111111111:security-group/sg-0b7c1d2e3f4a5b6c7 allows tcp 22 from 0.0.0.0/1 (2147483648 addresses): SSH (22) is open to the internet"
 }

@@ -89,3 +89,12 @@ test_folder_grants_editor_to_default_compute_account if {
 test_near_miss_organization_grants_viewer_to_default_compute_account if {
 	count(default_compute_editor.deny) == 0 with input as organization([binding("roles/viewer", ["serviceAccount:480012345678-compute@developer.gserviceaccount.com"])])
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := project([binding("roles/editor", ["serviceAccount:480012345678-compute@developer.gserviceaccount.com"])])
+	want := {replace(v.msg, sprintf("project %s", [given.resource.attributes.project_id]), sprintf("IAM policy %s", [given.resource.uid])) | some v in default_compute_editor.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in default_compute_editor.deny with input as json.remove(given, ["resource/name", "resource/attributes/project_id"])} == want
+}

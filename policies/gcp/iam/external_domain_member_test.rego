@@ -122,3 +122,12 @@ test_folder_only_with_setting if {
 	count(external_domain_member.deny) == 0 with input as f
 	{v.member | some v in external_domain_member.deny} == {"user:contractor.jane@gmail.com"} with input as f with data.warden.config.allowed_domains as ["acme.example"]
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := project([binding("roles/viewer", ["user:contractor.jane@gmail.com"])])
+	want := {replace(v.msg, sprintf("project %s", [given.resource.attributes.project_id]), sprintf("IAM policy %s", [given.resource.uid])) | some v in external_domain_member.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in external_domain_member.deny with input as json.remove(given, ["resource/name", "resource/attributes/project_id"])} == want
+}

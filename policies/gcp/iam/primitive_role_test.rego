@@ -120,3 +120,15 @@ test_near_miss_folder_with_predefined_roles if {
 		binding("roles/viewer", ["group:eng@acme.example"]),
 	])
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_policy_without_ids_or_name_still_violates if {
+	bare := json.remove(project([binding("roles/owner", ["user:maria.lopez@acme.example"])]), ["resource/name", "resource/attributes/project_id"])
+	{v.msg | some v in primitive_role.deny} == {"IAM policy //cloudresourcemanager.googleapis.com/projects/acme-prod-4821 grants the basic role roles/owner to user:maria.lopez@acme.example"} with input as bare
+}
+
+test_condition_without_title_or_expression_still_violates if {
+	b := {"role": "roles/owner", "members": ["user:maria.lopez@acme.example"], "condition": {"description": "temporary"}}
+	{v.msg | some v in primitive_role.deny} == {"project acme-prod-4821 grants the basic role roles/owner to user:maria.lopez@acme.example under condition a condition"} with input as project([b])
+}

@@ -95,3 +95,12 @@ test_folder_grants_all_users if {
 test_near_miss_organization_grants_its_domain if {
 	count(public_member.deny) == 0 with input as organization([binding("roles/browser", ["domain:acme.example"])])
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := project([binding("roles/storage.objectViewer", ["allUsers"])])
+	want := {replace(v.msg, sprintf("project %s", [given.resource.attributes.project_id]), sprintf("IAM policy %s", [given.resource.uid])) | some v in public_member.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in public_member.deny with input as json.remove(given, ["resource/name", "resource/attributes/project_id"])} == want
+}

@@ -113,3 +113,12 @@ test_near_miss_organization_admin_held_by_a_group if {
 		binding("roles/browser", ["serviceAccount:inventory@acme-seed-1001.iam.gserviceaccount.com"]),
 	])
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_resource_without_name_still_violates if {
+	given := project([binding("roles/owner", ["serviceAccount:terraform@acme-prod-4821.iam.gserviceaccount.com"])])
+	want := {replace(v.msg, sprintf("project %s", [given.resource.attributes.project_id]), sprintf("IAM policy %s", [given.resource.uid])) | some v in service_account_admin.deny with input as given}
+	count(want) > 0
+	{v.msg | some v in service_account_admin.deny with input as json.remove(given, ["resource/name", "resource/attributes/project_id"])} == want
+}

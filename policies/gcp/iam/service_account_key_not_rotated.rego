@@ -9,6 +9,7 @@
 #   remediation: {action: gcp.iam.disable_service_account_key, risk: high}
 package warden.gcp.iam.service_account_key_not_rotated
 
+import data.warden.lib.display
 import data.warden.lib.time as wtime
 
 # Settings and cutoffs are rules without arguments: computed once per evaluation.
@@ -24,10 +25,12 @@ cutoff := t if {
 	t := time.add_date(time.now_ns(), 0, 0, -1 - max_days)
 } else := wtime.older_than_bound(max_days)
 
-# A key past its valid_before no longer authenticates.
+# A key past its valid_before no longer authenticates. A key without expiry has a
+# valid_before of 9999-12-31T23:59:59Z, past what time.parse_rfc3339_ns reads.
 expired if {
 	valid_before := input.resource.attributes.valid_before
 	is_string(valid_before)
+	not wtime.far_future(valid_before)
 	time.parse_rfc3339_ns(valid_before) <= time.now_ns()
 }
 
@@ -42,6 +45,6 @@ deny contains violation if {
 	not expired
 	violation := {"msg": sprintf(
 		"user-managed key %s of service account %s was created %d days ago and has not been rotated (maximum %d)",
-		[input.resource.attributes.key_id, input.resource.attributes.service_account, wtime.days_since(valid_after), max_days],
+		[display.attribute("key_id", display.uid), display.attribute("service_account", "unknown"), wtime.days_since(valid_after), max_days],
 	)}
 }

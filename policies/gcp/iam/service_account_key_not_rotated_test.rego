@@ -58,3 +58,11 @@ test_threshold_from_config if {
 	count(service_account_key_not_rotated.deny) == 0 with input as key({}) with time.now_ns as now
 		with data.warden.config.service_account_key_max_age_days as 365
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_key_without_id_or_service_account_still_violates if {
+	bare := json.remove(key({}), ["resource/name", "resource/attributes/key_id", "resource/attributes/service_account"])
+	service_account_key_not_rotated.deny == {{"msg": "user-managed key //iam.googleapis.com/projects/acme-prod-4821/serviceAccounts/ci-deployer@acme-prod-4821.iam.gserviceaccount.com/keys/3f9c2a7d41b08e5c6a1d2b3c4e5f6a7b8c9d0e1f of service account unknown was created 273 days ago and has not been rotated (maximum 90)"}} with input as bare
+		with time.now_ns as now
+}

@@ -98,3 +98,10 @@ test_folder_message if {
 test_near_miss_folder_grants_to_group if {
 	count(user_impersonates_service_accounts.deny) == 0 with input as folder([binding("roles/iam.serviceAccountUser", ["group:sre@acme.example"])])
 }
+
+# --- messages never decide a violation -------------------------------------------
+
+test_policy_without_ids_still_violates if {
+	bare := json.remove(project([binding("roles/iam.serviceAccountUser", ["user:dev.singh@acme.example"])]), ["resource/attributes/project_id"])
+	{v.msg | some v in user_impersonates_service_accounts.deny} == {"IAM policy acme-prod-4821 grants roles/iam.serviceAccountUser to user:dev.singh@acme.example, who can act as every service account of every resource the policy covers"} with input as bare
+}

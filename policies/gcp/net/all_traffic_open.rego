@@ -1,6 +1,6 @@
 # METADATA
 # title: Firewall rule opens all protocols or all ports to the internet
-# description: A rule admitting every protocol, or every port of a protocol, from 0.0.0.0/0 or ::/0 exposes every service on the instances it targets, administration ports included.
+# description: A rule admitting every protocol, or every port of a protocol, from the internet (any public range of /24 or wider, /48 for IPv6) exposes every service on the instances it targets, administration ports included.
 # custom:
 #   id: WARDEN-GCP-NET-003
 #   severity: critical
@@ -24,7 +24,7 @@ deny contains violation if {
 	]
 	count(exposing) > 0
 	violation := {"msg": sprintf(
-		"firewall rule %s on network %s allows %s from %s: every port is open to the internet",
-		[input.resource.name, input.resource.attributes.network, concat(", ", exposing), concat(", ", net.firewall_internet_sources)],
+		"%s allows %s from %s: every port is open to the internet",
+		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text],
 	)}
 }

@@ -1,6 +1,6 @@
 # METADATA
 # title: Firewall rule opens a database or cache port to the internet
-# description: Databases and caches reachable from 0.0.0.0/0 or ::/0 are found by scanners within minutes and are a common source of data breaches and ransom wipes; let only the application tier reach them.
+# description: Databases and caches reachable from the internet (any public range of /24 or wider, /48 for IPv6) are found by scanners within minutes and are a common source of data breaches and ransom wipes; let only the application tier reach them.
 # custom:
 #   id: WARDEN-GCP-NET-004
 #   severity: high
@@ -27,11 +27,11 @@ deny contains violation if {
 	exposing := [net.describe(open.entry) | some open in allowed; count(net.ports_in_ranges(open.ranges, database_ports)) > 0]
 	violation := {
 		"msg": sprintf(
-			"firewall rule %s on network %s allows %s from %s, which opens database and cache ports to the internet (%s)",
+			"%s allows %s from %s, which opens database and cache ports to the internet (%s)",
 			[
-				input.resource.name, input.resource.attributes.network,
+				net.firewall_label,
 				concat(", ", exposing),
-				concat(", ", net.firewall_internet_sources),
+				net.firewall_internet_sources_text,
 				concat(", ", [sprintf("%v", [p]) | some p in exposed]),
 			],
 		),

@@ -27,14 +27,14 @@ with_attrs(fw, attrs) := json.patch(fw, [{"op": "add", "path": sprintf("/resourc
 
 test_postgres_open if {
 	database_port_open.deny == {{
-		"msg": "firewall rule allow-postgres-public on network default allows tcp 5432 from 0.0.0.0/0, which opens database and cache ports to the internet (5432)",
+		"msg": "firewall rule allow-postgres-public on network default allows tcp 5432 from 0.0.0.0/0 (every IPv4 address), which opens database and cache ports to the internet (5432)",
 		"ports": [5432],
 	}} with input as firewall("allow-postgres-public", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["5432"]}])
 }
 
 test_ports_across_entries_and_ranges if {
 	database_port_open.deny == {{
-		"msg": "firewall rule allow-app-ports on network default allows tcp 443,3000-3400, udp 11211 from ::/0, which opens database and cache ports to the internet (3306, 11211)",
+		"msg": "firewall rule allow-app-ports on network default allows tcp 443,3000-3400, udp 11211 from ::/0 (every IPv6 address), which opens database and cache ports to the internet (3306, 11211)",
 		"ports": [3306, 11211],
 	}} with input as firewall("allow-app-ports", ["::/0"], [
 		{"protocol": "tcp", "ports": ["443", "3000-3400"]},
@@ -54,4 +54,42 @@ test_near_miss_private_source if {
 test_ports_from_config if {
 	count(database_port_open.deny) == 1 with input as firewall("allow-influx", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["8086"]}])
 		with data.warden.config.database_ports as [8086]
+}
+
+# --- which ranges are the internet (data.warden.lib.net.range_info) ------------
+
+# Any public range at least as wide as a /24 (IPv4) or a /48 (IPv6) is the internet, not
+# only 0.0.0.0/0 and ::/0; so is a range that cannot be read.
+test_open_to_any_public_wide_range if {
+	every sources in [["0.0.0.0/1"], ["0.0.0.0/1", "128.0.0.0/1"], ["8.0.0.0/8"], ["::/1"], ["2000::/3"], ["0.0.0.0/33"], ["10.0.0.0/8", "8.0.0.0/8"]] {
+		count(database_port_open.deny) == 1 with input as firewall("allow-wide", sources, [{"protocol": "tcp", "ports": ["5432"]}])
+	}
+}
+
+test_message_says_how_wide_the_ranges_are if {
+	database_port_open.deny == {{"msg": "firewall rule allow-wide on network default allows tcp 5432 from 0.0.0.0/1 (2147483648 addresses), 128.0.0.0/1 (2147483648 addresses), which opens database and cache ports to the internet (5432)", "ports": [5432]}} with input as firewall("allow-wide", ["128.0.0.0/1", "10.0.0.0/8", "0.0.0.0/1"], [{"protocol": "tcp", "ports": ["5432"]}])
+}
+
+test_near_miss_special_purpose_or_narrow_range if {
+	every sources in [["10.0.0.0/8"], ["100.64.0.0/10"], ["192.0.2.0/24"], ["203.0.113.5/32"], ["203.0.113.5"], ["8.8.8.0/25"], ["fc00::/7"], ["10.0.0.0/8", "8.8.8.8/32"]] {
+		count(database_port_open.deny) == 0 with input as firewall("allow-narrow", sources, [{"protocol": "tcp", "ports": ["5432"]}])
+	}
+}
+
+test_near_miss_google_proxies_and_probes if {
+	every sources in [["35.235.240.0/20"], ["35.191.0.0/16", "130.211.0.0/22"]] {
+		count(database_port_open.deny) == 0 with input as firewall("allow-google", sources, [{"protocol": "tcp", "ports": ["5432"]}])
+		count(database_port_open.deny) == 1 with input as firewall("allow-google", sources, [{"protocol": "tcp", "ports": ["5432"]}])
+			with data.warden.config.gcp_trusted_source_ranges as []
+	}
+}
+
+# --- messages never decide a violation -------------------------------------------
+
+test_firewall_without_name_or_network_still_violates if {
+	fw := firewall("allow-wide", ["0.0.0.0/1"], [{"protocol": "tcp", "ports": ["5432"]}])
+	some v in database_port_open.deny with input as {"resource": object.remove(fw.resource, ["name"])}
+	v.msg == "firewall rule //compute.googleapis.com/projects/acme-data-1193/global/firewalls/allow-wide on network default allows tcp 5432 from 0.0.0.0/1 (2147483648 addresses), which opens database and cache ports to the internet (5432)"
+	some w in database_port_open.deny with input as json.remove(fw, ["resource/name", "resource/attributes/network"])
+	w.msg == "firewall rule //compute.googleapis.com/projects/acme-data-1193/global/firewalls/allow-wide allows tcp 5432 from 0.0.0.0/1 (2147483648 addresses), which opens database and cache ports to the internet (5432)"
 }

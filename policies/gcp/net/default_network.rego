@@ -9,14 +9,27 @@
 #   remediation: {action: notify, risk: none}
 package warden.gcp.net.default_network
 
+import data.warden.lib.display
+
+# The network's name decides this policy: without a name, it is the last part of the uid
+# (//compute.googleapis.com/projects/P/global/networks/NAME).
+network_name := n if {
+	n := input.resource.name
+	is_string(n)
+	n != ""
+} else := n if {
+	parts := split(display.uid, "/")
+	n := parts[count(parts) - 1]
+}
+
 deny contains violation if {
-	input.resource.name == "default"
+	network_name == "default"
 	default_rules := sort([name | some name in input.resource.attributes.firewalls; startswith(name, "default-allow-")])
 	count(default_rules) > 0
 	violation := {
 		"msg": sprintf(
 			"project %s still has the default network with its default rules %s",
-			[input.resource.account, concat(", ", default_rules)],
+			[display.account, concat(", ", default_rules)],
 		),
 		"firewalls": default_rules,
 	}

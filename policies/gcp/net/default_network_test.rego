@@ -32,3 +32,12 @@ test_near_miss_default_rules_removed if {
 test_near_miss_other_network if {
 	count(default_network.deny) == 0 with input as network("prod-vpc", ["default-allow-internal"])
 }
+
+test_network_without_name_or_account_is_judged_by_its_uid if {
+	net := network("default", ["default-allow-ssh"])
+	default_network.deny == {{
+		"msg": "project //compute.googleapis.com/projects/acme-data-1193/global/networks/default still has the default network with its default rules default-allow-ssh",
+		"firewalls": ["default-allow-ssh"],
+	}} with input as json.remove(net, ["resource/name", "resource/account"])
+	count(default_network.deny) == 0 with input as json.remove(network("prod-vpc", ["default-allow-ssh"]), ["resource/name"])
+}

@@ -1,6 +1,6 @@
 # METADATA
 # title: Firewall rule opens RDP to the internet
-# description: Port 3389 reachable from 0.0.0.0/0 or ::/0 exposes Windows hosts to password spraying and RDP exploits; use IAP TCP forwarding or a bastion instead.
+# description: Port 3389 reachable from the internet (any public range of /24 or wider, /48 for IPv6) exposes Windows hosts to password spraying and RDP exploits; use IAP TCP forwarding or a bastion instead.
 # custom:
 #   id: WARDEN-GCP-NET-002
 #   severity: high
@@ -21,8 +21,8 @@ deny contains violation if {
 	from <= 3389
 	3389 <= to
 	violation := {"msg": sprintf(
-		"firewall rule %s on network %s allows %s from %s: RDP (3389) is open to the internet",
-		[input.resource.name, input.resource.attributes.network, concat(", ", exposing), concat(", ", net.firewall_internet_sources)],
+		"%s allows %s from %s: RDP (3389) is open to the internet",
+		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text],
 	)}
 }
 

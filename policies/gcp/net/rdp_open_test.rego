@@ -26,7 +26,7 @@ firewall(name, source_ranges, allowed) := {"resource": {
 with_attrs(fw, attrs) := json.patch(fw, [{"op": "add", "path": sprintf("/resource/attributes/%s", [k]), "value": v} | some k, v in attrs])
 
 test_default_allow_rdp if {
-	rdp_open.deny == {{"msg": "firewall rule default-allow-rdp on network default allows tcp 3389 from 0.0.0.0/0: RDP (3389) is open to the internet"}} with input as firewall("default-allow-rdp", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["3389"]}])
+	rdp_open.deny == {{"msg": "firewall rule default-allow-rdp on network default allows tcp 3389 from 0.0.0.0/0 (every IPv4 address): RDP (3389) is open to the internet"}} with input as firewall("default-allow-rdp", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["3389"]}])
 }
 
 test_range_edges if {
@@ -39,4 +39,42 @@ test_range_edges if {
 test_near_miss_private_and_tagged_sources if {
 	count(rdp_open.deny) == 0 with input as firewall("allow-rdp-internal", ["10.128.0.0/9"], [{"protocol": "tcp", "ports": ["3389"]}])
 	count(rdp_open.deny) == 0 with input as with_attrs(firewall("allow-rdp-from-bastion", [], [{"protocol": "tcp", "ports": ["3389"]}]), {"source_tags": ["bastion"]})
+}
+
+# --- which ranges are the internet (data.warden.lib.net.range_info) ------------
+
+# Any public range at least as wide as a /24 (IPv4) or a /48 (IPv6) is the internet, not
+# only 0.0.0.0/0 and ::/0; so is a range that cannot be read.
+test_open_to_any_public_wide_range if {
+	every sources in [["0.0.0.0/1"], ["0.0.0.0/1", "128.0.0.0/1"], ["8.0.0.0/8"], ["::/1"], ["2000::/3"], ["0.0.0.0/33"], ["10.0.0.0/8", "8.0.0.0/8"]] {
+		count(rdp_open.deny) == 1 with input as firewall("allow-wide", sources, [{"protocol": "tcp", "ports": ["3389"]}])
+	}
+}
+
+test_message_says_how_wide_the_ranges_are if {
+	rdp_open.deny == {{"msg": "firewall rule allow-wide on network default allows tcp 3389 from 0.0.0.0/1 (2147483648 addresses), 128.0.0.0/1 (2147483648 addresses): RDP (3389) is open to the internet"}} with input as firewall("allow-wide", ["128.0.0.0/1", "10.0.0.0/8", "0.0.0.0/1"], [{"protocol": "tcp", "ports": ["3389"]}])
+}
+
+test_near_miss_special_purpose_or_narrow_range if {
+	every sources in [["10.0.0.0/8"], ["100.64.0.0/10"], ["192.0.2.0/24"], ["203.0.113.5/32"], ["203.0.113.5"], ["8.8.8.0/25"], ["fc00::/7"], ["10.0.0.0/8", "8.8.8.8/32"]] {
+		count(rdp_open.deny) == 0 with input as firewall("allow-narrow", sources, [{"protocol": "tcp", "ports": ["3389"]}])
+	}
+}
+
+test_near_miss_google_proxies_and_probes if {
+	every sources in [["35.235.240.0/20"], ["35.191.0.0/16", "130.211.0.0/22"]] {
+		count(rdp_open.deny) == 0 with input as firewall("allow-google", sources, [{"protocol": "tcp", "ports": ["3389"]}])
+		count(rdp_open.deny) == 1 with input as firewall("allow-google", sources, [{"protocol": "tcp", "ports": ["3389"]}])
+			with data.warden.config.gcp_trusted_source_ranges as []
+	}
+}
+
+# --- messages never decide a violation -------------------------------------------
+
+test_firewall_without_name_or_network_still_violates if {
+	fw := firewall("allow-wide", ["0.0.0.0/1"], [{"protocol": "tcp", "ports": ["3389"]}])
+	some v in rdp_open.deny with input as {"resource": object.remove(fw.resource, ["name"])}
+	v.msg == "firewall rule //compute.googleapis.com/projects/acme-data-1193/global/firewalls/allow-wide on network default allows tcp 3389 from 0.0.0.0/1 (2147483648 addresses): RDP (3389) is open to the internet"
+	some w in rdp_open.deny with input as json.remove(fw, ["resource/name", "resource/attributes/network"])
+	w.msg == "firewall rule //compute.googleapis.com/projects/acme-data-1193/global/firewalls/allow-wide allows tcp 3389 from 0.0.0.0/1 (2147483648 addresses): RDP (3389) is open to the internet"
 }

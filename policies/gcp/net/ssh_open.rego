@@ -1,6 +1,6 @@
 # METADATA
 # title: Firewall rule opens SSH to the internet
-# description: Port 22 reachable from 0.0.0.0/0 or ::/0 invites brute force and exploits against the SSH daemon; use IAP TCP forwarding or a bastion instead.
+# description: Port 22 reachable from the internet (any public range of /24 or wider, /48 for IPv6) invites brute force and exploits against the SSH daemon; use IAP TCP forwarding or a bastion instead.
 # custom:
 #   id: WARDEN-GCP-NET-001
 #   severity: high
@@ -21,8 +21,8 @@ deny contains violation if {
 	from <= 22
 	22 <= to
 	violation := {"msg": sprintf(
-		"firewall rule %s on network %s allows %s from %s: SSH (22) is open to the internet",
-		[input.resource.name, input.resource.attributes.network, concat(", ", exposing), concat(", ", net.firewall_internet_sources)],
+		"%s allows %s from %s: SSH (22) is open to the internet",
+		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text],
 	)}
 }
 
