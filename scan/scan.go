@@ -33,6 +33,8 @@ type Request struct {
 	Now      time.Time
 	Progress func(done int)
 	Version  string
+	// Limits bound the snapshot's values and resources (zero fields: the defaults).
+	Limits snapshot.Limits
 }
 
 // MaxClockSkew is how far ahead of the clock a snapshot's collected_at may be. Ages are
@@ -59,7 +61,7 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	if label == "" {
 		label = req.Snapshot
 	}
-	res, err := req.Engine.Scan(ctx, snapshot.NewReader(in, label), engine.Options{Now: req.Now, Progress: req.Progress})
+	res, err := req.Engine.Scan(ctx, snapshot.NewReader(in, label, snapshot.WithLimits(req.Limits), snapshot.WithContext(ctx)), engine.Options{Now: req.Now, Progress: req.Progress})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		// Cancelled evaluations come back as eval errors, or not at all: whatever the
 		// engine returned, an interrupted scan has no result.

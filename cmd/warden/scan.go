@@ -27,6 +27,8 @@ type policyFlags struct {
 	configFile string
 	policyDirs []string
 	noBuiltin  bool
+	// limits, when set, bound each evaluation (scan registers them; policy list does not).
+	limits *limitFlags
 }
 
 func (pf *policyFlags) register(cmd *cobra.Command) {
@@ -62,7 +64,14 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 	if len(sources) == 0 {
 		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
 	}
-	e, err := engine.New(cmd.Context(), engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log})
+	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log}
+	if pf.limits != nil {
+		if pf.limits.evalTimeout <= 0 {
+			return nil, nil, usageErr(fmt.Errorf("--eval-timeout: want a positive duration such as 10s"))
+		}
+		pf.limits.apply(&ec)
+	}
+	e, err := engine.New(cmd.Context(), ec)
 	if se, ok := err.(*engine.SettingsError); ok {
 		// Settings are judged against the policies; the config knows their lines.
 		var located error
@@ -94,6 +103,7 @@ func (a *app) scanCmd() *cobra.Command {
 		outFile    string
 		nowFlag    string
 		noProgress bool
+		lf         limitFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "scan --snapshot FILE",
@@ -221,7 +231,7 @@ report, nothing recorded.`,
 				prog = newProgress(a.stderr, "evaluated")
 			}
 			rep, err := scan.Run(cmd.Context(), scan.Request{
-				Snapshot: snapPath, Label: label, Input: a.stdin, Engine: eng, Waivers: ws, Store: st, Now: now,
+				Snapshot: snapPath, Label: label, Input: a.stdin, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
 				Progress: prog.update, Version: version(),
 			})
 			prog.done()
@@ -251,6 +261,8 @@ report, nothing recorded.`,
 	}
 	pf.register(cmd)
 	tf.register(cmd)
+	lf.register(cmd)
+	pf.limits = &lf
 	f := cmd.Flags()
 	f.StringVarP(&snapPath, "snapshot", "s", "", "snapshot file to evaluate, or - for standard input")
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")

@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSize(t *testing.T) {
+	tests := []struct {
+		in   string
+		want int64
+		err  bool
+	}{
+		{"1048576", 1 << 20, false},
+		{"512KiB", 512 << 10, false},
+		{"16MiB", 16 << 20, false},
+		{"2GiB", 2 << 30, false},
+		{"1MB", 1e6, false},
+		{"0", 0, true},
+		{"-1", 0, true},
+		{"lots", 0, true},
+		{"1.5MiB", 0, true},
+		{"99999999999GiB", 0, true},
+	}
+	for _, tt := range tests {
+		got, err := parseSize(tt.in)
+		if (err != nil) != tt.err || got != tt.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+func TestScan_limitsComeFromTheFlags(t *testing.T) {
+	dir := t.TempDir()
+	snap := write(t, dir, "s.json", `{"version": 1, "collected_at": "2026-11-30T12:00:00Z", "resources": [
+{"uid": "arn:aws:iam::1:root", "type": "aws.iam.root_user", "account": "1", "region": "global", "name": "`+strings.Repeat("r", 4096)+`",
+ "attributes": {"mfa_active": true, "access_keys_active": 0}}]}`)
+	code, _, stderr := warden(t, "", "scan", "--snapshot", snap, "--no-db", "--max-value-size", "1KiB")
+	if code != 2 || !strings.Contains(stderr, "line 2: resources[0].name: a string is over 1 KiB") || !strings.Contains(stderr, "--max-value-size") {
+		t.Fatalf("exit %d, stderr %q; want exit 2 naming line 2, the field and the flag", code, stderr)
+	}
+	if code, _, stderr := warden(t, "", "scan", "--snapshot", snap, "--no-db"); code != 0 {
+		t.Fatalf("with the default limits: exit %d, stderr %q", code, stderr)
+	}
+	if code, _, stderr := warden(t, "", "scan", "--snapshot", snap, "--no-db", "--max-resource-size", "2KiB"); code != 2 || !strings.Contains(stderr, "resources[0]: the resource is over 2 KiB") {
+		t.Fatalf("exit %d, stderr %q; want the resource refused", code, stderr)
+	}
+	if code, _, stderr := warden(t, "", "scan", "--snapshot", snap, "--no-db", "--max-value-size", "big"); code != 2 || !strings.Contains(stderr, `"big" is not a size`) {
+		t.Fatalf("exit %d, stderr %q; want a bad size refused", code, stderr)
+	}
+}
