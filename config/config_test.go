@@ -128,8 +128,8 @@ settings:
 	}
 	want := []string{
 		`read config warden.yaml: line 8: settings.acces_key_unused_days: unknown setting (did you mean "access_key_unused_days"?)`,
-		`read config warden.yaml: line 4: settings.access_key_max_age_days: is a string ("ninety"), want a number like its default 90`,
-		`read config warden.yaml: line 5: settings.database_ports[1]: is a string ("mysql"), want a number like its default`,
+		`read config warden.yaml: line 4: settings.access_key_max_age_days: is a string ("ninety"), want an integer like its default 90`,
+		`read config warden.yaml: line 5: settings.database_ports[1]: is a string ("mysql"), want an integer like its default`,
 	}
 	if len(got) != len(want) {
 		t.Fatalf("errors =\n%s\nwant %d", strings.Join(got, "\n"), len(want))

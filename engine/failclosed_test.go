@@ -279,14 +279,16 @@ func TestNew_refusesSettingsNoPolicyDeclares(t *testing.T) {
 		want     string
 	}{
 		{"wrong type", map[string]any{"access_key_max_age_days": "ninety"},
-			`settings.access_key_max_age_days: is a string ("ninety"), want a number like its default 90 (policies/aws/iam/access_key_not_rotated.rego:`},
+			`settings.access_key_max_age_days: is a string ("ninety"), want an integer like its default 90 (policies/aws/iam/access_key_not_rotated.rego:`},
+		{"fraction for a count of days", map[string]any{"role_unused_days": 30.5},
+			`settings.role_unused_days: is a number (30.5), want an integer like its default 90`},
 		{"misspelt", map[string]any{"acces_key_max_age_days": 60},
 			`settings.acces_key_max_age_days: unknown setting (did you mean "access_key_max_age_days"?)`},
 		{"unknown", map[string]any{"frobnicate": true}, `settings.frobnicate: unknown setting: no policy reads it (known: `},
 		{"wrong element type", map[string]any{"database_ports": []any{5432, "mysql"}},
-			`settings.database_ports[1]: is a string ("mysql"), want a number like its default`},
+			`settings.database_ports[1]: is a string ("mysql"), want an integer like its default`},
 		{"boolean for a list", map[string]any{"allowed_domains": true}, `settings.allowed_domains: is a boolean (true), want an array`},
-		{"null", map[string]any{"password_min_length": nil}, `settings.password_min_length: is null, want a number`},
+		{"null", map[string]any{"password_min_length": nil}, `settings.password_min_length: is null, want an integer`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -300,7 +302,7 @@ func TestNew_refusesSettingsNoPolicyDeclares(t *testing.T) {
 
 func TestNew_acceptsSettingsOfTheDeclaredTypes(t *testing.T) {
 	settings := map[string]any{
-		"access_key_max_age_days": 60, "role_unused_days": 30.5, "known_accounts": []any{"444455556666", 777788889999},
+		"access_key_max_age_days": 60, "role_unused_days": 30.0, "known_accounts": []any{"444455556666", 777788889999},
 		"database_ports": []any{5432}, "allowed_domains": []any{"acme.example"},
 	}
 	if _, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Settings: settings}); err != nil {
@@ -339,9 +341,9 @@ func TestSettingsSchema_derivedFromThePoliciesDefaults(t *testing.T) {
 		}
 	}
 	for name, want := range map[string]string{
-		"access_key_max_age_days": "number",          // n := data.warden.config.X … else := 90
-		"known_accounts":          "array",           // config.setting("known_accounts", [])
-		"database_ports":          "array of number", // else := net.default_database_ports, a constant rule
+		"access_key_max_age_days": "integer",          // n := data.warden.config.X … else := 90
+		"known_accounts":          "array",            // config.setting("known_accounts", [])
+		"database_ports":          "array of integer", // else := net.default_database_ports, a constant rule
 		"allowed_domains":         "array",
 	} {
 		if got[name] != want {

@@ -3,6 +3,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -116,7 +117,7 @@ func typeMismatch(path, typ string, v any) (string, string) {
 	got := typeOfGo(v)
 	elem, isArray := strings.CutPrefix(typ, "array of ")
 	switch {
-	case typ == got:
+	case typ == got, typ == "number" && got == "integer":
 		return path, ""
 	case isArray && got == "array":
 		for i, x := range v.([]any) {
@@ -161,14 +162,29 @@ func jsonText(v any) string {
 
 // typeOfGo is the JSON type of a value decoded from YAML or JSON.
 func typeOfGo(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return "null"
 	case bool:
 		return "boolean"
 	case string:
 		return "string"
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, json.Number:
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		return "integer"
+	case float64:
+		if x == math.Trunc(x) && !math.IsInf(x, 0) {
+			return "integer"
+		}
+		return "number"
+	case float32:
+		if float64(x) == math.Trunc(float64(x)) && !math.IsInf(float64(x), 0) {
+			return "integer"
+		}
+		return "number"
+	case json.Number:
+		if _, err := x.Int64(); err == nil {
+			return "integer"
+		}
 		return "number"
 	case []any:
 		return "array"
@@ -189,6 +205,11 @@ func typeOfTerm(c *ast.Compiler, t *ast.Term, depth int) (string, any) {
 	case ast.String:
 		return "string", string(v)
 	case ast.Number:
+		// An integral default (days, ports, lengths) asks for an integer: 60.5 days would
+		// only fail inside the policy, at run time.
+		if _, err := json.Number(v).Int64(); err == nil {
+			return "integer", json.Number(v)
+		}
 		return "number", json.Number(v)
 	case ast.Object:
 		if !v.IsGround() {

@@ -61,7 +61,8 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	if label == "" {
 		label = req.Snapshot
 	}
-	res, err := req.Engine.Scan(ctx, snapshot.NewReader(in, label, snapshot.WithLimits(req.Limits), snapshot.WithContext(ctx)), engine.Options{Now: req.Now, Progress: req.Progress})
+	rd := snapshot.NewReader(in, label, snapshot.WithLimits(req.Limits), snapshot.WithContext(ctx))
+	res, err := req.Engine.Scan(ctx, rd, engine.Options{Now: req.Now, Progress: req.Progress})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		// Cancelled evaluations come back as eval errors, or not at all: whatever the
 		// engine returned, an interrupted scan has no result.
@@ -71,7 +72,7 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		return nil, err
 	}
 	if req.Now.IsZero() {
-		if err := checkCollectedAt(label, res.Header.CollectedAt, time.Now()); err != nil {
+		if err := checkCollectedAt(label, rd.HeaderLine("collected_at"), res.Header.CollectedAt, time.Now()); err != nil {
 			return nil, err
 		}
 	}
@@ -145,12 +146,16 @@ func Errored(errs []findings.EvalError) func(policy, resource string) bool {
 }
 
 // checkCollectedAt refuses a collected_at more than MaxClockSkew ahead of now.
-func checkCollectedAt(name string, at, now time.Time) error {
+func checkCollectedAt(name string, line int, at, now time.Time) error {
 	if at.IsZero() || !at.After(now.Add(MaxClockSkew)) {
 		return nil
 	}
-	return fmt.Errorf("read snapshot %s: collected_at: %s is %s ahead of this machine's clock (%s): ages measured from it would hide old keys and expired certificates; fix the clock or the snapshot, or give the evaluation time (--now)",
-		name, at.UTC().Format(time.RFC3339), aheadBy(at.Sub(now)), now.UTC().Format(time.RFC3339))
+	where := ""
+	if line > 0 {
+		where = fmt.Sprintf("line %d: ", line)
+	}
+	return fmt.Errorf("read snapshot %s: %scollected_at: %s is %s ahead of this machine's clock (%s): ages measured from it would hide old keys and expired certificates; fix the clock or the snapshot, or give the evaluation time (--now)",
+		name, where, at.UTC().Format(time.RFC3339), aheadBy(at.Sub(now)), now.UTC().Format(time.RFC3339))
 }
 
 // aheadBy says roughly how far ahead a time is, in the unit a person would use.

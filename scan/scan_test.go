@@ -145,7 +145,7 @@ func TestRun_refusesCollectedAtInTheFuture(t *testing.T) {
 		now      time.Time
 		wantErr  string
 	}{
-		{"year 3000", "3000-01-01T00:00:00Z", time.Time{}, "collected_at: 3000-01-01T00:00:00Z is "},
+		{"year 3000", "3000-01-01T00:00:00Z", time.Time{}, "line 1: collected_at: 3000-01-01T00:00:00Z is "},
 		{"year 9999", "9999-12-31T23:59:59Z", time.Time{}, "collected_at: 9999-12-31T23:59:59Z is "},
 		{"two days ahead", time.Now().Add(49 * time.Hour).UTC().Format(time.RFC3339), time.Time{}, "days ahead of this machine's clock"},
 		{"a little ahead is clock skew", soon, time.Time{}, ""},

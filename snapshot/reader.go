@@ -85,12 +85,13 @@ type Reader struct {
 	index       int
 	done        bool
 	seen        map[string]bool
+	lines       map[string]int // line of each top-level field's key
 }
 
 // NewReader reads a snapshot from r; name (a path, or "-") is used in errors.
 func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 	rd := &Reader{name: name, src: r, buf: make([]byte, 1<<20), line: 1, seen: map[string]bool{},
-		ctx: context.Background(), limits: DefaultLimits()}
+		ctx: context.Background(), limits: DefaultLimits(), lines: map[string]int{}}
 	for _, o := range opts {
 		o(rd)
 	}
@@ -99,6 +100,9 @@ func NewReader(r io.Reader, name string, opts ...Option) *Reader {
 
 // Header returns the header fields read so far; it is complete once Next returned io.EOF.
 func (r *Reader) Header() Header { return r.header }
+
+// HeaderLine is the line of a top-level field ("collected_at") read so far, or 0.
+func (r *Reader) HeaderLine(field string) int { return r.lines[field] }
 
 // Name is the snapshot's name as given to NewReader.
 func (r *Reader) Name() string { return r.name }
@@ -222,6 +226,7 @@ func (r *Reader) advance() error {
 		return &Error{File: r.name, Line: keyLine, Field: key, Msg: "appears twice"}
 	}
 	r.seen[key] = true
+	r.lines[key] = keyLine
 	if key == "resources" {
 		if !r.sawVersion {
 			return &Error{File: r.name, Line: keyLine, Field: "resources", Msg: `comes before "version": a snapshot must state its version first`}

@@ -591,18 +591,19 @@ documents(r) := {object.union(src, {"where": where_of(r, src)}) | some src in so
 # without "where", which only violations need.
 sources(r) := [{"document": r.attributes.document} | r.attributes.attachment_count > 0] if {
 	r.type == "aws.iam.policy"
-} else := [{"document": p.document, "inline_policy": inline_name(p, i)} |
+} else := [{"document": p.document, "inline_policy": inline_name(object.get(p, "name", null), i)} |
 	some i, p in object.get(r.attributes, "inline_policies", [])
 ] if {
 	r.type in principal_types
 } else := []
 
-# inline_name(p, i) is the name of inline policy p, at position i of inline_policies, or
-# "#i" when it has none: a policy without a name is still read (its violations are still
-# reported, and keyed by position), never skipped.
-inline_name(p, i) := p.name if {
-	is_string(p.name)
-	p.name != ""
+# inline_name(name, i) is the name of the inline policy at position i of inline_policies,
+# or "#i" when it has none: a policy without a name is still read (its violations are still
+# reported, and keyed by position), never skipped. It takes the name, not the policy, so
+# that calling it does not hash the whole document.
+inline_name(name, i) := name if {
+	is_string(name)
+	name != ""
 } else := sprintf("#%d", [i])
 
 # where_of(r, src) names the document src of resource r in messages.
@@ -647,7 +648,7 @@ detach_fields(src) := {"action": "aws.iam.delete_inline_policy"} if {
 resource_sources := {0: {"document": input.resource.attributes.document}} if {
 	input.resource.type == "aws.iam.policy"
 	input.resource.attributes.attachment_count > 0
-} else := {d: {"document": p.document, "inline_policy": inline_name(p, d)} |
+} else := {d: {"document": p.document, "inline_policy": inline_name(object.get(p, "name", null), d)} |
 	some d, p in object.get(input.resource.attributes, "inline_policies", [])
 } if {
 	input.resource.type in principal_types

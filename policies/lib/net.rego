@@ -95,13 +95,31 @@ is_internet(cidr) if {
 } else := false if {
 	c := as_cidr(cidr)
 	net.cidr_is_valid(c)
-	[family, prefix] := family_prefix(c)
-	not wide(family, prefix)
-} else := false if {
-	c := as_cidr(cidr)
-	net.cidr_is_valid(c)
-	not public(c)
+	not public_and_wide(c)
 } else := true
+
+# public_and_wide(c) holds for a valid CIDR that is wide (a cheap test on its prefix,
+# made first) and public.
+public_and_wide(c) if {
+	[family, prefix] := family_prefix(c)
+	wide(family, prefix)
+	not private_by_text(c, family, prefix)
+	public(c)
+}
+
+# private_by_text(c, family, prefix) holds for a valid IPv4 CIDR inside 10.0.0.0/8 or
+# 192.168.0.0/16 told by its text alone: most private ranges in a cloud are these, and a
+# string test costs far less than matching against every special-purpose range. public
+# decides every other range.
+private_by_text(c, 4, prefix) if {
+	startswith(c, "10.")
+	prefix >= 8
+}
+
+private_by_text(c, 4, prefix) if {
+	startswith(c, "192.168.")
+	prefix >= 16
+}
 
 # wide(family, prefix) holds for a prefix length at most internet_max_prefix_v4 (IPv4) or
 # internet_max_prefix_v6 (IPv6).
@@ -212,8 +230,10 @@ gcp_trusted_source_ranges := ranges if {
 
 # gcp_trusted(range) holds for a valid source range inside one of gcp_trusted_source_ranges.
 gcp_trusted(range) if {
-	range_info(range).valid
-	count(net.cidr_contains_matches(gcp_trusted_source_ranges, as_cidr(range))) > 0
+	not range in {"0.0.0.0/0", "::/0"}
+	c := as_cidr(range)
+	net.cidr_is_valid(c)
+	count(net.cidr_contains_matches(gcp_trusted_source_ranges, c)) > 0
 }
 
 # internet_source(range) holds for a source range of a GCP firewall rule that admits the
