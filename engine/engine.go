@@ -98,12 +98,19 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	var mods []*Module
 	var errs []error
 	builtin := map[*Module]bool{}
+	loadedFrom := map[string]string{} // file name → its source: compiled modules are keyed by name
 	var builtinPkgs []string
 	for _, src := range cfg.Sources {
 		ms, err := LoadModules(src)
 		if err != nil {
 			errs = append(errs, err)
 			continue
+		}
+		for _, m := range ms {
+			if prev, dup := loadedFrom[m.File]; dup {
+				errs = append(errs, &PolicyError{File: m.File, Msg: fmt.Sprintf("loaded twice, from %s and from %s: a policy directory may not shadow another (is the built-in pack given again with --policies?)", prev, sourceName(src))})
+			}
+			loadedFrom[m.File] = sourceName(src)
 		}
 		mods = append(mods, ms...)
 		if !isBuiltinSource(src) {

@@ -49,7 +49,7 @@ func policyFS(files map[string]string) engine.Source {
 func sg(uid string, ports ...int) snapshot.Resource {
 	var ingress []any
 	for _, p := range ports {
-		ingress = append(ingress, map[string]any{"id": uid + "#ingress/tcp/" + strconv.Itoa(p), "cidr": "0.0.0.0/0", "from_port": p, "to_port": p})
+		ingress = append(ingress, map[string]any{"id": uid + "#ingress/tcp/" + strconv.Itoa(p), "protocol": "tcp", "cidr": "0.0.0.0/0", "from_port": p, "to_port": p})
 	}
 	return snapshot.Resource{UID: uid, Type: "aws.ec2.security_group", Name: uid, Account: "111", Region: "eu-west-1",
 		Attributes: map[string]any{"ingress": ingress}}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/warden-sec/warden/engine"
@@ -280,6 +281,8 @@ func TestNew_refusesSettingsNoPolicyDeclares(t *testing.T) {
 	}{
 		{"wrong type", map[string]any{"access_key_max_age_days": "ninety"},
 			`settings.access_key_max_age_days: is a string ("ninety"), want an integer like its default 90 (policies/aws/iam/access_key_not_rotated.rego:`},
+		{"negative prefix length", map[string]any{"internet_max_prefix_v4": -1},
+			`settings.internet_max_prefix_v4: is an integer (-1), want a count of zero or more`},
 		{"fraction for a count of days", map[string]any{"role_unused_days": 30.5},
 			`settings.role_unused_days: is a number (30.5), want an integer like its default 90`},
 		{"misspelt", map[string]any{"acces_key_max_age_days": 60},
@@ -349,5 +352,27 @@ func TestSettingsSchema_derivedFromThePoliciesDefaults(t *testing.T) {
 		if got[name] != want {
 			t.Errorf("%s: types %q, want %q", name, got[name], want)
 		}
+	}
+}
+
+// A user directory whose files have the built-in pack's names (--policies policies from
+// the repository's root) would replace built-in policies file by file.
+func TestNew_refusesAUserFileShadowingABuiltinOne(t *testing.T) {
+	shadow := engine.Source{FS: fstest.MapFS{"certs/expired.rego": {Data: []byte("package acme.nothing\n\nx := 1\n")}}, Prefix: "policies"}
+	_, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}, shadow}})
+	if err == nil || !strings.Contains(err.Error(), "policies/certs/expired.rego") || !strings.Contains(err.Error(), "loaded twice") {
+		t.Fatalf("error = %v, want the shadowing file refused", err)
+	}
+}
+
+// Resources evaluated from memory (the daemon's changed subsets) are checked as a
+// snapshot's would be: a flag written as a string would otherwise decide nothing.
+func TestEvaluate_refusesResourcesOutsideTheirSchema(t *testing.T) {
+	e := builtin(t, 1)
+	root := snapshot.Resource{UID: "arn:aws:iam::1:root", Type: "aws.iam.root_user", Account: "1", Region: "global",
+		Attributes: map[string]any{"mfa_active": "false", "access_keys_active": 0}}
+	_, err := e.Evaluate(context.Background(), snapshot.Header{}, time.Now(), []snapshot.Resource{root})
+	if err == nil || !strings.Contains(err.Error(), "attributes.mfa_active: expected true or false") {
+		t.Fatalf("error = %v, want the string flag refused", err)
 	}
 }

@@ -66,6 +66,10 @@ var risks = []string{"none", "low", "medium", "high", "critical"}
 func LoadModules(sources ...Source) ([]*Module, error) {
 	var mods []*Module
 	var errs []error
+	// Modules are compiled by file name: a second file of the same name (--policies
+	// policies, from the repository's root) would silently replace the first, and with it
+	// a built-in policy.
+	seen := map[string]string{}
 	for _, src := range sources {
 		err := fs.WalkDir(src.FS, ".", func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
@@ -79,6 +83,11 @@ func LoadModules(sources ...Source) ([]*Module, error) {
 				return err
 			}
 			name := path.Join(src.Prefix, p)
+			if prev, dup := seen[name]; dup {
+				errs = append(errs, &PolicyError{File: name, Msg: fmt.Sprintf("loaded twice, from %s and from %s: a policy directory may not shadow another (is the built-in pack given again with --policies?)", prev, sourceName(src))})
+				return nil
+			}
+			seen[name] = sourceName(src)
 			m, err := ast.ParseModuleWithOpts(name, string(b), ast.ParserOptions{ProcessAnnotation: true, RegoVersion: ast.RegoV1})
 			if err != nil {
 				errs = append(errs, regoErrors(name, err)...)
@@ -95,6 +104,14 @@ func LoadModules(sources ...Source) ([]*Module, error) {
 		return nil, errors.Join(errs...)
 	}
 	return mods, nil
+}
+
+// sourceName says where a source comes from, for errors.
+func sourceName(src Source) string {
+	if isBuiltinSource(src) {
+		return "the built-in pack"
+	}
+	return "--policies " + src.Prefix
 }
 
 // regoErrors turns OPA's parse and compile errors into PolicyErrors.

@@ -73,10 +73,12 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 		ev         *evaluation
 		snapInfo   *ast.Term
 		now        time.Time
+		collected  time.Time
 		ready      = make(chan struct{})
 	)
 	setup := func() {
 		h := rd.Header()
+		collected = h.CollectedAt
 		now = opts.Now
 		if now.IsZero() {
 			now = h.CollectedAt
@@ -139,6 +141,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 			conv := newConverter()
 			for b := range jobs {
 				<-ready
+				p.SetCollectedAt(collected)
 				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]scopeUse{}, uids: make([]uint64, len(b.elems))}
 				for i, el := range b.elems {
 					res, v, err := p.Parse(el)
@@ -244,6 +247,9 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 		res := resources[i]
 		if !snapshot.KnownType(res.Type) {
 			return nil, fmt.Errorf("evaluate resource %s: unknown resource type %q", res.UID, res.Type)
+		}
+		if err := snapshot.Validate(res); err != nil {
+			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
 		}
 		if res.Scope == "" {
 			res.Scope = snapshot.DefaultScope(res.Type, res.Account, res.Region)

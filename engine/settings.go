@@ -117,6 +117,10 @@ func typeMismatch(path, typ string, v any) (string, string) {
 	got := typeOfGo(v)
 	elem, isArray := strings.CutPrefix(typ, "array of ")
 	switch {
+	case typ == "integer" && got == "integer" && negative(v):
+		// Every integral setting of the pack counts something (days, ports, lengths,
+		// prefix bits): a negative one would switch its policies off.
+		return path, fmt.Sprintf("is %s, want a count of zero or more", describeGo(v))
 	case typ == got, typ == "number" && got == "integer":
 		return path, ""
 	case isArray && got == "array":
@@ -128,6 +132,22 @@ func typeMismatch(path, typ string, v any) (string, string) {
 		return path, ""
 	}
 	return path, fmt.Sprintf("is %s, want %s %s", describeGo(v), article(typ), typ)
+}
+
+// negative reports whether an integral settings value is below zero.
+func negative(v any) bool {
+	switch x := v.(type) {
+	case int:
+		return x < 0
+	case int64:
+		return x < 0
+	case float64:
+		return x < 0
+	case json.Number:
+		n, err := x.Int64()
+		return err == nil && n < 0
+	}
+	return false
 }
 
 func article(typ string) string {

@@ -85,7 +85,9 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 	for _, p := range req.Engine.Policies() {
 		r.Rules = append(r.Rules, report.Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
 	}
-	r.ExpiredWaivers = ApplyWaivers(r.Findings, req.Waivers, res.Now)
+	// A waiver's expiry is a promise about today: judged at an old snapshot's collected_at
+	// (or an earlier --now) a waiver that has run out would still suppress its findings.
+	r.ExpiredWaivers = ApplyWaivers(r.Findings, req.Waivers, later(res.Now, time.Now()))
 	scopeStatus := map[string]string{}
 	for _, s := range res.Header.Scopes {
 		scopeStatus[s.ID] = s.Status
@@ -101,7 +103,7 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 		}
 		rec := &store.ScanRecord{StartedAt: started, FinishedAt: time.Now(), Snapshot: label, Source: res.Header.Source,
 			CollectedAt: res.Now, Resources: res.Resources, Policies: len(req.Engine.Policies()), Scopes: scopeStatus, Summary: sum}
-		id, stored, err := req.Store.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), Errored(res.EvalErrors))
+		id, stored, err := req.Store.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), NotJudged(req.Engine, res.EvalErrors))
 		if err != nil {
 			return nil, fmt.Errorf("record scan: %w", err)
 		}
@@ -145,6 +147,19 @@ func Errored(errs []findings.EvalError) func(policy, resource string) bool {
 	}
 }
 
+// NotJudged says whether a policy × resource pair went unjudged in a scan: its policy
+// failed on the resource (Errored), or the policy was not loaded this time (removed, or
+// left out with --no-builtin). Neither may resolve an earlier finding: only a policy
+// that ran and found nothing does.
+func NotJudged(e *engine.Engine, errs []findings.EvalError) func(policy, resource string) bool {
+	errored := Errored(errs)
+	loaded := map[string]bool{}
+	for _, p := range e.Policies() {
+		loaded[findings.ValidText(p.ID)] = true
+	}
+	return func(policy, resource string) bool { return !loaded[policy] || errored(policy, resource) }
+}
+
 // checkCollectedAt refuses a collected_at more than MaxClockSkew ahead of now.
 func checkCollectedAt(name string, line int, at, now time.Time) error {
 	if at.IsZero() || !at.After(now.Add(MaxClockSkew)) {
@@ -168,6 +183,13 @@ func aheadBy(d time.Duration) string {
 		return fmt.Sprintf("%.0f days", days)
 	}
 	return d.Round(time.Minute).String()
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
 
 // ApplyWaivers marks the findings covered by an active waiver as waived, and returns the

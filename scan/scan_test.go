@@ -13,6 +13,7 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
+	"github.com/warden-sec/warden/waivers"
 )
 
 // rootPolicy finds a root user without MFA, and fails at run time (two values for the
@@ -192,5 +193,51 @@ func TestRun_cancelledWhileEvaluatingIsAnErrorAndRecordsNothing(t *testing.T) {
 	}
 	if scans, err := st.Scans(context.Background(), 1); err != nil || len(scans) != 0 {
 		t.Errorf("an interrupted scan was recorded: %d scans, %v", len(scans), err)
+	}
+}
+
+// A policy that was not loaded in a scan did not judge anything: its earlier findings
+// are carried over as unknown, not resolved.
+func TestRun_findingsOfAPolicyNotLoadedAreUnknownNotResolved(t *testing.T) {
+	ctx := context.Background()
+	st := openStore(t)
+	withRoot := newEngine(t, map[string]string{"root.rego": rootPolicy})
+	if _, err := scan.Run(ctx, scan.Request{Snapshot: "-", Label: "one", Input: strings.NewReader(rootSnapshot("2026-11-30T12:00:00Z", 0)), Engine: withRoot, Store: st}); err != nil {
+		t.Fatal(err)
+	}
+	other := newEngine(t, map[string]string{"keys.rego": strings.NewReplacer("TEST-ROOT-001", "TEST-KEYS-001", "package test.root", "package test.keys",
+		"mfa_active == false\n\tx != 3", "access_keys_active > 1").Replace(rootPolicy)})
+	second, err := scan.Run(ctx, scan.Request{Snapshot: "-", Label: "two", Input: strings.NewReader(rootSnapshot("2026-11-30T13:00:00Z", 0)), Engine: other, Store: st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(second.Findings) != 1 || second.Findings[0].Status != findings.StatusUnknown {
+		t.Fatalf("findings %+v: want the root finding carried over as unknown", second.Findings)
+	}
+	_, _, d, err := scan.DiffLatest(ctx, st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Resolved) != 0 || len(d.Unknown) != 1 {
+		t.Errorf("diff: %d resolved, %d unknown; want 0 and 1", len(d.Resolved), len(d.Unknown))
+	}
+}
+
+// A waiver's expiry is judged against today, not against an old snapshot's collected_at:
+// a waiver that has run out no longer suppresses, however old the snapshot.
+func TestRun_waiverExpiryIsJudgedAtTheLaterOfTodayAndCollection(t *testing.T) {
+	yesterday := time.Now().Add(-24 * time.Hour).UTC().Format("2006-01-02")
+	set, err := waivers.Parse([]byte("waivers:\n  - policy: TEST-ROOT-001\n    resource: \"arn:aws:iam::*:root\"\n    reason: r\n    owner: o@x\n    expires: "+yesterday+"\n"), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := newEngine(t, map[string]string{"root.rego": rootPolicy})
+	old := time.Now().AddDate(0, -1, 0).UTC().Format(time.RFC3339)
+	rep, err := scan.Run(context.Background(), scan.Request{Snapshot: "-", Label: "old", Input: strings.NewReader(rootSnapshot(old, 0)), Engine: eng, Waivers: set})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 || rep.Findings[0].Status != findings.StatusOpen || len(rep.ExpiredWaivers) != 1 {
+		t.Fatalf("findings %+v, expired waivers %+v: want the finding open and the waiver listed as expired", rep.Findings, rep.ExpiredWaivers)
 	}
 }

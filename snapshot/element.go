@@ -28,6 +28,11 @@ func NewParser(name string) *Parser { return &Parser{name: name} }
 // (Tags and Attributes are left nil) and the parsed object. The value is valid until the
 // next call to Parse.
 func (p *Parser) Parse(el Element) (Resource, *fastjson.Value, error) {
+	// fastjson's parser is lenient (NaN, Inf, "+5", bad escapes): what reaches the
+	// policies must be the JSON every other reader of the snapshot sees.
+	if fastjson.ValidateBytes(el.Data) != nil {
+		return Resource{}, nil, p.syntaxErr(el)
+	}
 	v, err := p.p.ParseBytes(el.Data)
 	if err != nil {
 		return Resource{}, nil, p.syntaxErr(el)

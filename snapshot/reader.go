@@ -227,6 +227,11 @@ func (r *Reader) advance() error {
 	}
 	r.seen[key] = true
 	r.lines[key] = keyLine
+	if key == "collected_at" && r.seen["resources"] {
+		// Ages are measured from collected_at, and resources are judged as they stream
+		// past: a collected_at after them would come too late to be used.
+		return &Error{File: r.name, Line: keyLine, Field: key, Msg: `comes after "resources": a snapshot must state when it was collected before its resources`}
+	}
 	if key == "resources" {
 		if !r.sawVersion {
 			return &Error{File: r.name, Line: keyLine, Field: "resources", Msg: `comes before "version": a snapshot must state its version first`}
@@ -462,7 +467,6 @@ func (r *Reader) scanValue(maxLen int) ([]byte, error) {
 						return r.takeValue(i, maxLen, startLine)
 					}
 				case '\n':
-					r.line = startLine
 					return nil, r.syntaxAt(r.base+int64(i), "line break inside a string")
 				}
 				continue

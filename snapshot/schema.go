@@ -1,5 +1,7 @@
 package snapshot
 
+import "github.com/valyala/fastjson"
+
 // The attribute schema of every resource type, as docs/resources.md describes it. A
 // snapshot is checked against it when read, so that a value a policy cannot judge (a time
 // that is not a time, a port that is not a port, a flag that is a string) is refused with
@@ -18,6 +20,7 @@ const (
 	kBool          // true or false
 	kInt           // an integer within [min, max]
 	kTime          // an RFC 3339 time
+	kPastTime      // an RFC 3339 time of something that happened: not after collected_at
 	kArray         // every element of elem
 	kObject        // the fields of fields; no others
 	kDocument      // any JSON object (an IAM policy document); keys checked for duplicates only
@@ -31,6 +34,7 @@ type spec struct {
 	min, max int64
 	elem     *spec
 	fields   []field
+	check    func(*fastjson.Value) *schemaErr // a check across the fields of an object
 }
 
 // field is one named member of an object.
@@ -46,6 +50,7 @@ func boolean() *spec                 { return &spec{kind: kBool} }
 func integer(lo, hi int64) *spec     { return &spec{kind: kInt, min: lo, max: hi} }
 func count() *spec                   { return integer(0, 1<<53) }
 func timestamp() *spec               { return &spec{kind: kTime} }
+func pastTime() *spec                { return &spec{kind: kPastTime} }
 func list(e *spec) *spec             { return &spec{kind: kArray, elem: e} }
 func names() *spec                   { return list(str()) }
 func document() *spec                { return &spec{kind: kDocument} }
@@ -73,12 +78,18 @@ func inlineSpec() *spec { return object(req("name", str()), req("document", docu
 
 func sgRuleSpec() *spec {
 	return object(
-		opt("id", str()),
+		req("id", str()), // the uid of the rule: findings and fixes name it
 		opt("direction", enum("ingress", "egress")),
 		req("protocol", &spec{kind: kProtocol}),
 		req("from_port", port()), req("to_port", port()),
 		opt("cidr", str()), opt("source_group", str()), opt("description", str()),
-	)
+	).with(portOrder)
+}
+
+// with adds a check across an object's fields.
+func (s *spec) with(check func(*fastjson.Value) *schemaErr) *spec {
+	s.check = check
+	return s
 }
 
 func bindingsSpec() *spec {
@@ -99,7 +110,7 @@ func schemas() map[string]*spec {
 	return map[string]*spec{
 		"aws.iam.root_user": object(
 			req("mfa_active", boolean()), req("access_keys_active", integer(0, 2)),
-			opt("password_last_used", timestamp()),
+			opt("password_last_used", pastTime()),
 		),
 		"aws.iam.password_policy": object(
 			req("exists", boolean()),
@@ -110,40 +121,40 @@ func schemas() map[string]*spec {
 			opt("hard_expiry", boolean()),
 		),
 		"aws.iam.user": object(append([]field{
-			opt("user_id", str()), opt("path", str()), opt("created", timestamp()),
+			opt("user_id", str()), opt("path", str()), opt("created", pastTime()),
 			// From the credential report: absent when it could not be read, and the
 			// scope is then partial, so what they would decide stays unknown.
-			opt("password_enabled", boolean()), opt("password_last_used", timestamp()),
-			opt("password_last_changed", timestamp()), opt("mfa_active", boolean()),
+			opt("password_enabled", boolean()), opt("password_last_used", pastTime()),
+			opt("password_last_changed", pastTime()), opt("mfa_active", boolean()),
 			opt("access_keys", list(object(
 				req("id", str()), req("status", enum("Active", "Inactive")),
-				req("created", timestamp()), opt("last_used", timestamp()),
+				req("created", pastTime()), opt("last_used", pastTime()),
 			))),
 			opt("groups", names()),
 		}, iamPolicies...)...),
 		"aws.iam.group": object(append([]field{
-			opt("path", str()), opt("created", timestamp()), opt("members", names()),
+			opt("path", str()), opt("created", pastTime()), opt("members", names()),
 		}, iamPolicies...)...),
 		"aws.iam.role": object(append([]field{
-			opt("path", str()), opt("role_id", str()), opt("created", timestamp()),
-			req("assume_role_policy", document()), opt("last_used", timestamp()),
+			opt("path", str()), opt("role_id", str()), opt("created", pastTime()),
+			req("assume_role_policy", document()), opt("last_used", pastTime()),
 			opt("last_used_region", str()), opt("service_linked", boolean()),
 			opt("max_session_duration", integer(0, 43200)),
 		}, iamPolicies...)...),
 		"aws.iam.policy": object(
 			opt("policy_id", str()), opt("path", str()), opt("aws_managed", boolean()),
 			opt("attachment_count", count()), opt("default_version_id", str()),
-			opt("created", timestamp()), opt("updated", timestamp()),
+			opt("created", pastTime()), opt("updated", pastTime()),
 			req("document", document()),
 			opt("attached_to", object(opt("users", names()), opt("groups", names()), opt("roles", names()))),
 		),
 		"aws.iam.access_key": object(
 			opt("access_key_id", str()), opt("user_name", str()), opt("user_arn", str()),
-			req("status", enum("Active", "Inactive")), req("created", timestamp()),
-			opt("last_used", timestamp()), opt("last_used_service", str()), opt("last_used_region", str()),
+			req("status", enum("Active", "Inactive")), req("created", pastTime()),
+			opt("last_used", pastTime()), opt("last_used_service", str()), opt("last_used_region", str()),
 		),
 		"aws.iam.server_certificate": object(
-			opt("server_certificate_id", str()), opt("path", str()), opt("upload_date", timestamp()),
+			opt("server_certificate_id", str()), opt("path", str()), opt("upload_date", pastTime()),
 			opt("certificate", certificateSpec()), // absent when its body could not be read
 		),
 		"aws.ec2.security_group": object(
@@ -177,7 +188,7 @@ func schemas() map[string]*spec {
 		"gcp.iam.service_account_key": object(
 			opt("key_id", str()), opt("service_account", str()),
 			req("key_type", enum("USER_MANAGED", "SYSTEM_MANAGED")),
-			req("valid_after", timestamp()), opt("valid_before", timestamp()),
+			req("valid_after", pastTime()), opt("valid_before", timestamp()),
 			opt("disabled", boolean()), opt("key_algorithm", str()),
 		),
 		"gcp.compute.firewall": object(

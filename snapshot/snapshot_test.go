@@ -115,6 +115,7 @@ func TestReaderErrors(t *testing.T) {
 		{"scope bad status", `{"version": 1, "scopes": [{"id": "aws/1/iam", "status": "fine"}], "resources": []}`, `unknown status "fine"`},
 		{"duplicate key", `{"version": 1, "version": 1, "resources": []}`, "version: appears twice"},
 		{"line break in string", "{\"version\": 1, \"source\": \"a\nb\", \"resources\": []}", "line break inside a string"},
+		{"line break in a nested string", "{\"version\": 1, \"resources\": [\n{\"uid\": \"a\",\n \"type\": \"aws.iam.group\",\n \"name\": \"x\ny\"}]}", "line 4: line break inside a string"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +138,7 @@ func TestReaderErrors(t *testing.T) {
 }
 
 func TestReaderAcceptsScopesAfterResources(t *testing.T) {
-	in := `{"version": 1, "resources": [{"uid": "a", "type": "aws.iam.group", "account": "1", "region": "global"}], "scopes": [{"id": "aws/1/iam", "status": "ok"}], "collected_at": "2026-01-02T03:04:05Z"}`
+	in := `{"version": 1, "collected_at": "2026-01-02T03:04:05Z", "resources": [{"uid": "a", "type": "aws.iam.group", "account": "1", "region": "global"}], "scopes": [{"id": "aws/1/iam", "status": "ok"}]}`
 	h, rs, err := snapshot.ReadAll(strings.NewReader(in), "x")
 	if err != nil {
 		t.Fatal(err)

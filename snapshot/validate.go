@@ -50,6 +50,9 @@ func pathString(path []string) string {
 // checker validates parsed values; its scratch space is reused from one call to the next.
 type checker struct {
 	keys [][]byte
+	// latest is the latest time a past event may carry (collected_at plus a day of clock
+	// skew); zero when the snapshot has no collected_at.
+	latest time.Time
 }
 
 // checkAttributes checks a resource's attributes against its type's schema.
@@ -98,18 +101,25 @@ func (c *checker) check(v *fastjson.Value, s *spec) *schemaErr {
 		if n < s.min || n > s.max {
 			return &schemaErr{msg: fmt.Sprintf("%d is outside %d-%d", n, s.min, s.max)}
 		}
-	case kTime:
+	case kTime, kPastTime:
 		if t != fastjson.TypeString {
 			return mismatch("an RFC 3339 time such as \"2026-11-30T12:00:00Z\"", v)
 		}
-		if err := checkTime(v.GetStringBytes()); err != "" {
+		at, err := checkTime(v.GetStringBytes())
+		if err != "" {
 			return &schemaErr{msg: err}
+		}
+		if s.kind == kPastTime && !c.latest.IsZero() && at.After(c.latest) {
+			// A key created after the snapshot was taken would look young to every age
+			// check: the snapshot contradicts itself.
+			return &schemaErr{msg: fmt.Sprintf("%q is after the snapshot's collected_at (%s): an event cannot postdate its observation",
+				truncate(v.GetStringBytes()), c.latest.Add(-ClockSkew).UTC().Format(time.RFC3339))}
 		}
 	case kProtocol:
 		switch t {
 		case fastjson.TypeString:
-			if len(v.GetStringBytes()) == 0 {
-				return &schemaErr{msg: "the protocol is empty"}
+			if !protocolText(v.GetStringBytes()) {
+				return &schemaErr{msg: fmt.Sprintf("%s is not a protocol: a name such as \"tcp\" or \"all\", or a number 0-255 without leading zeros (\"-1\" for all)", quoteValue(v))}
 			}
 		case fastjson.TypeNumber:
 			if n, err := v.Int64(); err != nil || n < -1 || n > 255 {
@@ -128,7 +138,12 @@ func (c *checker) check(v *fastjson.Value, s *spec) *schemaErr {
 			}
 		}
 	case kObject:
-		return c.checkObject(v, s)
+		if err := c.checkObject(v, s); err != nil {
+			return err
+		}
+		if s.check != nil {
+			return s.check(v)
+		}
 	case kDocument:
 		if t != fastjson.TypeObject {
 			return mismatch("an object", v)
@@ -185,6 +200,43 @@ func (c *checker) checkObject(v *fastjson.Value, s *spec) *schemaErr {
 				return &schemaErr{msg: fmt.Sprintf("%q is required", f.name)}
 			}
 		}
+	}
+	return nil
+}
+
+// protocolText accepts a protocol name (letters, digits, '-', as AWS and GCP write them)
+// or a decimal number without leading zeros: " tcp" or "06" would match no policy's
+// protocol and so skip the rule.
+func protocolText(b []byte) bool {
+	if len(b) == 0 || len(b) > 32 {
+		return false
+	}
+	if string(b) == "-1" {
+		return true
+	}
+	if b[0] >= '0' && b[0] <= '9' {
+		n, err := strconv.Atoi(string(b))
+		return err == nil && n <= 255 && (b[0] != '0' || len(b) == 1)
+	}
+	for _, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+// portOrder refuses a security-group rule whose from_port is above its to_port: no port
+// is in such a range, so every port policy would skip the rule.
+func portOrder(v *fastjson.Value) *schemaErr {
+	switch strings.ToLower(string(v.GetStringBytes("protocol"))) {
+	case "tcp", "udp", "sctp", "6", "17", "132":
+	default:
+		return nil // ICMP rules carry a type and a code in these fields, in any order
+	}
+	from, to := v.GetInt64("from_port"), v.GetInt64("to_port")
+	if from > to {
+		return &schemaErr{path: []string{"from_port"}, msg: fmt.Sprintf("%d is above to_port %d: the range holds no port", from, to)}
 	}
 	return nil
 }
@@ -257,16 +309,30 @@ func fieldNames(s *spec) []string {
 	return out
 }
 
-// checkTime accepts RFC 3339 times from 1970 on; it returns what is wrong, or "".
-func checkTime(b []byte) string {
+// checkTime accepts RFC 3339 times from 1970 on; it returns the time, or what is wrong.
+func checkTime(b []byte) (time.Time, string) {
 	t, err := time.Parse(time.RFC3339, string(b))
 	if err != nil {
-		return fmt.Sprintf("%q is not an RFC 3339 time such as \"2026-11-30T12:00:00Z\"", truncate(b))
+		return t, fmt.Sprintf("%q is not an RFC 3339 time such as \"2026-11-30T12:00:00Z\"", truncate(b))
 	}
 	if t.Year() < 1970 {
-		return fmt.Sprintf("%q is before 1970: not a time a cloud records", truncate(b))
+		return t, fmt.Sprintf("%q is before 1970: not a time a cloud records", truncate(b))
 	}
-	return ""
+	return t, ""
+}
+
+// ClockSkew is how far a recorded time may run ahead of the snapshot's collected_at (or a
+// snapshot's collected_at ahead of the clock) before the snapshot is refused.
+const ClockSkew = 24 * time.Hour
+
+// SetCollectedAt makes the parser refuse times of past events (a key's creation, its last
+// use) later than collected_at plus ClockSkew; a zero time turns the check off.
+func (p *Parser) SetCollectedAt(t time.Time) {
+	if t.IsZero() {
+		p.c.latest = time.Time{}
+		return
+	}
+	p.c.latest = t.Add(ClockSkew)
 }
 
 func mismatch(want string, v *fastjson.Value) *schemaErr {

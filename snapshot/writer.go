@@ -101,6 +101,9 @@ func ReadAll(r io.Reader, name string) (Header, []Resource, error) {
 		if err != nil {
 			return Header{}, nil, err
 		}
+		if len(out) == 0 {
+			p.SetCollectedAt(rd.Header().CollectedAt)
+		}
 		res, err := p.Decode(el)
 		if err != nil {
 			return Header{}, nil, err

@@ -24,8 +24,10 @@ func isPostgres(dsn string) bool {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		return true
 	}
+	// Any libpq keyword makes it a DSN, wherever it stands: taken for a file name, a DSN
+	// would create a file named with its password.
 	kvs, ok := parseKV(dsn)
-	return ok && len(kvs) > 0 && slices.Contains(libpqKeywords, kvs[0].key)
+	return ok && slices.ContainsFunc(kvs, func(kv keyValue) bool { return slices.Contains(libpqKeywords, kv.key) || secretKey(kv.key) })
 }
 
 // secretKey reports whether a DSN parameter holds a credential (password, sslpassword).
@@ -46,14 +48,23 @@ func RedactDSN(dsn string) string {
 			u.User = url.UserPassword(u.User.Username(), redacted)
 		}
 		if u.RawQuery != "" {
-			parts := strings.Split(u.RawQuery, "&")
-			for i, p := range parts {
+			// Parameters are split on '&' and also on ';', which some parsers accept.
+			var b strings.Builder
+			for q := u.RawQuery; q != ""; {
+				i := strings.IndexAny(q, "&;")
+				p, sep := q, ""
+				if i >= 0 {
+					p, sep, q = q[:i], q[i:i+1], q[i+1:]
+				} else {
+					q = ""
+				}
 				k, _, _ := strings.Cut(p, "=")
 				if dk, err := url.QueryUnescape(k); err != nil || secretKey(dk) {
-					parts[i] = k + "=" + redacted
+					p = k + "=" + redacted
 				}
+				b.WriteString(p + sep)
 			}
-			u.RawQuery = strings.Join(parts, "&")
+			u.RawQuery = b.String()
 		}
 		return u.String()
 	case isPostgres(dsn):
@@ -137,7 +148,7 @@ func parseKV(s string) ([]keyValue, bool) {
 
 var (
 	urlPasswordRe = regexp.MustCompile(`://[^:/@?#]*:([^@]*)@`)
-	kvPasswordRe  = regexp.MustCompile(`(?i)password\s*=\s*('(?:[^'\\]|\\.)*'?|[^&\s]*)`)
+	kvPasswordRe  = regexp.MustCompile(`(?i)password\s*=\s*('(?:[^'\\]|\\.)*'?|[^&;\s]*)`)
 )
 
 // dsnSecrets returns the credentials a DSN holds, both as written and decoded, so that

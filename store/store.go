@@ -176,8 +176,8 @@ func sqliteURI(path string) (string, error) {
 }
 
 func openPostgres(ctx context.Context, dsn string) (*Store, error) {
-	where := RedactDSN(dsn)
 	secrets := dsnSecrets(dsn)
+	where := scrub(errors.New(RedactDSN(dsn)), secrets).Error()
 	fail := func(err error) error {
 		return fmt.Errorf("open store %s: %w", where, scrub(err, secrets))
 	}

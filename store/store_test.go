@@ -328,11 +328,18 @@ func TestOpen_errorsNeverShowCredentials(t *testing.T) {
 		{"unparsable url", "postgres://warden:s3cret@127.0.0.1:port/warden", "PostgreSQL"},
 		{"key=value", "host=127.0.0.1 port=1 user=warden password=s3cret dbname=warden connect_timeout=2", "127.0.0.1"},
 		{"key=value quoted", "host=127.0.0.1 port=1 password='s3cret with space' connect_timeout=2", "127.0.0.1"},
+		{"semicolon in the query", "postgres://u@127.0.0.1:1/db?sslmode=disable;password=s3cret", "127.0.0.1:1"},
+		{"key=value starting with another keyword", "sslsni=1 host=127.0.0.1 port=1 password=s3cret connect_timeout=2", "127.0.0.1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Chdir(t.TempDir())
 			_, err := store.Open(context.Background(), tc.dsn)
 			if err == nil {
 				t.Fatal("no error")
+			}
+			// A DSN taken for a SQLite file name would leave a file named with the password.
+			if ents, _ := os.ReadDir("."); len(ents) > 0 {
+				t.Errorf("the DSN was opened as a SQLite file: %v", ents)
 			}
 			if strings.Contains(err.Error(), "s3cret") || strings.Contains(err.Error(), "s3%63ret") {
 				t.Errorf("error shows the password: %v", err)
@@ -349,6 +356,8 @@ func TestRedactDSN(t *testing.T) {
 		{"postgres://u:pw@h:5432/db?sslmode=disable", "postgres://u:xxxxx@h:5432/db?sslmode=disable"},
 		{"postgres://u@h/db?password=pw&sslpassword=pw2", "postgres://u@h/db?password=xxxxx&sslpassword=xxxxx"},
 		{"host=h password=pw dbname=d", "host=h password=xxxxx dbname=d"},
+		{"postgres://u@h/db?sslmode=disable;password=pw", "postgres://u@h/db?sslmode=disable;password=xxxxx"},
+		{"sslsni=1 host=h password=pw", "sslsni=1 host=h password=xxxxx"},
 		{"host=h password = 'p w\\' x' dbname=d", "host=h password=xxxxx dbname=d"},
 		{"/var/lib/warden/warden.db", "/var/lib/warden/warden.db"},
 	} {

@@ -299,6 +299,11 @@ func yamlErr(file string, err error) error {
 // none of ids. The error suggests the closest id, or the closest glob that matches.
 func (s *Set) CheckPolicies(ids []string) error {
 	for i, w := range s.Waivers {
+		if len(ids) > 1 && wildcardsOnly(w.Resource) && !slices.ContainsFunc(ids, func(id string) bool { return !Glob(w.Policy, id) }) {
+			// "W*" on "*" waives every finding as surely as "*" on "*" does.
+			return &Error{File: s.File, Line: w.Line, Field: fmt.Sprintf("waivers[%d]", i),
+				Msg: fmt.Sprintf("policy %q matches every one of the %d loaded policies and resource %q every resource: this waiver would suppress every finding; name the policies or the resources it is for", w.Policy, len(ids), w.Resource)}
+		}
 		if slices.ContainsFunc(ids, func(id string) bool { return Glob(w.Policy, id) }) {
 			continue
 		}

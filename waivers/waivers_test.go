@@ -2,6 +2,7 @@ package waivers_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -265,4 +266,32 @@ func FuzzGlob(f *testing.F) {
 			t.Fatalf("a literal pattern %q must match itself", s)
 		}
 	})
+}
+
+// A glob that covers every loaded policy on a wildcard resource waives every finding,
+// like "*" on "*".
+func TestCheckPolicies_refusesAGlobCoveringEverything(t *testing.T) {
+	ids := []string{"WARDEN-AWS-IAM-001", "WARDEN-AWS-NET-001", "WARDEN-GCP-NET-001"}
+	tests := []struct{ policy, resource, want string }{
+		{"W*", "*", `line 2: waivers[0]: policy "W*" matches every one of the 3 loaded policies and resource "*" every resource`},
+		{"WARDEN-*", "**", `this waiver would suppress every finding`},
+		{"WARDEN-AWS-*", "*", ""},
+		{"W*", "arn:aws:ec2:*:111111111111:security-group/sg-0bastion*", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.policy+" on "+tt.resource, func(t *testing.T) {
+			doc := fmt.Sprintf("waivers:\n  - policy: %q\n    resource: %q\n    reason: r\n    owner: o@x\n    expires: 2027-03-31\n", tt.policy, tt.resource)
+			set, err := waivers.Parse([]byte(doc), "w.yaml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = set.CheckPolicies(ids)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Fatalf("error = %v, want it to contain %q", err, tt.want)
+			}
+		})
+	}
 }

@@ -161,7 +161,8 @@ prints findings.
 
 Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 bad input,
 an error, or an incomplete scan (a policy evaluation failed: the report lists the
-errors), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
+errors; or nothing at or above --fail-on was found but a scope could not be read in
+full), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
 		Example: `  # Scan the bundled example organisation
   warden scan --snapshot fixtures/acme/snapshot.json
 

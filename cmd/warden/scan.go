@@ -119,9 +119,10 @@ history (a SQLite file, or PostgreSQL) so that 'warden findings diff' can show w
 changed; findings in scopes that could not be read, or of policies that failed on their
 resource, are carried over as unknown, never resolved.
 
-Exit codes: 0 nothing open at or above --fail-on; 1 findings at or above it; 2 bad
-input, an error, or an incomplete scan (a policy evaluation failed: the report still
-lists what was found, plus the errors); 130 interrupted by SIGINT (143 by SIGTERM): no
+Exit codes: 0 nothing open at or above --fail-on, everything read and judged; 1
+findings at or above it; 2 bad input, an error, or an incomplete scan: a policy
+evaluation failed (whatever was found; the report still lists it, plus the errors), or
+nothing at or above --fail-on was found but a scope could not be read in full; 130 interrupted by SIGINT (143 by SIGTERM): no
 report, nothing recorded.`,
 		Example: `  warden scan --snapshot fixtures/acme/snapshot.json
   warden scan --sim fixtures/acme/world.yaml
@@ -255,6 +256,12 @@ report, nothing recorded.`,
 				if f.Status == findings.StatusOpen && f.Severity >= threshold {
 					return &exitErr{code: exitFindings}
 				}
+			}
+			if n := rep.Summary.IncompleteScopes; n > 0 {
+				// Nothing at or above --fail-on among what was read, but not everything
+				// was read: that is not a clean bill of health.
+				return &exitErr{code: exitError, err: fmt.Errorf("scan incomplete: %s could not be read in full (listed in the report), so nothing can be said of their resources; no finding at or above %s among the rest",
+					pluralize(n, "scope"), threshold)}
 			}
 			return nil
 		},
