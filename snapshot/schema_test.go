@@ -74,15 +74,7 @@ func TestReader_refusesAttributesOutsideTheirSchema(t *testing.T) {
 			`resources[0].attributes.certificate: "not_after" is required`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := snapshot.ReadAll(strings.NewReader(tt.in), "snap.json")
-			if err == nil {
-				t.Fatalf("no error, want %q", tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %q\nwant it to contain %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantReadError(t, tt.in, tt.want) })
 	}
 	// An ICMP rule carries a type and a code in its port fields, in any order.
 	okICMP := `{"uid": "arn:aws:ec2:eu-west-1:1:security-group/sg-2", "type": "aws.ec2.security_group", "attributes": {"ingress": [{"id": "r", "protocol": "icmp", "from_port": 8, "to_port": -1, "cidr": "0.0.0.0/0"}]}}`
@@ -111,15 +103,7 @@ func TestReader_refusesDuplicateKeys(t *testing.T) {
 			`line 1: scopes[0].status: appears twice in one object`},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := snapshot.ReadAll(strings.NewReader(tt.in), "snap.json")
-			if err == nil {
-				t.Fatalf("no error, want %q", tt.want)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error = %q\nwant it to contain %q", err, tt.want)
-			}
-		})
+		t.Run(tt.name, func(t *testing.T) { wantReadError(t, tt.in, tt.want) })
 	}
 }
 
@@ -158,5 +142,17 @@ func TestReader_refusesTimesThatContradictCollectedAt(t *testing.T) {
 		if _, _, err := snapshot.ReadAll(strings.NewReader(in), "ok.json"); err != nil {
 			t.Errorf("refused: %v", err)
 		}
+	}
+}
+
+// wantReadError reads a whole snapshot and checks that it is refused with want.
+func wantReadError(t *testing.T, in, want string) {
+	t.Helper()
+	_, _, err := snapshot.ReadAll(strings.NewReader(in), "snap.json")
+	if err == nil {
+		t.Fatalf("no error, want %q", want)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %q\nwant it to contain %q", err, want)
 	}
 }
