@@ -36,7 +36,8 @@ type Store struct {
 type dialect struct {
 	name   string
 	serial string // the auto-increment primary key column type
-	ref    string // the type of a column referencing it
+	ref    string // a 64-bit integer: the type of a column referencing the key
+	blob   string // bytes
 	// rebind turns ? placeholders into the database's own.
 	rebind func(string) string
 	// lock, run first in a transaction, serializes writers across processes; SQLite
@@ -44,12 +45,12 @@ type dialect struct {
 	lock string
 }
 
-var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", ref: "INTEGER", rebind: func(q string) string { return q }}
+var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", ref: "INTEGER", blob: "BLOB", rebind: func(q string) string { return q }}
 
 // historyLock is the PostgreSQL advisory lock key of warden's history ("wardenhs").
 const historyLock = 0x77617264656e6873
 
-var postgresDialect = dialect{name: "postgres", serial: "BIGSERIAL PRIMARY KEY", ref: "BIGINT", rebind: dollarParams,
+var postgresDialect = dialect{name: "postgres", serial: "BIGSERIAL PRIMARY KEY", ref: "BIGINT", blob: "BYTEA", rebind: dollarParams,
 	lock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", historyLock)}
 
 // dollarParams turns ? placeholders into PostgreSQL's $1, $2, …; warden's queries hold
@@ -200,59 +201,6 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 // Close closes the database.
 func (s *Store) Close() error { return s.db.Close() }
 
-func (s *Store) migrate(ctx context.Context) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	defer tx.Rollback()
-	// Two processes starting at once must not both create the tables.
-	if s.d.lock != "" {
-		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-	}
-	stmts := []string{
-		`CREATE TABLE IF NOT EXISTS scans (
-			id ` + s.d.serial + `,
-			started_at TEXT NOT NULL,
-			finished_at TEXT NOT NULL,
-			snapshot TEXT NOT NULL,
-			source TEXT NOT NULL,
-			collected_at TEXT NOT NULL,
-			resources INTEGER NOT NULL,
-			policies INTEGER NOT NULL,
-			scopes TEXT NOT NULL,
-			summary TEXT NOT NULL
-		)`,
-		`CREATE TABLE IF NOT EXISTS findings (
-			scan_id ` + s.d.ref + ` NOT NULL REFERENCES scans(id) ON DELETE CASCADE,
-			fingerprint TEXT NOT NULL,
-			policy TEXT NOT NULL,
-			severity TEXT NOT NULL,
-			resource TEXT NOT NULL,
-			resource_type TEXT NOT NULL,
-			account TEXT NOT NULL,
-			region TEXT NOT NULL,
-			scope TEXT NOT NULL,
-			status TEXT NOT NULL,
-			first_seen TEXT NOT NULL,
-			data TEXT NOT NULL,
-			PRIMARY KEY (scan_id, fingerprint)
-		)`,
-		`CREATE INDEX IF NOT EXISTS findings_resource ON findings(resource)`,
-	}
-	for _, q := range stmts {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("migrate: %w", err)
-		}
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("migrate: %w", err)
-	}
-	return nil
-}
-
 // SaveScan stores a scan and its findings in one transaction. A finding of the previous
 // scan that this scan did not see again is carried over with status unknown when this
 // scan could not judge it: its scope was not read completely (complete returns false),
@@ -263,22 +211,24 @@ func (s *Store) migrate(ctx context.Context) error {
 // U+FFFD in place of each bad byte. It returns the new scan's id and the findings as
 // stored, carried ones included, with FirstSeen set.
 func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Finding, complete func(scope string) bool, errored func(policy, resource string) bool) (int64, []findings.Finding, error) {
-	if errored == nil {
-		errored = func(string, string) bool { return false }
-	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	var id int64
+	var out []findings.Finding
+	err := s.InTx(ctx, func(tx *Tx) error {
+		var err error
+		id, out, err = tx.SaveScan(ctx, rec, fs, complete, errored)
+		return err
+	})
 	if err != nil {
-		return 0, nil, fmt.Errorf("save scan: %w", err)
+		return 0, nil, err
 	}
-	defer tx.Rollback()
-	// Scans saved at once by several processes must each carry over from the one before.
-	if s.d.lock != "" {
-		if _, err := tx.ExecContext(ctx, s.d.lock); err != nil {
-			return 0, nil, fmt.Errorf("save scan: %w", err)
-		}
-	}
+	return id, out, nil
+}
 
-	prevID, prev, err := s.latest(ctx, tx)
+// SaveScan is Store.SaveScan inside a transaction the caller commits, so that the scan
+// and the audit entries recording it are one change. rec.ID is set on return; the scan
+// exists only once the caller's transaction commits.
+func (t *Tx) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Finding, complete func(scope string) bool, errored func(policy, resource string) bool) (int64, []findings.Finding, error) {
+	prevID, prev, err := latest(ctx, t)
 	if err != nil {
 		return 0, nil, fmt.Errorf("save scan: %w", err)
 	}
@@ -289,8 +239,8 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 		summary = json.RawMessage("{}")
 	}
 	var id int64
-	err = tx.QueryRowContext(ctx, s.d.rebind(`INSERT INTO scans (started_at, finished_at, snapshot, source, collected_at, resources, policies, scopes, summary)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+	err = t.QueryRowContext(ctx, `INSERT INTO scans (started_at, finished_at, snapshot, source, collected_at, resources, policies, scopes, summary)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 		ts(rec.StartedAt), ts(rec.FinishedAt), rec.Snapshot, rec.Source, ts(rec.CollectedAt), rec.Resources, rec.Policies,
 		string(scopes), string(summary)).Scan(&id)
 	if err != nil {
@@ -316,15 +266,9 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 		out = append(out, f)
 	}
 	if prevID != 0 {
-		for _, f := range prev {
-			if !seen[f.Fingerprint] && (!complete(f.Scope) || errored(f.Policy, f.Resource)) {
-				f.Status = findings.StatusUnknown
-				seen[f.Fingerprint] = true
-				out = append(out, f)
-			}
-		}
+		out = append(out, findings.CarryOver(prev, func(fp string) bool { return seen[fp] }, complete, errored)...)
 	}
-	stmt, err := tx.PrepareContext(ctx, s.d.rebind(`INSERT INTO findings (scan_id, fingerprint, policy, severity, resource, resource_type, account, region, scope, status, first_seen, data)
+	stmt, err := t.tx.PrepareContext(ctx, t.d.rebind(`INSERT INTO findings (scan_id, fingerprint, policy, severity, resource, resource_type, account, region, scope, status, first_seen, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`))
 	if err != nil {
 		return 0, nil, fmt.Errorf("save scan: %w", err)
@@ -341,9 +285,6 @@ func (s *Store) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Fin
 			return 0, nil, fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return 0, nil, fmt.Errorf("save scan: %w", err)
-	}
 	rec.ID = id
 	return id, out, nil
 }
@@ -353,7 +294,7 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-func (s *Store) latest(ctx context.Context, q querier) (int64, []findings.Finding, error) {
+func latest(ctx context.Context, q querier) (int64, []findings.Finding, error) {
 	var id int64
 	err := q.QueryRowContext(ctx, `SELECT id FROM scans ORDER BY id DESC LIMIT 1`).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -362,14 +303,15 @@ func (s *Store) latest(ctx context.Context, q querier) (int64, []findings.Findin
 	if err != nil {
 		return 0, nil, err
 	}
-	fs, err := s.findings(ctx, q, id)
+	fs, err := readFindings(ctx, q, id)
 	return id, fs, err
 }
 
 // Scans returns up to limit scans, newest first.
 func (s *Store) Scans(ctx context.Context, limit int) ([]ScanRecord, error) {
-	rows, err := s.db.QueryContext(ctx, s.d.rebind(`SELECT id, started_at, finished_at, snapshot, source, collected_at, resources, policies, scopes, summary
-		FROM scans ORDER BY id DESC LIMIT ?`), limit)
+	q := &Reader{db: s.db, d: s.d}
+	rows, err := q.QueryContext(ctx, `SELECT id, started_at, finished_at, snapshot, source, collected_at, resources, policies, scopes, summary
+		FROM scans ORDER BY id DESC LIMIT ?`, limit)
 	if err != nil {
 		return nil, fmt.Errorf("list scans: %w", err)
 	}
@@ -381,7 +323,17 @@ func (s *Store) Scans(ctx context.Context, limit int) ([]ScanRecord, error) {
 		if err := rows.Scan(&r.ID, &started, &finished, &r.Snapshot, &r.Source, &collected, &r.Resources, &r.Policies, &scopes, &summary); err != nil {
 			return nil, fmt.Errorf("list scans: %w", err)
 		}
-		r.StartedAt, r.FinishedAt, r.CollectedAt = parseTS(started), parseTS(finished), parseTS(collected)
+		for _, c := range []struct {
+			name string
+			text string
+			to   *time.Time
+		}{{"started_at", started, &r.StartedAt}, {"finished_at", finished, &r.FinishedAt}, {"collected_at", collected, &r.CollectedAt}} {
+			t, err := ParseTime(c.text)
+			if err != nil {
+				return nil, fmt.Errorf("list scans: scan %d: %s: %w", r.ID, c.name, err)
+			}
+			*c.to = t
+		}
 		if err := json.Unmarshal([]byte(scopes), &r.Scopes); err != nil {
 			return nil, fmt.Errorf("list scans: scan %d: scopes: %w", r.ID, err)
 		}
@@ -393,29 +345,34 @@ func (s *Store) Scans(ctx context.Context, limit int) ([]ScanRecord, error) {
 
 // Findings returns the findings stored for a scan, in report order.
 func (s *Store) Findings(ctx context.Context, scanID int64) ([]findings.Finding, error) {
-	fs, err := s.findings(ctx, s.db, scanID)
+	fs, err := readFindings(ctx, &Reader{db: s.db, d: s.d}, scanID)
 	if err != nil {
 		return nil, fmt.Errorf("read findings of scan %d: %w", scanID, err)
 	}
 	return fs, nil
 }
 
-func (s *Store) findings(ctx context.Context, q querier, scanID int64) ([]findings.Finding, error) {
-	rows, err := q.QueryContext(ctx, s.d.rebind(`SELECT data FROM findings WHERE scan_id = ?`), scanID)
+func readFindings(ctx context.Context, q querier, scanID int64) ([]findings.Finding, error) {
+	rows, err := q.QueryContext(ctx, `SELECT fingerprint, first_seen, data FROM findings WHERE scan_id = ?`, scanID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []findings.Finding
 	for rows.Next() {
-		var data string
-		if err := rows.Scan(&data); err != nil {
+		var fp, firstSeen, data string
+		if err := rows.Scan(&fp, &firstSeen, &data); err != nil {
 			return nil, err
 		}
 		var f findings.Finding
 		if err := json.Unmarshal([]byte(data), &f); err != nil {
-			return nil, fmt.Errorf("decode finding: %w", err)
+			return nil, fmt.Errorf("decode finding %s: %w", fp, err)
 		}
+		t, err := ParseTime(firstSeen)
+		if err != nil {
+			return nil, fmt.Errorf("finding %s: first_seen: %w", fp, err)
+		}
+		f.FirstSeen = t
 		out = append(out, f)
 	}
 	if err := rows.Err(); err != nil {
@@ -432,10 +389,23 @@ func ts(t time.Time) string {
 	return t.UTC().Format(time.RFC3339Nano)
 }
 
-func parseTS(s string) time.Time {
-	t, _ := time.Parse(time.RFC3339Nano, s)
-	return t
+// ParseTime reads a time as the store writes it (RFC 3339, UTC): the empty text is the
+// zero time; anything else that does not parse is an error, never a zero value that
+// would pass for "never".
+func ParseTime(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("stored time %q is not RFC 3339", s)
+	}
+	return t, nil
 }
+
+// FormatTime writes a time as the store keeps it: RFC 3339 in UTC with nanoseconds; the
+// zero time is the empty text.
+func FormatTime(t time.Time) string { return ts(t) }
 
 // cleanRecord makes a scan record's text valid for every database (findings.ValidText).
 func cleanRecord(rec *ScanRecord) {
