@@ -424,7 +424,7 @@ func cleanRecord(rec *ScanRecord) {
 // Details are left to encoding/json, which cleans them the same way.
 func cleanFinding(f *findings.Finding) {
 	for _, p := range []*string{&f.Policy, &f.Title, &f.Resource, &f.ResourceType, &f.Account, &f.Region, &f.Scope,
-		&f.Message, &f.Key, &f.Target, &f.Remediation.Action, &f.Remediation.Risk, &f.Status} {
+		&f.Message, &f.Key, &f.Target, &f.Remediation.Action, &f.Status} {
 		*p = findings.ValidText(*p)
 	}
 	if f.Waiver != nil {
