@@ -5,6 +5,7 @@ package collectors
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/warden-sec/warden/snapshot"
@@ -23,6 +24,24 @@ type Collector interface {
 	// Collect reads every target, reporting each scope it attempted. It returns an error
 	// only when it cannot go on at all; a failed target is a failed scope.
 	Collect(ctx context.Context, sink Sink) error
+}
+
+// ErrNotFound is the error of a Read whose resource the cloud says does not exist (IAM's
+// NoSuchEntity, EC2's InvalidGroup.NotFound, Google's NOT_FOUND). It is never the error
+// of a read that was denied, throttled or failed: those say nothing about existence.
+var ErrNotFound = errors.New("resource not found")
+
+// ErrUnsupported is the error of a Read of a uid the collector cannot read alone (a
+// resource type it reads only in bulk, or a uid that is not its own).
+var ErrUnsupported = errors.New("resource cannot be read by uid")
+
+// Reader reads one resource again, as Collect would have reported it: same uid, type,
+// name, account, region, scope, tags and attributes. It is the drift re-check before a
+// fix and the verification after it, so it reads only that resource, with the fewest
+// calls. A resource the cloud says is gone is ErrNotFound (errors.Is); any other failure
+// is another error, never ErrNotFound.
+type Reader interface {
+	Read(ctx context.Context, uid string) (snapshot.Resource, error)
 }
 
 // Discoverer is a collector that can name the accounts (AWS account ids, GCP project ids)

@@ -13,6 +13,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/suggest"
 )
 
@@ -31,6 +32,10 @@ type Config struct {
 	FailOn string `yaml:"fail_on"`
 	// Targets are what warden collect and warden scan read when no snapshot is given.
 	Targets Targets `yaml:"targets"`
+	// Gates are the approval rules of warden apply: which risks run unattended, who
+	// approves the others and how many must, when requests expire, what never runs.
+	// Validated as it is read (gates.Config.Validate); absent, the gates' defaults hold.
+	Gates gates.Config `yaml:"gates"`
 
 	File string `yaml:"-"`
 	// lines are the lines of the settings' keys, by name, for errors about them.
@@ -107,6 +112,10 @@ func Parse(data []byte, file string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
+		// The gates: section validates itself as it is decoded and knows its lines.
+		if ge, ok := errors.AsType[*gates.ConfigError](err); ok {
+			return nil, &Error{File: file, Line: ge.Line, Msg: ge.Detail()}
+		}
 		return nil, yamlError(file, err)
 	}
 	// A second document would be ignored whole: refuse it rather than drop its settings.
@@ -208,6 +217,6 @@ func yamlError(file string, err error) error {
 	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets)", 1)
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }

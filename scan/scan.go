@@ -1,32 +1,28 @@
-// Package scan runs warden's evaluation use case end to end: read a snapshot, evaluate it,
-// apply waivers, record it in the history, and hand back the report.
+// Package scan is warden's evaluation use case: it takes a snapshot from a source (a
+// file, a stream, or a live collection), evaluates it against the policies, applies the
+// waivers, records it in the history, and returns the Result that reports print and the
+// exit code is decided on (Result.Verdict).
 package scan
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
 	"time"
 
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/waivers"
 )
 
-// Request is one scan of a snapshot.
+// Request is one scan.
 type Request struct {
-	// Snapshot is the snapshot's path, or "-" to read Input.
-	Snapshot string
-	Input    io.Reader
-	// Label names the snapshot in reports and the history; empty means Snapshot.
-	Label   string
+	// Source is the snapshot to scan: File, Reader or Live.
+	Source  Source
 	Engine  *engine.Engine
-	Waivers *waivers.Set // optional
+	Waivers *waivers.Set // optional; checked against Engine's policies before anything is read
 	Store   *store.Store // optional: nil keeps no history
 	// Now overrides the evaluation time (default: the snapshot's collected_at). Without
 	// it, a collected_at more than MaxClockSkew ahead of the clock is refused.
@@ -35,6 +31,11 @@ type Request struct {
 	Version  string
 	// Limits bound the snapshot's values and resources (zero fields: the defaults).
 	Limits snapshot.Limits
+	// Recorded, when set with a Store, runs inside the transaction that saves the scan,
+	// with the record (ID set) and the findings as stored: what it writes (audit entries
+	// of the scan and its findings) commits with the scan or not at all. An error from it
+	// records nothing and fails the scan.
+	Recorded func(ctx context.Context, tx *store.Tx, rec store.ScanRecord, stored []findings.Finding) error
 }
 
 // MaxClockSkew is how far ahead of the clock a snapshot's collected_at may be. Ages are
@@ -42,26 +43,38 @@ type Request struct {
 // certificate look young and silently disable every age check.
 const MaxClockSkew = 24 * time.Hour
 
-// Run scans a snapshot and returns its report. The report is incomplete
+// Run scans a snapshot and returns its result. The result is incomplete
 // (Summary.Incomplete) when policy evaluations failed; the history then carries the
 // findings of those policy × resource pairs over as unknown. A cancelled ctx always
-// ends in an error wrapping ctx.Err(), never in a report, and nothing is recorded.
-func Run(ctx context.Context, req Request) (*report.Report, error) {
+// ends in an error wrapping ctx.Err(), never in a result, and nothing is recorded.
+func Run(ctx context.Context, req Request) (*Result, error) {
 	started := time.Now()
-	in := req.Input
-	if req.Snapshot != "-" {
-		f, err := os.Open(req.Snapshot)
-		if err != nil {
-			return nil, fmt.Errorf("read snapshot: %w", err)
+	if req.Source == nil || req.Engine == nil {
+		return nil, fmt.Errorf("scan: a request needs a source and an engine")
+	}
+	if req.Waivers != nil {
+		// Before anything is read: a live collection may take minutes, a typo none.
+		var ids []string
+		for _, p := range req.Engine.Policies() {
+			ids = append(ids, p.ID)
 		}
-		defer f.Close()
-		in = f
+		if err := req.Waivers.CheckPolicies(ids); err != nil {
+			return nil, err
+		}
 	}
-	label := req.Label
-	if label == "" {
-		label = req.Snapshot
+	src, err := req.Source.open(ctx)
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if src != nil {
+			_ = src.close()
+		}
+		return nil, fmt.Errorf("scan: interrupted: %w", ctxErr)
 	}
-	rd := snapshot.NewReader(in, label, snapshot.WithLimits(req.Limits), snapshot.WithContext(ctx))
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	label := src.name
+	rd := snapshot.NewReader(src.r, label, snapshot.WithLimits(req.Limits), snapshot.WithContext(ctx))
 	res, err := req.Engine.Scan(ctx, rd, engine.Options{Now: req.Now, Progress: req.Progress})
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		// Cancelled evaluations come back as eval errors, or not at all: whatever the
@@ -76,88 +89,75 @@ func Run(ctx context.Context, req Request) (*report.Report, error) {
 			return nil, err
 		}
 	}
-	r := &report.Report{
-		Scan: report.ScanInfo{Snapshot: label, Source: res.Header.Source, CollectedAt: res.Header.CollectedAt,
+	r := &Result{
+		Scan: Info{Snapshot: label, Source: res.Header.Source, CollectedAt: res.Header.CollectedAt,
 			EvaluatedAt: res.Now, StartedAt: started, Warden: req.Version, Policies: len(req.Engine.Policies()), Resources: res.Resources},
 		Findings:   res.Findings,
 		EvalErrors: res.EvalErrors,
+		Header:     res.Header,
+		Collection: src.collection,
 	}
 	for _, p := range req.Engine.Policies() {
-		r.Rules = append(r.Rules, report.Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
+		r.Rules = append(r.Rules, Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
 	}
 	// A waiver's expiry is a promise about today: judged at an old snapshot's collected_at
 	// (or an earlier --now) a waiver that has run out would still suppress its findings.
 	r.ExpiredWaivers = ApplyWaivers(r.Findings, req.Waivers, later(res.Now, time.Now()))
-	scopeStatus := map[string]string{}
 	for _, s := range res.Header.Scopes {
-		scopeStatus[s.ID] = s.Status
 		if !s.Complete() {
 			r.IncompleteScopes = append(r.IncompleteScopes, s)
 		}
 	}
-	r.Summarize(res.ByType)
+	r.summarize(res.ByType)
 	if req.Store != nil {
-		sum, err := json.Marshal(r.Summary)
-		if err != nil {
-			return nil, fmt.Errorf("record scan: %w", err)
+		if err := record(ctx, req, r, res); err != nil {
+			return nil, err
 		}
-		rec := &store.ScanRecord{StartedAt: started, FinishedAt: time.Now(), Snapshot: label, Source: res.Header.Source,
-			CollectedAt: res.Now, Resources: res.Resources, Policies: len(req.Engine.Policies()), Scopes: scopeStatus, Summary: sum}
-		id, stored, err := req.Store.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), NotJudged(req.Engine, res.EvalErrors))
-		if err != nil {
-			return nil, fmt.Errorf("record scan: %w", err)
-		}
-		r.Scan.ID = id
-		findings.Sort(stored)
-		r.Findings = stored
-		r.Summarize(res.ByType)
+		r.summarize(res.ByType)
 	}
 	r.Scan.DurationMS = time.Since(started).Milliseconds()
 	return r, nil
 }
 
-// Completeness says whether a scope was read in full in a snapshot. A snapshot that
-// declares no scopes presents itself as the whole world: every scope is complete.
-func Completeness(h snapshot.Header) func(scope string) bool {
-	if len(h.Scopes) == 0 {
-		return func(string) bool { return true }
+// record saves the scan in the history, with req.Recorded in the same transaction, and
+// replaces r's findings with the stored ones (carried-over unknowns included).
+func record(ctx context.Context, req Request, r *Result, res *engine.Result) error {
+	sum, err := json.Marshal(r.Summary)
+	if err != nil {
+		return fmt.Errorf("record scan: %w", err)
 	}
-	status := map[string]string{}
-	for _, s := range h.Scopes {
-		status[s.ID] = s.Status
+	scopeStatus := map[string]string{}
+	for _, s := range res.Header.Scopes {
+		scopeStatus[s.ID] = s.Status
 	}
-	return func(scope string) bool { return status[scope] == snapshot.ScopeOK }
-}
-
-// Errored says whether evaluating a policy on a resource failed, from a scan's eval
-// errors: such a pair was not judged. An error without a policy (the resource's policies
-// could not be prepared) covers every policy on its resource. Policy and resource are
-// compared as valid text (findings.ValidText), as the history stores them.
-func Errored(errs []findings.EvalError) func(policy, resource string) bool {
-	if len(errs) == 0 {
-		return func(string, string) bool { return false }
+	// The collection time is the snapshot's, whatever time ages were measured at: under
+	// --now the evaluation time is the user's choice, not when the world was read. A
+	// snapshot that does not say when it was collected was at the latest collected when
+	// the scan started.
+	collected := res.Header.CollectedAt
+	if collected.IsZero() {
+		collected = r.Scan.StartedAt
 	}
-	type pair struct{ policy, resource string }
-	failed := make(map[pair]bool, len(errs))
-	for _, e := range errs {
-		failed[pair{findings.ValidText(e.Policy), findings.ValidText(e.Resource)}] = true
+	rec := &store.ScanRecord{StartedAt: r.Scan.StartedAt, FinishedAt: time.Now(), Snapshot: r.Scan.Snapshot, Source: res.Header.Source,
+		CollectedAt: collected, Resources: res.Resources, Policies: r.Scan.Policies, Scopes: scopeStatus, Summary: sum}
+	var stored []findings.Finding
+	err = req.Store.InTx(ctx, func(tx *store.Tx) error {
+		var err error
+		if _, stored, err = tx.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), NotJudged(req.Engine, res.EvalErrors)); err != nil {
+			return err
+		}
+		if req.Recorded != nil {
+			return req.Recorded(ctx, tx, *rec, stored)
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("record scan: %w", err)
 	}
-	return func(policy, resource string) bool {
-		return failed[pair{policy, resource}] || failed[pair{"", resource}] || failed[pair{policy, ""}] || failed[pair{}]
-	}
-}
-
-// NotJudged says whether a policy × resource pair went unjudged in a scan: its policy
-// failed on the resource (Errored), or the policy was not loaded this time (removed, or
-// left out with --no-builtin). Neither may resolve an earlier finding: only a policy
-// that ran and found nothing does.
-func NotJudged(e *engine.Engine, errs []findings.EvalError) func(policy, resource string) bool {
-	errored := Errored(errs)
-	loaded := map[string]bool{}
-	for _, p := range e.Policies() {
-		loaded[findings.ValidText(p.ID)] = true
-	}
-	return func(policy, resource string) bool { return !loaded[policy] || errored(policy, resource) }
+	r.Scan.ID = rec.ID
+	findings.Sort(stored)
+	r.Findings = stored
+	return nil
 }
 
 // checkCollectedAt refuses a collected_at more than MaxClockSkew ahead of now.
@@ -190,54 +190,4 @@ func later(a, b time.Time) time.Time {
 		return a
 	}
 	return b
-}
-
-// ApplyWaivers marks the findings covered by an active waiver as waived, and returns the
-// expired waivers with how many findings each would still cover.
-func ApplyWaivers(fs []findings.Finding, set *waivers.Set, now time.Time) []report.ExpiredWaiver {
-	if set == nil {
-		return nil
-	}
-	expired := map[*waivers.Waiver]int{}
-	for i := range fs {
-		f := &fs[i]
-		active, old := set.Match(f.Policy, f.Resource, now)
-		switch {
-		case active != nil:
-			f.Status = findings.StatusWaived
-			f.Waiver = &findings.WaiverRef{Owner: active.Owner, Reason: active.Reason, Expires: active.Expires}
-		case old != nil:
-			expired[old]++
-		}
-	}
-	var out []report.ExpiredWaiver
-	for _, w := range set.Waivers {
-		if w.Active(now) {
-			continue
-		}
-		out = append(out, report.ExpiredWaiver{Policy: w.Policy, Resource: w.Resource, Owner: w.Owner, Reason: w.Reason,
-			Expired: w.Expires, File: w.File, Line: w.Line, Findings: expired[w]})
-	}
-	return out
-}
-
-// DiffLatest compares the two newest scans of the history.
-func DiffLatest(ctx context.Context, st *store.Store) (prev, cur store.ScanRecord, d findings.Diff, err error) {
-	scans, err := st.Scans(ctx, 2)
-	if err != nil {
-		return prev, cur, d, err
-	}
-	if len(scans) < 2 {
-		return prev, cur, d, fmt.Errorf("findings diff: the history has %d scan(s); run warden scan twice first: %w", len(scans), store.ErrNoScans)
-	}
-	cur, prev = scans[0], scans[1]
-	before, err := st.Findings(ctx, prev.ID)
-	if err != nil {
-		return prev, cur, d, err
-	}
-	after, err := st.Findings(ctx, cur.ID)
-	if err != nil {
-		return prev, cur, d, err
-	}
-	return prev, cur, findings.Compare(before, after), nil
 }

@@ -1,28 +1,20 @@
 package main
 
 import (
-	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
-	"sync/atomic"
+	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/spf13/cobra"
-	"golang.org/x/sync/errgroup"
 
+	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/collectors"
-	awscollector "github.com/warden-sec/warden/collectors/aws"
-	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
-	"github.com/warden-sec/warden/collectors/tlsprobe"
 	"github.com/warden-sec/warden/config"
-	"github.com/warden-sec/warden/internal/cloudsim"
-	"github.com/warden-sec/warden/snapshot"
 )
 
 // targetFlags name live targets; the same keys exist under targets: in the config.
@@ -51,210 +43,94 @@ func (tf *targetFlags) register(cmd *cobra.Command) {
 	f.StringVar(&tf.sim, "sim", "", "collect from an in-process simulator serving this world file (a demo: every account and project in it)")
 }
 
-// liveTargets are the collectors for a run, and what to stop when it is over.
-type liveTargets struct {
-	collectors []collectors.Collector
-	stop       func()
-}
-
-// collectors builds the collectors for the targets of the flags and the config.
-func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (*liveTargets, error) {
-	lt := &liveTargets{stop: func() {}}
-	t := cfg.Targets
-	var tlsTargets []tlsprobe.Target
-	for _, s := range append(append([]string{}, t.TLS...), tf.tls...) {
-		tt, err := tlsprobe.ParseTarget(s)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		tlsTargets = append(tlsTargets, tt)
-	}
-	awsT := t.AWS
+// targets lays the flags over the config's targets: section. Any AWS flag makes AWS a
+// target; --region replaces the config's regions, --gcp-project adds to its projects,
+// endpoints and the org role given as flags win.
+func (tf *targetFlags) targets(cfg *config.Config) collect.Targets {
+	t := targetsFromConfig(cfg.Targets)
+	t.TLS = append(t.TLS, tf.tls...)
+	t.TLSTimeout = tf.timeout
 	if tf.aws || tf.awsOrg || tf.awsOrgRole != "" || len(tf.regions) > 0 {
-		if awsT == nil {
-			awsT = &config.AWSTargets{}
+		if t.AWS == nil {
+			t.AWS = &collect.AWS{}
 		}
-		awsT.Org = awsT.Org || tf.awsOrg
+		t.AWS.Org = t.AWS.Org || tf.awsOrg
 		if tf.awsOrgRole != "" {
-			awsT.OrgRole = tf.awsOrgRole
+			t.AWS.OrgRole = tf.awsOrgRole
 		}
 		if len(tf.regions) > 0 {
-			awsT.Regions = tf.regions
+			t.AWS.Regions = tf.regions
 		}
 	}
-	gcpT := t.GCP
 	if len(tf.gcpProjects) > 0 || tf.gcpEndpoint != "" {
-		if gcpT == nil {
-			gcpT = &config.GCPTargets{}
+		if t.GCP == nil {
+			t.GCP = &collect.GCP{}
 		}
-		gcpT.Projects = append(gcpT.Projects, tf.gcpProjects...)
+		t.GCP.Projects = append(t.GCP.Projects, tf.gcpProjects...)
 		if tf.gcpEndpoint != "" {
-			gcpT.Endpoint = tf.gcpEndpoint
+			t.GCP.Endpoint = tf.gcpEndpoint
 		}
 	}
-	var awsBase *aws.Config
+	return t
+}
+
+// targetsFromConfig copies a config's targets: section, so that laying flags over it
+// never changes the config.
+func targetsFromConfig(c config.Targets) collect.Targets {
+	t := collect.Targets{TLS: slices.Clone(c.TLS)}
+	if a := c.AWS; a != nil {
+		t.AWS = &collect.AWS{Org: a.Org, OrgRole: a.OrgRole, Regions: slices.Clone(a.Regions), Endpoint: a.Endpoint,
+			RateLimits: a.RateLimits, Concurrency: a.Concurrency}
+	}
+	if g := c.GCP; g != nil {
+		t.GCP = &collect.GCP{Projects: slices.Clone(g.Projects), Endpoint: g.Endpoint, RateLimit: g.RateLimit}
+	}
+	return t
+}
+
+// collectors resolves the targets of the flags and the config, behind the --sim
+// simulator when one is asked for; stop ends the simulator once the run is over. Empty
+// targets are collect.ErrNoTargets, for the command to say which flags it wants.
+func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (cs []collectors.Collector, stop func(), err error) {
+	t := tf.targets(cfg)
+	stop = func() {}
 	if tf.sim != "" {
-		w, err := cloudsim.LoadWorld(tf.sim)
+		sim, err := collect.StartSimulator(tf.sim, log)
 		if err != nil {
-			return nil, usageErr(err)
+			return nil, nil, usageErr(err)
 		}
-		sim, err := cloudsim.New(w, cloudsim.Options{Logger: log})
-		if err != nil {
-			return nil, usageErr(fmt.Errorf("simulator world %s: %w", tf.sim, err))
-		}
-		srv, err := sim.Listen("127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		lt.stop = func() { _ = srv.Close() }
-		log.Info("simulator serving", "world", tf.sim, "endpoint", srv.URL)
-		// With no AWS or GCP target named, the demo reads everything the world holds.
-		if awsT == nil && gcpT == nil {
-			if len(w.AWS.Accounts) > 0 {
-				awsT = &config.AWSTargets{Org: w.AWS.Organization != nil}
-			}
-			if len(w.GCP.Projects) > 0 {
-				gcpT = &config.GCPTargets{}
-				for _, p := range w.GCP.Projects {
-					gcpT.Projects = append(gcpT.Projects, p.ID)
-				}
-			}
-		}
-		if awsT != nil {
-			awsT.Endpoint = srv.URL
-			awsBase = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIASIMULATOR", "simulator", "")}
-		}
-		if gcpT != nil {
-			gcpT.Endpoint = srv.URL
-		}
+		stop = func() { _ = sim.Close() }
+		t = sim.Target(t)
 	}
-	var cs []collectors.Collector
-	if awsT != nil {
-		cs = append(cs, awscollector.New(awscollector.Config{
-			Regions: awsT.Regions, Org: awsT.Org, OrgRole: awsT.OrgRole, Concurrency: awsT.Concurrency,
-			RateLimits: awsT.RateLimits, Endpoint: awsT.Endpoint, AWS: awsBase, Logger: log,
-		}))
-	}
-	if gcpT != nil {
-		if len(gcpT.Projects) == 0 {
-			lt.stop()
-			return nil, usageErr(fmt.Errorf("GCP needs at least one project: --gcp-project P, or targets.gcp.projects in the config"))
-		}
-		cs = append(cs, gcpcollector.New(gcpcollector.Config{Projects: gcpT.Projects, Endpoint: gcpT.Endpoint, RateLimit: gcpT.RateLimit, Logger: log}))
-	}
-	if len(tlsTargets) > 0 {
-		cs = append(cs, &tlsprobe.Collector{Targets: tlsTargets, Timeout: tf.timeout})
-	}
-	lt.collectors = cs
-	return lt, nil
-}
-
-// collect runs the collectors and streams a snapshot to w. Accounts are discovered first,
-// so that the header lists them before any resource.
-func collect(ctx context.Context, w io.Writer, cs []collectors.Collector, prog *progress, log *slog.Logger) error {
-	h := snapshot.Header{CollectedAt: time.Now().UTC(), Source: "warden " + version() + " collect"}
-	for _, c := range cs {
-		d, ok := c.(collectors.Discoverer)
-		if !ok {
-			continue
-		}
-		ids, err := d.Discover(ctx)
-		if err != nil {
-			return fmt.Errorf("collect %s: %w", c.Name(), err)
-		}
-		h.Accounts = append(h.Accounts, ids...)
-	}
-	sw, err := snapshot.NewWriter(w, h)
+	cs, err = collect.Resolve(t, log)
 	if err != nil {
-		return err
+		stop()
+		if errors.Is(err, collect.ErrNoTargets) {
+			return nil, nil, err
+		}
+		return nil, nil, usageErr(err)
 	}
-	sink := &countingSink{Sink: &collectors.WriterSink{W: sw}, prog: prog}
-	start := time.Now()
-	g, gctx := errgroup.WithContext(ctx)
-	for _, c := range cs {
-		g.Go(func() error {
-			if err := c.Collect(gctx, sink); err != nil {
-				return fmt.Errorf("collect %s: %w", c.Name(), err)
+	return cs, stop, nil
+}
+
+// collectOptions are the options of a collection that draws prog (nil: none) and says
+// what it read when it is over: on the terminal under the progress line, else in the log.
+func (a *app) collectOptions(prog *progress) collect.Options {
+	opts := collect.Options{
+		Source: "warden " + version() + " collect",
+		Done: func(sum collect.Summary) {
+			prog.done()
+			if prog != nil {
+				fmt.Fprintln(prog.w, sum)
+			} else {
+				a.log.Info(sum.String())
 			}
-			return nil
-		})
+		},
 	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	prog.done()
 	if prog != nil {
-		fmt.Fprintln(prog.w, sink.summary(time.Since(start)))
-	} else {
-		log.Info(sink.summary(time.Since(start)))
+		opts.Progress = prog.updateWith
 	}
-	return sw.Close()
-}
-
-// countingSink counts resources for the progress line, and calls and failures for the
-// summary.
-type countingSink struct {
-	collectors.Sink
-	n    atomic.Int64
-	prog *progress
-
-	mu                                    sync.Mutex
-	scopes, calls, throttled, denied, bad int
-}
-
-func (s *countingSink) Resource(r snapshot.Resource) error {
-	s.prog.updateWith(int(s.n.Add(1)), s.scopesRead)
-	return s.Sink.Resource(r)
-}
-
-// scopesRead says how far the collection is, for the progress line.
-func (s *countingSink) scopesRead() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	more := fmt.Sprintf("%d scopes read, %d API calls", s.scopes, s.calls)
-	if s.bad > 0 {
-		more += fmt.Sprintf(", %d incomplete", s.bad)
-	}
-	if s.throttled > 0 {
-		more += fmt.Sprintf(", %d throttled", s.throttled)
-	}
-	return more
-}
-
-func (s *countingSink) Scope(sc snapshot.Scope) {
-	s.mu.Lock()
-	s.scopes++
-	s.calls += sc.Calls
-	s.throttled += sc.Throttled
-	s.denied += sc.AccessDenied
-	if !sc.Complete() {
-		s.bad++
-	}
-	s.mu.Unlock()
-	s.Sink.Scope(sc)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
-// summary is one line on what the collection cost and what it could not read.
-func (s *countingSink) summary(elapsed time.Duration) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := s.n.Load()
-	line := fmt.Sprintf("collected %d resources in %d scopes with %d API calls", n, s.scopes, s.calls)
-	if n > 0 && s.calls > 0 {
-		line += fmt.Sprintf(" (%.2f per resource)", float64(s.calls)/float64(n))
-	}
-	line += fmt.Sprintf(" in %s; %d throttled, %d denied", elapsed.Round(time.Millisecond), s.throttled, s.denied)
-	if s.bad > 0 {
-		line += fmt.Sprintf("; %d %s incomplete (their resources are unknown)", s.bad, plural(s.bad, "scope", "scopes"))
-	}
-	return line
+	return opts
 }
 
 func (a *app) collectCmd() *cobra.Command {
@@ -298,19 +174,23 @@ does not resolve their findings.`,
 				}
 				cfg = c
 			}
-			lt, err := tf.collectors(cfg, a.log)
+			cs, stop, err := tf.collectors(cfg, a.log)
+			if errors.Is(err, collect.ErrNoTargets) {
+				return usageErr(fmt.Errorf("collect needs a target: --aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config"))
+			}
 			if err != nil {
 				return err
 			}
-			defer lt.stop()
-			if len(lt.collectors) == 0 {
-				return usageErr(fmt.Errorf("collect needs a target: --aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config"))
-			}
-			prog := newProgress(a.stderr, "collecting")
+			defer stop()
+			opts := a.collectOptions(newProgress(a.stderr, "collecting"))
 			if out == "" || out == "-" {
-				return collect(cmd.Context(), a.stdout, lt.collectors, prog, a.log)
+				_, err := collect.Run(cmd.Context(), a.stdout, cs, opts)
+				return err
 			}
-			return writeAtomically(out, func(w io.Writer) error { return collect(cmd.Context(), w, lt.collectors, prog, a.log) })
+			return writeAtomically(out, func(w io.Writer) error {
+				_, err := collect.Run(cmd.Context(), w, cs, opts)
+				return err
+			})
 		},
 	}
 	tf.register(cmd)

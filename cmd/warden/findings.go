@@ -2,11 +2,13 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
@@ -23,7 +25,7 @@ func (a *app) findingsCmd() *cobra.Command {
 }
 
 func (a *app) findingsDiffCmd() *cobra.Command {
-	var dbPath, format string
+	var dbPath, format, configFile string
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Show new, resolved, still open and unknown findings between the last two scans",
@@ -35,19 +37,22 @@ func (a *app) findingsDiffCmd() *cobra.Command {
   unknown   in the scan before; its scope could not be read now, so it is neither
             confirmed nor resolved`,
 		Example: `  warden scan --snapshot monday.json && warden scan --snapshot tuesday.json
-  warden findings diff`,
+  warden findings diff
+  warden findings diff --config warden.yaml --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if dbPath == "" {
-				if dbPath, err = store.DefaultPath(); err != nil {
-					return err
+			cfg := &config.Config{}
+			if configFile != "" {
+				c, err := config.Load(configFile)
+				if err != nil {
+					return usageErr(err)
 				}
+				cfg = c
 			}
 			// Reading the history never creates one: a misspelt --db is an error.
-			st, err := store.OpenExisting(cmd.Context(), dbPath)
+			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			defer st.Close()
 			prev, cur, d, err := scan.DiffLatest(cmd.Context(), st)
@@ -90,9 +95,35 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&configFile, "config", "", "YAML config whose db: names the scan history")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
+}
+
+// openHistory opens the scan history every command shares: --db, else the config's db:,
+// else the default path. One resolution for all of them, so that no command reads a
+// history other than the one scan writes. With create false, a history that does not
+// exist is an error (bad input), never an empty one made on the spot.
+func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create bool) (*store.Store, error) {
+	dsn := dbFlag
+	if dsn == "" && cfg != nil {
+		dsn = cfg.DB
+	}
+	if dsn == "" {
+		var err error
+		if dsn, err = store.DefaultPath(); err != nil {
+			return nil, err
+		}
+	}
+	if !create {
+		st, err := store.OpenExisting(ctx, dsn)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		return st, nil
+	}
+	return store.Open(ctx, dsn)
 }
 
 func nonNil(fs []findings.Finding) []findings.Finding {

@@ -255,3 +255,54 @@ func TestCollectAndScanLiveTLS(t *testing.T) {
 		t.Errorf("collect without targets: exit %d: %s", code, stderr)
 	}
 }
+
+// findings diff reads the history the config's db: names, the one scan wrote to; --db
+// still wins over it.
+func TestFindingsDiff_readsTheConfigsDB(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history", "warden.db")
+	if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := write(t, dir, "warden.yaml", "db: "+db+"\n")
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "elsewhere")) // the default history is not this one
+	for range 2 {
+		if code, _, stderr := warden(t, "", "scan", "--snapshot", acme, "--config", cfg); code != 1 {
+			t.Fatalf("scan: exit %d: %s", code, stderr)
+		}
+	}
+	code, out, stderr := warden(t, "", "findings", "diff", "--config", cfg)
+	if code != 0 || !strings.Contains(out, "scan 1 (") || !strings.Contains(out, "0 new, 0 resolved, 107 still open") {
+		t.Errorf("diff with the config's db: exit %d\n%s%s", code, out, stderr)
+	}
+	other := filepath.Join(dir, "other.db")
+	if code, _, stderr := warden(t, "", "findings", "diff", "--config", cfg, "--db", other); code != 2 || !strings.Contains(stderr, "other.db") {
+		t.Errorf("--db over the config: exit %d, %s; want 2 naming the missing other.db", code, stderr)
+	}
+}
+
+// The history says when the world was read, also when --now moves the evaluation time.
+func TestScan_nowKeepsTheCollectionTimeInTheHistory(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	for _, now := range []string{"2027-01-01T00:00:00Z", "2027-02-01T00:00:00Z"} {
+		if code, _, stderr := warden(t, "", "scan", "--snapshot", acme, "--db", db, "--now", now); code != 1 {
+			t.Fatalf("scan --now %s: exit %d: %s", now, code, stderr)
+		}
+	}
+	code, out, stderr := warden(t, "", "findings", "diff", "--db", db, "--format", "json")
+	if code != 0 {
+		t.Fatalf("diff: exit %d: %s", code, stderr)
+	}
+	var d struct {
+		From, To struct {
+			CollectedAt string `json:"collected_at"`
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.From.CollectedAt != "2026-11-30T12:00:00Z" || d.To.CollectedAt != "2026-11-30T12:00:00Z" {
+		t.Errorf("history collected_at %s and %s, want the snapshot's 2026-11-30T12:00:00Z", d.From.CollectedAt, d.To.CollectedAt)
+	}
+}

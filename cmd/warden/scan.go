@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
@@ -137,39 +137,6 @@ report, nothing recorded.`,
 			if err != nil {
 				return err
 			}
-			label := ""
-			if snapPath == "" {
-				lt, err := tf.collectors(cfg, a.log)
-				if err != nil {
-					return err
-				}
-				defer lt.stop()
-				if len(lt.collectors) == 0 {
-					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
-				}
-				dir, err := os.MkdirTemp("", "warden-scan-")
-				if err != nil {
-					return err
-				}
-				defer os.RemoveAll(dir)
-				snapPath, label = filepath.Join(dir, "snapshot.json"), "live targets"
-				var collectErr error
-				if err := writeAtomically(snapPath, func(w io.Writer) error {
-					var prog *progress
-					if !noProgress {
-						prog = newProgress(a.stderr, "collected")
-					}
-					collectErr = collect(cmd.Context(), w, lt.collectors, prog, a.log)
-					return collectErr
-				}); err != nil {
-					// The snapshot file is scan's own temporary one: naming it would only
-					// hide what failed.
-					if collectErr != nil {
-						return collectErr
-					}
-					return err
-				}
-			}
 			if !failOnGiven && cfg.FailOn != "" {
 				failOn = cfg.FailOn
 			}
@@ -181,6 +148,12 @@ report, nothing recorded.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--format: %w", err))
 			}
+			var now time.Time
+			if nowFlag != "" {
+				if now, err = time.Parse(time.RFC3339, nowFlag); err != nil {
+					return usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
+				}
+			}
 			if waiverFile == "" {
 				waiverFile = cfg.Waivers
 			}
@@ -189,31 +162,31 @@ report, nothing recorded.`,
 				if ws, err = waivers.Load(waiverFile); err != nil {
 					return usageErr(err)
 				}
-				var ids []string
-				for _, p := range eng.Policies() {
-					ids = append(ids, p.ID)
-				}
-				if err := ws.CheckPolicies(ids); err != nil {
-					return usageErr(err)
-				}
 			}
-			var now time.Time
-			if nowFlag != "" {
-				if now, err = time.Parse(time.RFC3339, nowFlag); err != nil {
-					return usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
+			var src scan.Source
+			switch snapPath {
+			case "":
+				cs, stop, err := tf.collectors(cfg, a.log)
+				if errors.Is(err, collect.ErrNoTargets) {
+					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
 				}
+				if err != nil {
+					return err
+				}
+				defer stop()
+				var prog *progress
+				if !noProgress {
+					prog = newProgress(a.stderr, "collected")
+				}
+				src = scan.Live(cs, a.collectOptions(prog))
+			case "-":
+				src = scan.Reader(a.stdin, "-")
+			default:
+				src = scan.File(snapPath)
 			}
 			var st *store.Store
 			if !noDB {
-				if dbPath == "" {
-					dbPath = cfg.DB
-				}
-				if dbPath == "" {
-					if dbPath, err = store.DefaultPath(); err != nil {
-						return err
-					}
-				}
-				if st, err = store.Open(cmd.Context(), dbPath); err != nil {
+				if st, err = openHistory(cmd.Context(), dbPath, cfg, true); err != nil {
 					return err
 				}
 				defer st.Close()
@@ -231,8 +204,8 @@ report, nothing recorded.`,
 			if !noProgress {
 				prog = newProgress(a.stderr, "evaluated")
 			}
-			rep, err := scan.Run(cmd.Context(), scan.Request{
-				Snapshot: snapPath, Label: label, Input: a.stdin, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
+			res, err := scan.Run(cmd.Context(), scan.Request{
+				Source: src, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
 				Progress: prog.update, Version: version(),
 			})
 			prog.done()
@@ -242,26 +215,16 @@ report, nothing recorded.`,
 				}
 				return usageErr(err)
 			}
-			if err := writeReport(outFile, a.stdout, w, rep); err != nil {
+			if err := writeReport(outFile, a.stdout, w, toReport(res)); err != nil {
 				return err
 			}
-			a.log.Info("scan done", "resources", rep.Scan.Resources, "findings", rep.Summary.Findings, "eval_errors", rep.Summary.EvalErrors, "duration_ms", rep.Scan.DurationMS)
-			if rep.Summary.Incomplete {
-				// What was not judged is not clean: the findings reported are not all
-				// there are, whatever --fail-on says.
-				return &exitErr{code: exitError, err: fmt.Errorf("scan incomplete: %s failed, so their results are missing (listed in the report); the history keeps their earlier findings as unknown",
-					pluralize(rep.Summary.EvalErrors, "policy evaluation"))}
-			}
-			for _, f := range rep.Findings {
-				if f.Status == findings.StatusOpen && f.Severity >= threshold {
-					return &exitErr{code: exitFindings}
+			a.log.Info("scan done", "resources", res.Scan.Resources, "findings", res.Summary.Findings, "eval_errors", res.Summary.EvalErrors, "duration_ms", res.Scan.DurationMS)
+			if v := res.Verdict(threshold); v.Code != scan.ExitClean {
+				var reason error
+				if v.Reason != "" {
+					reason = errors.New(v.Reason)
 				}
-			}
-			if n := rep.Summary.IncompleteScopes; n > 0 {
-				// Nothing at or above --fail-on among what was read, but not everything
-				// was read: that is not a clean bill of health.
-				return &exitErr{code: exitError, err: fmt.Errorf("scan incomplete: %s could not be read in full (listed in the report), so nothing can be said of their resources; no finding at or above %s among the rest",
-					pluralize(n, "scope"), threshold)}
+				return &exitErr{code: v.Code, err: reason}
 			}
 			return nil
 		},
@@ -291,10 +254,26 @@ func writeReport(path string, stdout io.Writer, w report.Writer, r *report.Repor
 	return writeAtomically(path, func(out io.Writer) error { return w.Write(out, r) })
 }
 
-// pluralize is "1 policy evaluation" or "3 policy evaluations".
-func pluralize(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+// toReport is a scan's result as the report writers print it.
+func toReport(r *scan.Result) *report.Report {
+	s := r.Summary
+	rep := &report.Report{
+		Scan: report.ScanInfo{ID: r.Scan.ID, Snapshot: r.Scan.Snapshot, Source: r.Scan.Source, CollectedAt: r.Scan.CollectedAt,
+			EvaluatedAt: r.Scan.EvaluatedAt, StartedAt: r.Scan.StartedAt, DurationMS: r.Scan.DurationMS, Warden: r.Scan.Warden,
+			Policies: r.Scan.Policies, Resources: r.Scan.Resources},
+		Summary: report.Summary{Findings: s.Findings, BySeverity: s.BySeverity, Waived: s.Waived, Unknown: s.Unknown,
+			ExpiredWaivers: s.ExpiredWaivers, Resources: s.Resources, ResourcesByType: s.ResourcesByType, Policies: s.Policies,
+			PoliciesFailing: s.PoliciesFailing, IncompleteScopes: s.IncompleteScopes, EvalErrors: s.EvalErrors, Incomplete: s.Incomplete},
+		Findings:         r.Findings,
+		IncompleteScopes: r.IncompleteScopes,
+		EvalErrors:       r.EvalErrors,
 	}
-	return fmt.Sprintf("%d %ss", n, word)
+	for _, w := range r.ExpiredWaivers {
+		rep.ExpiredWaivers = append(rep.ExpiredWaivers, report.ExpiredWaiver{Policy: w.Policy, Resource: w.Resource, Owner: w.Owner,
+			Reason: w.Reason, Expired: w.Expired, File: w.File, Line: w.Line, Findings: w.Findings})
+	}
+	for _, p := range r.Rules {
+		rep.Rules = append(rep.Rules, report.Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
+	}
+	return rep
 }

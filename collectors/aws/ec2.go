@@ -14,9 +14,13 @@ import (
 )
 
 // collectEC2 reads the security groups of one region, a thousand a call.
-func (a *account) collectEC2(ctx context.Context, sink collectors.Sink, region string) {
+func (a *account) collectEC2(ctx context.Context, sink collectors.Sink, region string) error {
 	sc := newScope(sink, a.id, "ec2", region)
-	defer a.done(sc)
+	a.readEC2(ctx, sc, region)
+	return a.done(sc)
+}
+
+func (a *account) readEC2(ctx context.Context, sc *scope, region string) {
 	p := ec2.NewDescribeSecurityGroupsPaginator(a.ec2(sc, region), &ec2.DescribeSecurityGroupsInput{MaxResults: aws.Int32(1000)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
@@ -40,7 +44,7 @@ func (a *account) securityGroup(region string, g ec2types.SecurityGroup) snapsho
 	if owner == "" {
 		owner = a.id
 	}
-	arn := fmt.Sprintf("arn:%s:ec2:%s:%s:security-group/%s", a.c.partition, region, owner, id)
+	arn := fmt.Sprintf("arn:%s:ec2:%s:%s:security-group/%s", a.partition(), region, owner, id)
 	var t map[string]string
 	if len(g.Tags) > 0 {
 		t = make(map[string]string, len(g.Tags))

@@ -31,9 +31,13 @@ type authDetails struct {
 // GetAccountAuthorizationDetails for every user, group, role and attached policy; the
 // credential report for passwords, MFA and key use; ListRoles for session durations;
 // ListAccessKeys only for the users the report shows holding keys.
-func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) {
+func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) error {
 	sc := newScope(sink, a.id, "iam", "")
-	defer a.done(sc)
+	a.readIAM(ctx, sc)
+	return a.done(sc)
+}
+
+func (a *account) readIAM(ctx context.Context, sc *scope) {
 	cl := a.iam(sc)
 	// The bulk reads are independent: run them side by side, so that latency does not add
 	// up and the token bucket, not the round trips, sets the pace.
@@ -69,83 +73,50 @@ func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) {
 
 	attached := map[string]map[string][]string{} // policy arn → kind → names
 	attach := func(kind, name string, ps []iamtypes.AttachedPolicy) []any {
-		out := make([]any, 0, len(ps))
 		for _, p := range ps {
 			arn := aws.ToString(p.PolicyArn)
 			if attached[arn] == nil {
 				attached[arn] = map[string][]string{"users": {}, "groups": {}, "roles": {}}
 			}
 			attached[arn][kind] = append(attached[arn][kind], name)
-			out = append(out, map[string]any{"arn": arn, "name": aws.ToString(p.PolicyName)})
 		}
-		return out
+		return attachedList(ps)
 	}
-	members := map[string][]any{}
+	members := map[string][]string{}
 	for _, u := range d.users {
 		name := aws.ToString(u.UserName)
-		arn := aws.ToString(u.Arn)
 		for _, g := range u.GroupList {
 			members[g] = append(members[g], name)
 		}
-		row := report[name]
-		attrs := map[string]any{
-			"user_id": aws.ToString(u.UserId), "path": aws.ToString(u.Path), "created": ts(u.CreateDate),
-			"groups": strs(u.GroupList), "attached_policies": attach("users", name, u.AttachedManagedPolicies),
-			"inline_policies": inline(u.UserPolicyList),
+		var login *loginFacts
+		if row := report[name]; row != nil {
+			login = &loginFacts{enabled: row["password_enabled"] == "true", lastUsed: reportTime(row["password_last_used"]),
+				lastChanged: reportTime(row["password_last_changed"]), mfa: row["mfa_active"] == "true"}
 		}
-		if row != nil {
-			attrs["password_enabled"] = row["password_enabled"] == "true"
-			attrs["password_last_used"] = reportTime(row["password_last_used"])
-			attrs["password_last_changed"] = reportTime(row["password_last_changed"])
-			attrs["mfa_active"] = row["mfa_active"] == "true"
-		}
-		var list []any
+		var ks []keyFacts
 		for _, k := range keys[name] {
-			used := reportKeyUse(row, k)
-			list = append(list, map[string]any{"id": aws.ToString(k.AccessKeyId), "status": string(k.Status), "created": ts(k.CreateDate), "last_used": used.at})
-			sc.add(snapshot.Resource{
-				UID: arn + "/accesskey/" + aws.ToString(k.AccessKeyId), Type: "aws.iam.access_key", Name: aws.ToString(k.AccessKeyId),
-				Attributes: map[string]any{
-					"access_key_id": aws.ToString(k.AccessKeyId), "user_name": name, "user_arn": arn,
-					"status": string(k.Status), "created": ts(k.CreateDate), "last_used": used.at,
-					"last_used_service": used.service, "last_used_region": used.region,
-				},
-			})
+			ks = append(ks, keyFacts{meta: k, use: reportKeyUse(report[name], k)})
 		}
-		if list == nil {
-			list = []any{}
+		for _, r := range userResources(userFacts{name: name, arn: aws.ToString(u.Arn), id: aws.ToString(u.UserId), path: aws.ToString(u.Path),
+			created: u.CreateDate, tags: u.Tags, groups: u.GroupList, attached: attach("users", name, u.AttachedManagedPolicies),
+			inline: inline(u.UserPolicyList), login: login, keys: ks}) {
+			sc.add(r)
 		}
-		attrs["access_keys"] = list
-		sc.add(snapshot.Resource{UID: arn, Type: "aws.iam.user", Name: name, Tags: tags(u.Tags), Attributes: attrs})
 	}
 	for _, g := range d.groups {
 		name := aws.ToString(g.GroupName)
-		m := members[name]
-		if m == nil {
-			m = []any{}
-		}
-		sc.add(snapshot.Resource{UID: aws.ToString(g.Arn), Type: "aws.iam.group", Name: name, Attributes: map[string]any{
-			"path": aws.ToString(g.Path), "created": ts(g.CreateDate), "members": m,
-			"attached_policies": attach("groups", name, g.AttachedManagedPolicies), "inline_policies": inline(g.GroupPolicyList),
-		}})
+		sc.add(groupResource(aws.ToString(g.Arn), name, aws.ToString(g.Path), g.CreateDate, members[name],
+			attach("groups", name, g.AttachedManagedPolicies), inline(g.GroupPolicyList)))
 	}
 	for _, r := range d.roles {
 		name := aws.ToString(r.RoleName)
-		path := aws.ToString(r.Path)
-		attrs := map[string]any{
-			"path": path, "role_id": aws.ToString(r.RoleId), "created": ts(r.CreateDate),
-			"assume_role_policy": document(r.AssumeRolePolicyDocument), "last_used": nil, "last_used_region": "",
-			"service_linked":    strings.HasPrefix(path, "/aws-service-role/"),
-			"attached_policies": attach("roles", name, r.AttachedManagedPolicies), "inline_policies": inline(r.RolePolicyList),
-		}
-		if r.RoleLastUsed != nil {
-			attrs["last_used"] = ts(r.RoleLastUsed.LastUsedDate)
-			attrs["last_used_region"] = aws.ToString(r.RoleLastUsed.Region)
-		}
+		f := roleFacts{name: name, arn: aws.ToString(r.Arn), id: aws.ToString(r.RoleId), path: aws.ToString(r.Path), created: r.CreateDate,
+			trust: r.AssumeRolePolicyDocument, lastUsed: r.RoleLastUsed, tags: r.Tags,
+			attached: attach("roles", name, r.AttachedManagedPolicies), inline: inline(r.RolePolicyList)}
 		if n, ok := sessions[name]; ok {
-			attrs["max_session_duration"] = n
+			f.maxSession = &n
 		}
-		sc.add(snapshot.Resource{UID: aws.ToString(r.Arn), Type: "aws.iam.role", Name: name, Tags: tags(r.Tags), Attributes: attrs})
+		sc.add(roleResource(f))
 	}
 	for _, p := range d.policies {
 		arn := aws.ToString(p.Arn)
@@ -155,18 +126,132 @@ func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) {
 				doc = document(v.Document)
 			}
 		}
-		to := attached[arn]
-		if to == nil {
-			to = map[string][]string{"users": {}, "groups": {}, "roles": {}}
-		}
-		sc.add(snapshot.Resource{UID: arn, Type: "aws.iam.policy", Name: aws.ToString(p.PolicyName), Attributes: map[string]any{
-			"policy_id": aws.ToString(p.PolicyId), "path": aws.ToString(p.Path),
-			"aws_managed":      strings.Contains(arn, ":iam::aws:policy/"),
-			"attachment_count": int(aws.ToInt32(p.AttachmentCount)), "default_version_id": aws.ToString(p.DefaultVersionId),
-			"created": ts(p.CreateDate), "updated": ts(p.UpdateDate), "document": doc,
-			"attached_to": map[string]any{"users": strs(to["users"]), "groups": strs(to["groups"]), "roles": strs(to["roles"])},
-		}})
+		sc.add(policyResource(policyFacts{arn: arn, name: aws.ToString(p.PolicyName), id: aws.ToString(p.PolicyId), path: aws.ToString(p.Path),
+			attachments: int(aws.ToInt32(p.AttachmentCount)), defaultVersion: aws.ToString(p.DefaultVersionId),
+			created: p.CreateDate, updated: p.UpdateDate, document: doc, attachedTo: attached[arn]}))
 	}
+}
+
+// userFacts is what a user resource is made of, whether read in bulk or alone.
+type userFacts struct {
+	name, arn, id, path string
+	created             *time.Time
+	tags                []iamtypes.Tag
+	groups              []string
+	attached, inline    []any
+	login               *loginFacts // nil: unknown (no credential report)
+	keys                []keyFacts
+}
+
+// loginFacts are a user's console password and MFA.
+type loginFacts struct {
+	enabled               bool
+	lastUsed, lastChanged any
+	mfa                   bool
+}
+
+// keyFacts is an access key and its last use.
+type keyFacts struct {
+	meta iamtypes.AccessKeyMetadata
+	use  keyUse
+}
+
+// userResources is the user and each of its access keys.
+func userResources(f userFacts) []snapshot.Resource {
+	attrs := map[string]any{
+		"user_id": f.id, "path": f.path, "created": ts(f.created), "groups": strs(f.groups),
+		"attached_policies": f.attached, "inline_policies": f.inline,
+	}
+	if f.login != nil {
+		attrs["password_enabled"] = f.login.enabled
+		attrs["password_last_used"] = f.login.lastUsed
+		attrs["password_last_changed"] = f.login.lastChanged
+		attrs["mfa_active"] = f.login.mfa
+	}
+	list := []any{}
+	var out []snapshot.Resource
+	for _, k := range f.keys {
+		list = append(list, map[string]any{"id": aws.ToString(k.meta.AccessKeyId), "status": string(k.meta.Status), "created": ts(k.meta.CreateDate), "last_used": k.use.at})
+		out = append(out, keyResource(f.arn, f.name, k))
+	}
+	attrs["access_keys"] = list
+	return append([]snapshot.Resource{{UID: f.arn, Type: "aws.iam.user", Name: f.name, Tags: tags(f.tags), Attributes: attrs}}, out...)
+}
+
+// keyResource is one access key of a user.
+func keyResource(userARN, userName string, k keyFacts) snapshot.Resource {
+	id := aws.ToString(k.meta.AccessKeyId)
+	return snapshot.Resource{
+		UID: userARN + "/accesskey/" + id, Type: "aws.iam.access_key", Name: id,
+		Attributes: map[string]any{
+			"access_key_id": id, "user_name": userName, "user_arn": userARN,
+			"status": string(k.meta.Status), "created": ts(k.meta.CreateDate), "last_used": k.use.at,
+			"last_used_service": k.use.service, "last_used_region": k.use.region,
+		},
+	}
+}
+
+func groupResource(arn, name, path string, created *time.Time, members []string, attached, inline []any) snapshot.Resource {
+	return snapshot.Resource{UID: arn, Type: "aws.iam.group", Name: name, Attributes: map[string]any{
+		"path": path, "created": ts(created), "members": strs(members),
+		"attached_policies": attached, "inline_policies": inline,
+	}}
+}
+
+// roleFacts is what a role resource is made of.
+type roleFacts struct {
+	name, arn, id, path string
+	created             *time.Time
+	trust               *string
+	lastUsed            *iamtypes.RoleLastUsed
+	tags                []iamtypes.Tag
+	maxSession          *int // nil: unknown (ListRoles failed)
+	attached, inline    []any
+}
+
+func roleResource(f roleFacts) snapshot.Resource {
+	attrs := map[string]any{
+		"path": f.path, "role_id": f.id, "created": ts(f.created),
+		"assume_role_policy": document(f.trust), "last_used": nil, "last_used_region": "",
+		"service_linked":    strings.HasPrefix(f.path, "/aws-service-role/"),
+		"attached_policies": f.attached, "inline_policies": f.inline,
+	}
+	if f.lastUsed != nil {
+		attrs["last_used"] = ts(f.lastUsed.LastUsedDate)
+		attrs["last_used_region"] = aws.ToString(f.lastUsed.Region)
+	}
+	if f.maxSession != nil {
+		attrs["max_session_duration"] = *f.maxSession
+	}
+	return snapshot.Resource{UID: f.arn, Type: "aws.iam.role", Name: f.name, Tags: tags(f.tags), Attributes: attrs}
+}
+
+// policyFacts is what a managed policy resource is made of.
+type policyFacts struct {
+	arn, name, id, path, defaultVersion string
+	attachments                         int
+	created, updated                    *time.Time
+	document                            any
+	attachedTo                          map[string][]string // users, groups, roles → names
+}
+
+func policyResource(f policyFacts) snapshot.Resource {
+	return snapshot.Resource{UID: f.arn, Type: "aws.iam.policy", Name: f.name, Attributes: map[string]any{
+		"policy_id": f.id, "path": f.path,
+		"aws_managed":      strings.Contains(f.arn, ":iam::aws:policy/"),
+		"attachment_count": f.attachments, "default_version_id": f.defaultVersion,
+		"created": ts(f.created), "updated": ts(f.updated), "document": f.document,
+		"attached_to": map[string]any{"users": strs(f.attachedTo["users"]), "groups": strs(f.attachedTo["groups"]), "roles": strs(f.attachedTo["roles"])},
+	}}
+}
+
+// attachedList is attached managed policies in the model's {arn, name} shape.
+func attachedList(ps []iamtypes.AttachedPolicy) []any {
+	out := make([]any, 0, len(ps))
+	for _, p := range ps {
+		out = append(out, map[string]any{"arn": aws.ToString(p.PolicyArn), "name": aws.ToString(p.PolicyName)})
+	}
+	return out
 }
 
 // authorizationDetails reads every user, group, role and attached policy, a thousand
@@ -238,13 +323,18 @@ func (a *account) root(sc *scope, sum *iam.GetAccountSummaryOutput, report map[s
 		attrs["access_keys_active"] = n
 		attrs["password_last_used"] = reportTime(row["password_last_used"])
 	}
-	sc.add(snapshot.Resource{UID: "arn:" + a.c.partition + ":iam::" + a.id + ":root", Type: "aws.iam.root_user", Name: "root", Attributes: attrs})
+	sc.add(snapshot.Resource{UID: "arn:" + a.partition() + ":iam::" + a.id + ":root", Type: "aws.iam.root_user", Name: "root", Attributes: attrs})
+}
+
+// passwordPolicyUID is the uid of an account's password policy.
+func passwordPolicyUID(partition, acct string) string {
+	return "arn:" + partition + ":iam::" + acct + ":account-password-policy"
 }
 
 // passwordPolicy reports the account password policy; an account without one has a
 // resource that says so, for policies to flag.
 func (a *account) passwordPolicy(ctx context.Context, cl *iam.Client, sc *scope) {
-	uid := "arn:" + a.c.partition + ":iam::" + a.id + ":account-password-policy"
+	uid := passwordPolicyUID(a.partition(), a.id)
 	pp, err := cl.GetAccountPasswordPolicy(ctx, &iam.GetAccountPasswordPolicyInput{})
 	var nse *iamtypes.NoSuchEntityException
 	switch {
@@ -331,24 +421,43 @@ func (a *account) serverCertificates(ctx context.Context, cl *iam.Client, sc *sc
 			return
 		}
 		for _, m := range page.ServerCertificateMetadataList {
-			attrs := map[string]any{
-				"server_certificate_id": aws.ToString(m.ServerCertificateId), "path": aws.ToString(m.Path),
-				"upload_date": ts(m.UploadDate),
-			}
+			name := aws.ToString(m.ServerCertificateName)
 			got, err := cl.GetServerCertificate(ctx, &iam.GetServerCertificateInput{ServerCertificateName: m.ServerCertificateName})
 			if err == nil && got.ServerCertificate == nil {
 				err = errors.New("the answer holds no ServerCertificate")
 			}
+			var body *string
 			if err != nil {
-				sc.partial("iam:GetServerCertificate "+aws.ToString(m.ServerCertificateName), err)
-			} else if cert, err := certinfo.ParsePEM(aws.ToString(got.ServerCertificate.CertificateBody)); err != nil {
-				sc.partial("parse server certificate "+aws.ToString(m.ServerCertificateName), err)
+				sc.partial("iam:GetServerCertificate "+name, err)
 			} else {
-				attrs["certificate"] = cert
+				body = got.ServerCertificate.CertificateBody
 			}
-			sc.add(snapshot.Resource{UID: aws.ToString(m.Arn), Type: "aws.iam.server_certificate", Name: aws.ToString(m.ServerCertificateName), Attributes: attrs})
+			r, err := serverCertResource(m, body)
+			if err != nil {
+				sc.partial("parse server certificate "+name, err)
+			}
+			sc.add(r)
 		}
 	}
+}
+
+// serverCertResource is a server certificate from its metadata and body; without a body
+// (nil), or with one that does not parse (the error), it has no certificate attribute.
+func serverCertResource(m iamtypes.ServerCertificateMetadata, body *string) (snapshot.Resource, error) {
+	attrs := map[string]any{
+		"server_certificate_id": aws.ToString(m.ServerCertificateId), "path": aws.ToString(m.Path),
+		"upload_date": ts(m.UploadDate),
+	}
+	r := snapshot.Resource{UID: aws.ToString(m.Arn), Type: "aws.iam.server_certificate", Name: aws.ToString(m.ServerCertificateName), Attributes: attrs}
+	if body == nil {
+		return r, nil
+	}
+	cert, err := certinfo.ParsePEM(aws.ToString(body))
+	if err != nil {
+		return r, err
+	}
+	attrs["certificate"] = cert
+	return r, nil
 }
 
 // inline turns inline policies into the model's {name, document} list.

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -258,6 +260,65 @@ func TestErrorsLeaveOutEchoedCredentials(t *testing.T) {
 			}
 			if !strings.Contains(seen, "request signature we calculated does not match") {
 				t.Errorf("the failure itself was lost:\n%s", seen)
+			}
+		})
+	}
+}
+
+// failingSink refuses every resource after the first n, as a full disk would.
+type failingSink struct {
+	collectors.MemorySink
+	mu     sync.Mutex
+	n      int
+	refuse int // resources refused
+}
+
+var errDiskFull = errors.New("write snapshot: no space left on device")
+
+func (s *failingSink) Resource(r snapshot.Resource) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.n <= 0 {
+		s.refuse++
+		return errDiskFull
+	}
+	s.n--
+	return s.MemorySink.Resource(r)
+}
+
+// TestCollect_stopsOnSinkError: a resource the sink cannot take stops the collection with
+// the sink's error, as the GCP collector does: going on would write a snapshot that lacks
+// it, and a missing resource reads as a deleted one.
+func TestCollect_stopsOnSinkError(t *testing.T) {
+	for _, n := range []int{0, 5} {
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			w := world()
+			sim, err := cloudsim.New(w, cloudsim.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv, err := sim.Listen("127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			c := awscollector.New(awscollector.Config{Endpoint: srv.URL, Org: true, Concurrency: 1,
+				RateLimits: map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
+				AWS:        &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}})
+			sink := &failingSink{n: n}
+			err = c.Collect(context.Background(), sink)
+			if !errors.Is(err, errDiskFull) {
+				t.Fatalf("Collect = %v, want the sink's error", err)
+			}
+			if !strings.Contains(err.Error(), "aws/") {
+				t.Errorf("error %q does not name the scope being written", err)
+			}
+			// One account at a time: the first failure stops the rest, so that not every
+			// account of the organisation is read for nothing.
+			for _, s := range sink.Scopes {
+				if s.Account == "333333333333" {
+					t.Errorf("scope %s was still read after the sink failed", s.ID)
+				}
 			}
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	resourcemanagerpb "cloud.google.com/go/resourcemanager/apiv3/resourcemanagerpb"
 
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -54,7 +55,7 @@ func (c *Collector) collectAncestors(ctx context.Context, cl *clients, sink coll
 // ancestor's parent ("" for an organisation, or when the folder could not be read).
 func (c *Collector) collectAncestor(ctx context.Context, cl *clients, name string) (result, string) {
 	sc := newScope(name, "iam")
-	r := c.newRun()
+	ctx, cnt := scoped(ctx, name)
 	var (
 		res       []snapshot.Resource
 		parent    string
@@ -62,24 +63,24 @@ func (c *Collector) collectAncestor(ctx context.Context, cl *clients, name strin
 		secondary []error
 	)
 	if strings.HasPrefix(name, "folders/") {
-		res, parent, primary = c.readFolder(ctx, cl, r, name, sc.ID)
+		res, parent, primary = c.readFolder(ctx, cl, name, sc.ID)
 	} else {
-		res, primary = c.readOrganization(ctx, cl, r, name, sc.ID, &secondary)
+		res, primary = c.readOrganization(ctx, cl, name, sc.ID, &secondary)
 	}
-	finish(&sc, r, primary, secondary)
+	finish(&sc, cnt, primary, secondary)
 	return result{scope: sc, resources: res}, parent
 }
 
 // ancestorPolicy reads the IAM policy of a folder or organisation (version 3, so that
 // conditional bindings come back whole).
-func ancestorPolicy(ctx context.Context, cl *clients, r *run, name string) (*iampb.Policy, error) {
+func ancestorPolicy(ctx context.Context, cl *clients, name string) (*iampb.Policy, error) {
 	req := &iampb.GetIamPolicyRequest{Resource: name, Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}}
 	var policy *iampb.Policy
-	err := r.call(ctx, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
+	err := cl.api.Call(ctx, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
 		if strings.HasPrefix(name, "folders/") {
-			policy, err = cl.folders.GetIamPolicy(ctx, req, noRetry)
+			policy, err = cl.api.Folders.GetIamPolicy(ctx, req, gcpapi.NoRetry())
 		} else {
-			policy, err = cl.orgs.GetIamPolicy(ctx, req, noRetry)
+			policy, err = cl.api.Organizations.GetIamPolicy(ctx, req, gcpapi.NoRetry())
 		}
 		return err
 	})
@@ -90,17 +91,17 @@ func ancestorPolicy(ctx context.Context, cl *clients, r *run, name string) (*iam
 // primary: without either the folder's policy resource is unknown. The parent is
 // returned whenever folders.get succeeded, so that the walk goes on above a folder whose
 // policy is refused.
-func (c *Collector) readFolder(ctx context.Context, cl *clients, r *run, name, scopeID string) ([]snapshot.Resource, string, error) {
+func (c *Collector) readFolder(ctx context.Context, cl *clients, name, scopeID string) ([]snapshot.Resource, string, error) {
 	var f *resourcemanagerpb.Folder
-	err := r.call(ctx, "cloudresourcemanager.GetFolder", func(ctx context.Context) (err error) {
-		f, err = cl.folders.GetFolder(ctx, &resourcemanagerpb.GetFolderRequest{Name: name}, noRetry)
+	err := cl.api.Call(ctx, "cloudresourcemanager.GetFolder", func(ctx context.Context) (err error) {
+		f, err = cl.api.Folders.GetFolder(ctx, &resourcemanagerpb.GetFolderRequest{Name: name}, gcpapi.NoRetry())
 		return err
 	})
 	if err != nil {
 		return nil, "", err
 	}
 	parent := f.GetParent()
-	policy, err := ancestorPolicy(ctx, cl, r, name)
+	policy, err := ancestorPolicy(ctx, cl, name)
 	if err != nil {
 		return nil, parent, err
 	}
@@ -118,12 +119,12 @@ func (c *Collector) readFolder(ctx context.Context, cl *clients, r *run, name, s
 // readOrganization reads an organisation's policy (primary) and its domain (secondary, as
 // for projects: refused is no failure and leaves the domain empty; any other failure
 // leaves the policy out, since its domain is unknown, and makes the scope partial).
-func (c *Collector) readOrganization(ctx context.Context, cl *clients, r *run, name, scopeID string, secondary *[]error) ([]snapshot.Resource, error) {
-	policy, err := ancestorPolicy(ctx, cl, r, name)
+func (c *Collector) readOrganization(ctx context.Context, cl *clients, name, scopeID string, secondary *[]error) ([]snapshot.Resource, error) {
+	policy, err := ancestorPolicy(ctx, cl, name)
 	if err != nil {
 		return nil, err
 	}
-	domain, err := c.orgDomain(ctx, cl, r, name)
+	domain, err := c.orgDomain(ctx, cl, name)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, err

@@ -10,6 +10,7 @@ import (
 	computepb "cloud.google.com/go/compute/apiv1/computepb"
 
 	"github.com/warden-sec/warden/collectors/certinfo"
+	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -19,25 +20,25 @@ import (
 // missing, not empty.
 func (c *Collector) collectCompute(ctx context.Context, cl *clients, project string) result {
 	sc := newScope(project, "compute")
-	r := c.newRun()
+	ctx, cnt := scoped(ctx, project)
 	var secondary []error
-	res, primary := c.readCompute(ctx, cl, r, project, sc.ID, &secondary)
-	finish(&sc, r, primary, secondary)
+	res, primary := c.readCompute(ctx, cl, project, sc.ID, &secondary)
+	finish(&sc, cnt, primary, secondary)
 	return result{scope: sc, resources: res}
 }
 
-func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, project, scopeID string, secondary *[]error) ([]snapshot.Resource, error) {
+func (c *Collector) readCompute(ctx context.Context, cl *clients, project, scopeID string, secondary *[]error) ([]snapshot.Resource, error) {
 	size := uint32(c.pageSize(500))
-	firewalls, err := pages(ctx, r, "compute.ListFirewalls", func(ctx context.Context, token string, items *[]*computepb.Firewall) (string, error) {
-		it := cl.firewalls.List(ctx, &computepb.ListFirewallsRequest{Project: project, MaxResults: &size}, noRetry)
-		return nextPage(it, int(size), token, items)
+	firewalls, err := gcpapi.Pages(ctx, cl.api, "compute.ListFirewalls", func(ctx context.Context, token string, items *[]*computepb.Firewall) (string, error) {
+		it := cl.api.Firewalls.List(ctx, &computepb.ListFirewallsRequest{Project: project, MaxResults: &size}, gcpapi.NoRetry())
+		return gcpapi.NextPage(it, int(size), token, items)
 	})
 	if err != nil {
 		return nil, err
 	}
-	networks, err := pages(ctx, r, "compute.ListNetworks", func(ctx context.Context, token string, items *[]*computepb.Network) (string, error) {
-		it := cl.networks.List(ctx, &computepb.ListNetworksRequest{Project: project, MaxResults: &size}, noRetry)
-		return nextPage(it, int(size), token, items)
+	networks, err := gcpapi.Pages(ctx, cl.api, "compute.ListNetworks", func(ctx context.Context, token string, items *[]*computepb.Network) (string, error) {
+		it := cl.api.Networks.List(ctx, &computepb.ListNetworksRequest{Project: project, MaxResults: &size}, gcpapi.NoRetry())
+		return gcpapi.NextPage(it, int(size), token, items)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -45,9 +46,9 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, projec
 		}
 		*secondary = append(*secondary, err)
 	}
-	certs, err := pages(ctx, r, "compute.ListSslCertificates", func(ctx context.Context, token string, items *[]*computepb.SslCertificate) (string, error) {
-		it := cl.certs.List(ctx, &computepb.ListSslCertificatesRequest{Project: project, MaxResults: &size}, noRetry)
-		return nextPage(it, int(size), token, items)
+	certs, err := gcpapi.Pages(ctx, cl.api, "compute.ListSslCertificates", func(ctx context.Context, token string, items *[]*computepb.SslCertificate) (string, error) {
+		it := cl.api.SslCertificates.List(ctx, &computepb.ListSslCertificatesRequest{Project: project, MaxResults: &size}, gcpapi.NoRetry())
+		return gcpapi.NextPage(it, int(size), token, items)
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -56,7 +57,7 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, projec
 		*secondary = append(*secondary, err)
 	}
 
-	base := "//compute.googleapis.com/projects/" + project + "/global/"
+	base := computeBase(project)
 	newRes := func(kind, typ, name string, attrs map[string]any) snapshot.Resource {
 		return snapshot.Resource{UID: base + kind + "/" + name, Type: typ, Name: name, Account: project,
 			Region: "global", Scope: scopeID, Attributes: attrs}
@@ -66,12 +67,7 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, projec
 	for _, f := range firewalls {
 		network := lastSegment(f.GetNetwork())
 		onNetwork[network] = append(onNetwork[network], f.GetName())
-		res = append(res, newRes("firewalls", "gcp.compute.firewall", f.GetName(), map[string]any{
-			"network": network, "direction": f.GetDirection(), "disabled": f.GetDisabled(),
-			"priority": int(f.GetPriority()), "source_ranges": strs(f.GetSourceRanges()),
-			"source_tags": strs(f.GetSourceTags()), "target_tags": strs(f.GetTargetTags()),
-			"allowed": firewallRules(f.GetAllowed()), "denied": firewallRules(f.GetDenied()),
-		}))
+		res = append(res, firewallResource(project, scopeID, f))
 	}
 	for _, n := range networks {
 		fws := onNetwork[n.GetName()]
@@ -83,19 +79,46 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, r *run, projec
 		}))
 	}
 	for _, ct := range certs {
-		var cert any
-		if x := leaf(ct.GetCertificate()); x != nil {
-			cert = certinfo.Describe(x)
-		} else if ct.GetCertificate() != "" {
+		r, err := sslResource(project, scopeID, ct)
+		if err != nil {
 			// The certificate is there but unknown: a null one would read as none, in a
 			// scope that claims to be whole.
-			*secondary = append(*secondary, fmt.Errorf("compute.ListSslCertificates: certificate %s does not parse", ct.GetName()))
+			*secondary = append(*secondary, fmt.Errorf("compute.ListSslCertificates: %w", err))
 		}
-		res = append(res, newRes("sslCertificates", "gcp.compute.ssl_certificate", ct.GetName(), map[string]any{
-			"cert_type": ct.GetType(), "managed_status": ct.GetManaged().GetStatus(), "certificate": cert,
-		}))
+		res = append(res, r)
 	}
 	return res, nil
+}
+
+// computeBase is the uid prefix of a project's global Compute resources.
+func computeBase(project string) string {
+	return "//compute.googleapis.com/projects/" + project + "/global/"
+}
+
+func firewallResource(project, scopeID string, f *computepb.Firewall) snapshot.Resource {
+	return snapshot.Resource{UID: computeBase(project) + "firewalls/" + f.GetName(), Type: "gcp.compute.firewall", Name: f.GetName(),
+		Account: project, Region: "global", Scope: scopeID, Attributes: map[string]any{
+			"network": lastSegment(f.GetNetwork()), "direction": f.GetDirection(), "disabled": f.GetDisabled(),
+			"priority": int(f.GetPriority()), "source_ranges": strs(f.GetSourceRanges()),
+			"source_tags": strs(f.GetSourceTags()), "target_tags": strs(f.GetTargetTags()),
+			"allowed": firewallRules(f.GetAllowed()), "denied": firewallRules(f.GetDenied()),
+		}}
+}
+
+// sslResource is an SSL certificate; one whose body does not parse is returned with a
+// null certificate, and the error.
+func sslResource(project, scopeID string, ct *computepb.SslCertificate) (snapshot.Resource, error) {
+	var cert any
+	var err error
+	if x := leaf(ct.GetCertificate()); x != nil {
+		cert = certinfo.Describe(x)
+	} else if ct.GetCertificate() != "" {
+		err = fmt.Errorf("certificate %s does not parse", ct.GetName())
+	}
+	return snapshot.Resource{UID: computeBase(project) + "sslCertificates/" + ct.GetName(), Type: "gcp.compute.ssl_certificate", Name: ct.GetName(),
+		Account: project, Region: "global", Scope: scopeID, Attributes: map[string]any{
+			"cert_type": ct.GetType(), "managed_status": ct.GetManaged().GetStatus(), "certificate": cert,
+		}}, err
 }
 
 // ruleSpec is the shape shared by computepb.Allowed and computepb.Denied.

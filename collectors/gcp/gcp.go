@@ -2,34 +2,26 @@
 // their keys (scope gcp/PROJECT/iam), VPC firewall rules, networks and SSL certificates
 // (scope gcp/PROJECT/compute), and the IAM policies of the projects' ancestors, folders
 // and organisations (scopes gcp/folders/N/iam, gcp/organizations/N/iam), with the
-// official Go clients. Calls are rate-limited per service and scope, retried with backoff
-// on throttling and transient failures, and a scope whose reads failed is reported as
-// failed, never as empty.
+// official Go clients through internal/gcpapi: calls are rate-limited per service and
+// project, retried with full-jitter backoff on throttling and transient failures, and
+// counted per scope; a scope whose reads failed is reported as failed, never as empty.
+// Read reads one resource again by uid (read.go).
 package gcp
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
-	"math"
-	"net"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	compute "cloud.google.com/go/compute/apiv1"
-	admin "cloud.google.com/go/iam/admin/apiv1"
-	resourcemanager "cloud.google.com/go/resourcemanager/apiv3"
 	resourcemanagerpb "cloud.google.com/go/resourcemanager/apiv3/resourcemanagerpb"
 	"golang.org/x/sync/errgroup"
-	"golang.org/x/time/rate"
-	"google.golang.org/api/option"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -56,34 +48,34 @@ type Config struct {
 	PageSize int
 	// Logger receives retries at debug level and failed scopes at warn; nil discards.
 	Logger *slog.Logger
+	// Clients, when set, are the API clients to call through (shared with remediators, so
+	// that both draw on one token bucket per service and project); Endpoint, RateLimit,
+	// MaxAttempts and the backoff bounds are then theirs, and the collector never closes
+	// them.
+	Clients *gcpapi.Clients
 }
 
 // Collector reads GCP projects.
 type Collector struct {
 	cfg Config
 	log *slog.Logger
+
+	// mu guards readers, the clients Read made on first use, kept until Close.
+	mu      sync.Mutex
+	readers *gcpapi.Clients
 }
 
-var _ collectors.Collector = (*Collector)(nil)
+var (
+	_ collectors.Collector  = (*Collector)(nil)
+	_ collectors.Discoverer = (*Collector)(nil)
+	_ collectors.Reader     = (*Collector)(nil)
+)
 
 // New returns a collector with cfg's zero fields set to their defaults.
 func New(cfg Config) *Collector {
 	if cfg.Concurrency <= 0 {
 		cfg.Concurrency = 4
 	}
-	if cfg.RateLimit <= 0 {
-		cfg.RateLimit = 10
-	}
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 8
-	}
-	if cfg.BaseBackoff <= 0 {
-		cfg.BaseBackoff = 250 * time.Millisecond
-	}
-	if cfg.MaxBackoff <= 0 {
-		cfg.MaxBackoff = 30 * time.Second
-	}
-	cfg.MaxBackoff = max(cfg.MaxBackoff, cfg.BaseBackoff)
 	// A project named twice (in the config and a flag) would be read twice: two scopes of
 	// one id and every resource twice, which a snapshot refuses.
 	var projects []string
@@ -103,15 +95,10 @@ func New(cfg Config) *Collector {
 // Name implements collectors.Collector.
 func (c *Collector) Name() string { return "gcp" }
 
-// clients are the API clients of one collection, shared by its projects.
+// clients are the API clients of one collection, with what the collection's projects
+// share.
 type clients struct {
-	projects  *resourcemanager.ProjectsClient
-	folders   *resourcemanager.FoldersClient
-	orgs      *resourcemanager.OrganizationsClient
-	iam       *admin.IamClient
-	firewalls *compute.FirewallsClient
-	networks  *compute.NetworksClient
-	certs     *compute.SslCertificatesClient
+	api *gcpapi.Clients
 
 	// orgDomains caches organisation domains ("" when not readable) across projects;
 	// ancestors holds the folders and organisations claimed for reading (claimAncestor).
@@ -120,82 +107,45 @@ type clients struct {
 	ancestors  map[string]bool
 }
 
-// options are the client options for REST and for gRPC clients.
-func (c *Collector) options() (rest, rpc []option.ClientOption, err error) {
-	ep := c.cfg.Endpoint
-	if ep == "" {
-		return nil, nil, nil
-	}
-	u, err := url.Parse(ep)
-	if err != nil || u.Host == "" {
-		return nil, nil, fmt.Errorf("gcp: endpoint %q: want a URL such as http://127.0.0.1:8080", ep)
-	}
-	if u.Scheme == "http" {
-		return []option.ClientOption{option.WithEndpoint(ep), option.WithoutAuthentication()},
-			[]option.ClientOption{option.WithEndpoint(u.Host), option.WithoutAuthentication(),
-				option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials()))}, nil
-	}
-	host := u.Host
-	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "443")
-	}
-	return []option.ClientOption{option.WithEndpoint(ep)}, []option.ClientOption{option.WithEndpoint(host)}, nil
+func newCollection(api *gcpapi.Clients) *clients {
+	return &clients{api: api, orgDomains: map[string]string{}, ancestors: map[string]bool{}}
 }
 
-func (c *Collector) newClients(ctx context.Context) (*clients, error) {
-	rest, rpc, err := c.options()
+// open returns the API clients to use and the function that releases them: the
+// configured ones (never closed here), or new ones closed by release.
+func (c *Collector) open(ctx context.Context) (*gcpapi.Clients, func(), error) {
+	if c.cfg.Clients != nil {
+		return c.cfg.Clients, func() {}, nil
+	}
+	api, err := gcpapi.New(ctx, c.apiOptions())
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	cl := &clients{orgDomains: map[string]string{}, ancestors: map[string]bool{}}
-	steps := []func() error{
-		func() (err error) { cl.projects, err = resourcemanager.NewProjectsRESTClient(ctx, rest...); return },
-		func() (err error) { cl.folders, err = resourcemanager.NewFoldersRESTClient(ctx, rest...); return },
-		func() (err error) { cl.orgs, err = resourcemanager.NewOrganizationsRESTClient(ctx, rest...); return },
-		func() (err error) { cl.iam, err = admin.NewIamClient(ctx, rpc...); return },
-		func() (err error) { cl.firewalls, err = compute.NewFirewallsRESTClient(ctx, rest...); return },
-		func() (err error) { cl.networks, err = compute.NewNetworksRESTClient(ctx, rest...); return },
-		func() (err error) { cl.certs, err = compute.NewSslCertificatesRESTClient(ctx, rest...); return },
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			cl.close()
-			return nil, fmt.Errorf("gcp: create API clients: %w", err)
-		}
-	}
-	return cl, nil
+	return api, func() { _ = api.Close() }, nil
 }
 
-// close closes the clients created so far.
-func (cl *clients) close() {
-	if cl.projects != nil {
-		_ = cl.projects.Close()
-	}
-	if cl.folders != nil {
-		_ = cl.folders.Close()
-	}
-	if cl.orgs != nil {
-		_ = cl.orgs.Close()
-	}
-	if cl.iam != nil {
-		_ = cl.iam.Close()
-	}
-	if cl.firewalls != nil {
-		_ = cl.firewalls.Close()
-	}
-	if cl.networks != nil {
-		_ = cl.networks.Close()
-	}
-	if cl.certs != nil {
-		_ = cl.certs.Close()
-	}
+func (c *Collector) apiOptions() gcpapi.Options {
+	return gcpapi.Options{Endpoint: c.cfg.Endpoint, RateLimit: c.cfg.RateLimit, MaxAttempts: c.cfg.MaxAttempts,
+		BaseBackoff: c.cfg.BaseBackoff, MaxBackoff: c.cfg.MaxBackoff, Logger: c.log}
 }
 
-// newRun starts the collection of one scope. The limiter's burst is a tenth of a second's
-// worth of calls, so that the rate holds from the first call on.
-func (c *Collector) newRun() *run {
-	burst := max(1, int(math.Ceil(c.cfg.RateLimit/10)))
-	return &run{cfg: &c.cfg, log: c.log, lim: rate.NewLimiter(rate.Limit(c.cfg.RateLimit), burst)}
+// Close releases the clients Read created; a collector only Collected needs no Close.
+func (c *Collector) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.readers == nil {
+		return nil
+	}
+	err := c.readers.Close()
+	c.readers = nil
+	return err
+}
+
+// scoped returns ctx for the calls of one scope: paced in account's buckets (a project
+// id, "folders/N" or "organizations/N") and counted in the returned counter.
+func scoped(ctx context.Context, account string) (context.Context, *gcpapi.Counter) {
+	cnt := &gcpapi.Counter{}
+	return gcpapi.WithScope(ctx, gcpapi.Scope{Project: account, Counter: cnt}), cnt
 }
 
 // Discover returns the project ids to collect: Config.Projects, or else every active
@@ -204,19 +154,22 @@ func (c *Collector) Discover(ctx context.Context) ([]string, error) {
 	if len(c.cfg.Projects) > 0 {
 		return append([]string(nil), c.cfg.Projects...), nil
 	}
-	rest, _, err := c.options()
+	api, release, err := c.open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	pc, err := resourcemanager.NewProjectsRESTClient(ctx, rest...)
-	if err != nil {
-		return nil, fmt.Errorf("gcp: create Resource Manager client: %w", err)
+	defer release()
+	return c.discover(ctx, api)
+}
+
+func (c *Collector) discover(ctx context.Context, api *gcpapi.Clients) ([]string, error) {
+	if len(c.cfg.Projects) > 0 {
+		return append([]string(nil), c.cfg.Projects...), nil
 	}
-	defer pc.Close()
-	r := c.newRun()
-	found, err := pages(ctx, r, "cloudresourcemanager.SearchProjects", func(ctx context.Context, token string, items *[]*resourcemanagerpb.Project) (string, error) {
-		it := pc.SearchProjects(ctx, &resourcemanagerpb.SearchProjectsRequest{Query: "state:ACTIVE"}, noRetry)
-		return nextPage(it, c.pageSize(500), token, items)
+	ctx, _ = scoped(ctx, "")
+	found, err := gcpapi.Pages(ctx, api, "cloudresourcemanager.SearchProjects", func(ctx context.Context, token string, items *[]*resourcemanagerpb.Project) (string, error) {
+		it := api.Projects.SearchProjects(ctx, &resourcemanagerpb.SearchProjectsRequest{Query: "state:ACTIVE"}, gcpapi.NoRetry())
+		return gcpapi.NextPage(it, c.pageSize(500), token, items)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gcp: discover projects: %w", err)
@@ -241,15 +194,16 @@ func (c *Collector) pageSize(apiMax int) int {
 // error only when it cannot go on: no clients, no project list, a sink that fails, or a
 // cancelled context.
 func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
-	projects, err := c.Discover(ctx)
+	api, release, err := c.open(ctx)
 	if err != nil {
 		return err
 	}
-	cl, err := c.newClients(ctx)
+	defer release()
+	projects, err := c.discover(ctx, api)
 	if err != nil {
 		return err
 	}
-	defer cl.close()
+	cl := newCollection(api)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.cfg.Concurrency)
 	for _, p := range projects {
@@ -304,8 +258,8 @@ func newScope(project, service string) snapshot.Scope {
 
 // finish records the outcome of a scope's reads: a primary failure fails it; otherwise
 // secondary failures make it partial, naming the first few.
-func finish(sc *snapshot.Scope, r *run, primary error, secondary []error) {
-	sc.Calls, sc.Throttled, sc.AccessDenied = r.calls, r.throttled, r.accessDenied
+func finish(sc *snapshot.Scope, cnt *gcpapi.Counter, primary error, secondary []error) {
+	sc.Calls, sc.Throttled, sc.AccessDenied = cnt.Calls(), cnt.Throttled(), cnt.Denied()
 	switch {
 	case primary != nil:
 		sc.Status, sc.Error = snapshot.ScopeFailed, primary.Error()

@@ -3,14 +3,13 @@ package gcp
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"strings"
 
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
 	iampb "cloud.google.com/go/iam/apiv1/iampb"
 	resourcemanagerpb "cloud.google.com/go/resourcemanager/apiv3/resourcemanagerpb"
-	"google.golang.org/grpc/codes"
 
+	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -21,23 +20,23 @@ import (
 // parent ("" when the project could not be read), whose ancestry is read next.
 func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string) (result, string) {
 	sc := newScope(project, "iam")
-	r := c.newRun()
+	ctx, cnt := scoped(ctx, project)
 	var (
 		secondary []error
 		parent    string
 	)
-	res, primary := c.readIAM(ctx, cl, r, project, sc.ID, &parent, &secondary)
-	finish(&sc, r, primary, secondary)
+	res, primary := c.readIAM(ctx, cl, project, sc.ID, &parent, &secondary)
+	finish(&sc, cnt, primary, secondary)
 	return result{scope: sc, resources: res}, parent
 }
 
 // readIAM returns the scope's resources, or the primary read that failed; failed secondary
 // reads are appended to secondary. *parent is set once the project has been read, even
 // when a later read fails: the ancestors do not depend on this scope's other reads.
-func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, scopeID string, parent *string, secondary *[]error) ([]snapshot.Resource, error) {
+func (c *Collector) readIAM(ctx context.Context, cl *clients, project, scopeID string, parent *string, secondary *[]error) ([]snapshot.Resource, error) {
 	var proj *resourcemanagerpb.Project
-	err := r.call(ctx, "cloudresourcemanager.GetProject", func(ctx context.Context) (err error) {
-		proj, err = cl.projects.GetProject(ctx, &resourcemanagerpb.GetProjectRequest{Name: "projects/" + project}, noRetry)
+	err := cl.api.Call(ctx, "cloudresourcemanager.GetProject", func(ctx context.Context) (err error) {
+		proj, err = cl.api.Projects.GetProject(ctx, &resourcemanagerpb.GetProjectRequest{Name: "projects/" + project}, gcpapi.NoRetry())
 		return err
 	})
 	if err != nil {
@@ -47,18 +46,18 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, s
 	number := strings.TrimPrefix(proj.GetName(), "projects/")
 
 	var policy *iampb.Policy
-	err = r.call(ctx, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
-		policy, err = cl.projects.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: "projects/" + project,
-			Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}}, noRetry)
+	err = cl.api.Call(ctx, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
+		policy, err = cl.api.Projects.GetIamPolicy(ctx, &iampb.GetIamPolicyRequest{Resource: "projects/" + project,
+			Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}}, gcpapi.NoRetry())
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
 
-	accounts, err := pages(ctx, r, "iam.ListServiceAccounts", func(ctx context.Context, token string, items *[]*adminpb.ServiceAccount) (string, error) {
-		it := cl.iam.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project}, noRetry)
-		return nextPage(it, c.pageSize(100), token, items)
+	accounts, err := gcpapi.Pages(ctx, cl.api, "iam.ListServiceAccounts", func(ctx context.Context, token string, items *[]*adminpb.ServiceAccount) (string, error) {
+		it := cl.api.IAM.ListServiceAccounts(ctx, &adminpb.ListServiceAccountsRequest{Name: "projects/" + project}, gcpapi.NoRetry())
+		return gcpapi.NextPage(it, c.pageSize(100), token, items)
 	})
 	if err != nil {
 		return nil, err
@@ -68,7 +67,7 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, s
 	// When the organisation could not be read (other than being refused), the policy's
 	// organization_domain is unknown: the policy is left out, as a partial scope allows,
 	// rather than reported with an empty domain.
-	if domain, err := c.orgDomain(ctx, cl, r, proj.GetParent()); err != nil {
+	if domain, err := c.orgDomain(ctx, cl, proj.GetParent()); err != nil {
 		if ctx.Err() != nil {
 			return nil, err
 		}
@@ -79,28 +78,20 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, s
 	defaultCompute := number + "-compute@developer.gserviceaccount.com"
 	for _, sa := range accounts {
 		var keys *adminpb.ListServiceAccountKeysResponse
-		err := r.call(ctx, "iam.ListServiceAccountKeys", func(ctx context.Context) (err error) {
-			keys, err = cl.iam.ListServiceAccountKeys(ctx, &adminpb.ListServiceAccountKeysRequest{
-				Name: "projects/" + project + "/serviceAccounts/" + sa.GetEmail()}, noRetry)
+		err := cl.api.Call(ctx, "iam.ListServiceAccountKeys", func(ctx context.Context) (err error) {
+			keys, err = cl.api.IAM.ListServiceAccountKeys(ctx, &adminpb.ListServiceAccountKeysRequest{
+				Name: "projects/" + project + "/serviceAccounts/" + sa.GetEmail()}, gcpapi.NoRetry())
 			return err
 		})
-		var ce *callError
 		switch {
-		case errors.As(err, &ce) && ce.code == codes.NotFound:
+		case gcpapi.IsNotFound(err):
 			continue // deleted since it was listed
 		case err != nil && ctx.Err() != nil:
 			return nil, err
 		case err != nil:
 			*secondary = append(*secondary, err)
 		}
-		res = append(res, snapshot.Resource{
-			UID: "//iam.googleapis.com/projects/" + project + "/serviceAccounts/" + sa.GetEmail(), Type: "gcp.iam.service_account",
-			Name: sa.GetEmail(), Account: project, Region: "global", Scope: scopeID,
-			Attributes: map[string]any{
-				"email": sa.GetEmail(), "unique_id": sa.GetUniqueId(), "display_name": sa.GetDisplayName(),
-				"disabled": sa.GetDisabled(), "default_compute": sa.GetEmail() == defaultCompute,
-			},
-		})
+		res = append(res, accountResource(project, sa, sa.GetEmail() == defaultCompute, scopeID))
 		for _, k := range keys.GetKeys() {
 			res = append(res, keyResource(project, sa.GetEmail(), k, scopeID))
 		}
@@ -111,7 +102,7 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, r *run, project, s
 // orgDomain is the domain of the organisation a project sits directly under ("" under a
 // folder or none). Being refused organizations.get is not a failure: the domain is then
 // unknown and reported empty.
-func (c *Collector) orgDomain(ctx context.Context, cl *clients, r *run, parent string) (string, error) {
+func (c *Collector) orgDomain(ctx context.Context, cl *clients, parent string) (string, error) {
 	if !strings.HasPrefix(parent, "organizations/") {
 		return "", nil
 	}
@@ -122,12 +113,12 @@ func (c *Collector) orgDomain(ctx context.Context, cl *clients, r *run, parent s
 		return d, nil
 	}
 	var org *resourcemanagerpb.Organization
-	err := r.call(ctx, "cloudresourcemanager.GetOrganization", func(ctx context.Context) (err error) {
-		org, err = cl.orgs.GetOrganization(ctx, &resourcemanagerpb.GetOrganizationRequest{Name: parent}, noRetry)
+	err := cl.api.Call(ctx, "cloudresourcemanager.GetOrganization", func(ctx context.Context) (err error) {
+		org, err = cl.api.Organizations.GetOrganization(ctx, &resourcemanagerpb.GetOrganizationRequest{Name: parent}, gcpapi.NoRetry())
 		return err
 	})
 	switch {
-	case denied(err):
+	case gcpapi.IsDenied(err):
 		c.log.Debug("gcp organization not readable", "organization", parent, "error", err)
 	case err != nil:
 		return "", err
@@ -149,6 +140,17 @@ func policyResource(project, number, domain string, p *iampb.Policy, scopeID str
 			// The etag as GCP shows it in JSON and gcloud: base64 of its bytes.
 			"etag":     base64.StdEncoding.EncodeToString(p.GetEtag()),
 			"bindings": bindingsOf(p),
+		},
+	}
+}
+
+func accountResource(project string, sa *adminpb.ServiceAccount, defaultCompute bool, scopeID string) snapshot.Resource {
+	return snapshot.Resource{
+		UID: "//iam.googleapis.com/projects/" + project + "/serviceAccounts/" + sa.GetEmail(), Type: "gcp.iam.service_account",
+		Name: sa.GetEmail(), Account: project, Region: "global", Scope: scopeID,
+		Attributes: map[string]any{
+			"email": sa.GetEmail(), "unique_id": sa.GetUniqueId(), "display_name": sa.GetDisplayName(),
+			"disabled": sa.GetDisabled(), "default_compute": defaultCompute,
 		},
 	}
 }

@@ -174,7 +174,9 @@ func (c *Collector) probe(ctx context.Context, t Target) (snapshot.Resource, sna
 	if verr != nil {
 		a["verify_error"] = verr.Error()
 	}
-	a["hostname_match"] = leaf.VerifyHostname(t.Host) == nil
+	// The name to match is the one the client asked the server for: with an SNI, the
+	// host is only where to connect (10.0.0.5:8443@api.example.com serves api.example.com).
+	a["hostname_match"] = leaf.VerifyHostname(t.sni()) == nil
 
 	var accepted []any
 	for _, v := range versions {

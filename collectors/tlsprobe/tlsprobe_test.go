@@ -20,6 +20,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/collectors/tlsprobe"
 	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -202,4 +203,52 @@ func FuzzParseTarget(f *testing.F) {
 			t.Fatalf("ParseTarget(%q) = %+v without error", s, tg)
 		}
 	})
+}
+
+// TestCollect_hostnameMatchesSNI: the certificate is checked against the name sent as
+// SNI, not the address connected to: 127.0.0.1:PORT@api.example.com serving a
+// certificate for api.example.com matches (no CERT-006); without the SNI, or with another
+// one, it does not.
+func TestCollect_hostnameMatchesSNI(t *testing.T) {
+	p := newPKI(t)
+	addr := serve(t, p.leaf(t, false, nil, "api.example.com"), tls.VersionTLS12)
+	tests := []struct {
+		name  string
+		sni   string
+		match bool
+	}{
+		{"the SNI the certificate names", "api.example.com", true},
+		{"no SNI: the address", "", false},
+		{"another SNI", "www.example.com", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			tg := addr
+			tg.SNI = tc.sni
+			c := &tlsprobe.Collector{Targets: []tlsprobe.Target{tg}, Roots: p.pool, Timeout: 5 * time.Second}
+			var sink collectors.MemorySink
+			if err := c.Collect(context.Background(), &sink); err != nil {
+				t.Fatal(err)
+			}
+			if len(sink.Resources) != 1 {
+				t.Fatalf("resources = %v, want the endpoint", sink.Resources)
+			}
+			a := sink.Resources[0].Attributes
+			if a["hostname_match"] != tc.match || a["trusted"] != true {
+				t.Errorf("hostname_match = %v, trusted = %v; want %v, true", a["hostname_match"], a["trusted"], tc.match)
+			}
+			e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := e.Evaluate(context.Background(), snapshot.Header{}, time.Now(), sink.Resources)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mismatch := slices.ContainsFunc(res.Findings, func(f findings.Finding) bool { return f.Policy == "WARDEN-CERT-006" })
+			if mismatch == tc.match {
+				t.Errorf("CERT-006 raised: %v, want %v", mismatch, !tc.match)
+			}
+		})
+	}
 }

@@ -17,6 +17,9 @@ type Fault struct {
 	Action  string `yaml:"action,omitempty"`  // operation name, a glob ("List*")
 	Account string `yaml:"account,omitempty"` // AWS account id, GCP project id, or organizations/N, folders/N
 	Region  string `yaml:"region,omitempty"`
+	// Writes matches only the calls that change the world (IsWrite): latency or
+	// AccessDenied on every write while reads go through.
+	Writes bool `yaml:"writes,omitempty"`
 	// Latency is added to the call.
 	Latency Duration `yaml:"latency,omitempty"`
 	// ThrottleRate is the share of calls throttled (0–1).
@@ -47,6 +50,9 @@ func (f Fault) matches(c *call) bool {
 		return false
 	}
 	if f.Region != "" && f.Region != c.Region {
+		return false
+	}
+	if f.Writes && !IsWrite(c.Service, c.Action) {
 		return false
 	}
 	if f.Action != "" {
@@ -91,10 +97,13 @@ func errf(kind errKind, code, format string, args ...any) *apiError {
 // non-nil error is the call's answer.
 func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 	key := c.Service + ":" + c.Action
+	if hook := s.takeHook(key); hook != nil {
+		hook()
+	}
 	s.faultMu.Lock()
 	st := s.calls[key]
 	if st == nil {
-		st = &CallStats{}
+		st = &CallStats{Write: IsWrite(c.Service, c.Action)}
 		s.calls[key] = st
 	}
 	st.Calls++

@@ -132,8 +132,17 @@ func etagBytes(etag string) []byte {
 	return []byte(etag)
 }
 
+// policyProto is the policy as getIamPolicy answers it. Its version is what GCP stores:
+// 3 for a policy with a conditional binding (which only a version 3 write could have
+// made), else 1, whatever a world file left out.
 func policyProto(p IAMPolicy) *iampb.Policy {
-	out := &iampb.Policy{Version: int32(p.Version), Etag: etagBytes(p.Etag)}
+	version := max(p.Version, 1)
+	for _, b := range p.Bindings {
+		if b.Condition != nil {
+			version = 3
+		}
+	}
+	out := &iampb.Policy{Version: int32(version), Etag: etagBytes(p.Etag)}
 	for _, b := range p.Bindings {
 		pb := &iampb.Binding{Role: b.Role, Members: slices.Clone(b.Members)}
 		if b.Condition != nil {

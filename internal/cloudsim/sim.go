@@ -9,14 +9,12 @@ package cloudsim
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +48,7 @@ type Sim struct {
 	rng      *rand.Rand
 	limiters map[string]*rate.Limiter
 	calls    map[string]*CallStats
+	hooks    map[string]func() // OnNextCall, by "service:Operation"
 
 	query map[string]map[string]queryHandler // service → action
 	jsonx map[string]map[string]jsonHandler  // service → action
@@ -69,6 +68,8 @@ type CallStats struct {
 	Throttled    int `json:"throttled"`
 	Failed       int `json:"failed"` // injected 5xx
 	AccessDenied int `json:"access_denied"`
+	// Write marks an operation that changes the world (IsWrite).
+	Write bool `json:"write,omitempty"`
 }
 
 // New builds a simulator over w, which it owns from then on (writes mutate it). Certificates
@@ -188,26 +189,6 @@ func (s *Sim) Handler() http.Handler {
 			s.serveGCP(w, r)
 		}
 	})
-}
-
-func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
-	switch r.URL.Path {
-	case "/_sim/calls":
-		calls := s.Calls()
-		keys := make([]string, 0, len(calls))
-		for k := range calls {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		w.Header().Set("Content-Type", "application/json")
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		_ = enc.Encode(calls)
-	case "/_sim/health":
-		fmt.Fprintln(w, "ok")
-	default:
-		http.NotFound(w, r)
-	}
 }
 
 // Server is a simulator listening on a loopback port.

@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/warden-sec/warden/config"
 )
 
 // World is the whole state of a simulated cloud: AWS accounts (optionally an
@@ -370,7 +368,7 @@ func (d *Doc) UnmarshalYAML(n *yaml.Node) error {
 	if err := n.Decode(&v); err != nil {
 		return err
 	}
-	b, err := json.Marshal(config.JSONShape(v))
+	b, err := json.Marshal(jsonShape(v))
 	if err != nil {
 		return fmt.Errorf("line %d: document: %v", n.Line, err)
 	}
@@ -409,6 +407,32 @@ func setFlow(n *yaml.Node) {
 			n.Style |= yaml.FlowStyle
 		}
 	}
+}
+
+// jsonShape makes a value decoded from YAML JSON-shaped: string keys everywhere (YAML
+// allows keys of any type). It is config.JSONShape, kept here so that the simulator, which
+// every layer's tests start, depends on no warden package above it.
+func jsonShape(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = jsonShape(e)
+		}
+		return out
+	case map[any]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[fmt.Sprint(k)] = jsonShape(e)
+		}
+		return out
+	case []any:
+		for i, e := range x {
+			x[i] = jsonShape(e)
+		}
+		return x
+	}
+	return v
 }
 
 func compactJSON(s string) string {

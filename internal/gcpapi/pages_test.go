@@ -1,13 +1,10 @@
-package gcp
+package gcpapi
 
 import (
 	"context"
-	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
-
-	"golang.org/x/time/rate"
 )
 
 // TestPages pages through a server's answers, and stops a server that repeats a page
@@ -26,12 +23,12 @@ func TestPages(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := &run{cfg: &Config{MaxAttempts: 1}, log: slog.New(slog.DiscardHandler), lim: rate.NewLimiter(rate.Inf, 1)}
+			c := newClients(Options{MaxAttempts: 1, RateLimit: 1e6})
 			calls := 0
-			got, err := pages(context.Background(), r, "test.List", func(_ context.Context, token string, items *[]string) (string, error) {
+			got, err := Pages(context.Background(), c, "test.List", func(_ context.Context, token string, items *[]string) (string, error) {
 				calls++
 				if calls > 10 {
-					t.Fatal("pages did not stop")
+					t.Fatal("Pages did not stop")
 				}
 				*items = append(*items, "item "+strconv.Itoa(calls))
 				return tc.tokens[token], nil

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/store"
+)
+
+// gateFlags are the flags every approvals command shares: where the requests are kept
+// and where the rules (gates: in the config) come from.
+type gateFlags struct {
+	dbPath, configFile string
+}
+
+func (gf *gateFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&gf.dbPath, "db", "", "warden's database: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&gf.configFile, "config", "", "YAML config whose gates: section lists the approvers and rules")
+}
+
+// open opens the store holding the requests and the gate over it. The database must
+// exist: approval requests are made by warden apply, so a missing one is a wrong --db.
+func (gf *gateFlags) open(ctx context.Context) (*gates.Gate, *store.Store, error) {
+	cfg := &config.Config{}
+	if gf.configFile != "" {
+		c, err := config.Load(gf.configFile)
+		if err != nil {
+			return nil, nil, usageErr(err)
+		}
+		cfg = c
+	}
+	dsn := gf.dbPath
+	if dsn == "" {
+		dsn = cfg.DB
+	}
+	if dsn == "" {
+		var err error
+		if dsn, err = store.DefaultPath(); err != nil {
+			return nil, nil, err
+		}
+	}
+	st, err := store.OpenExisting(ctx, dsn)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	log := audit.New(st, audit.Options{Now: time.Now})
+	return gates.New(st, log, cfg.Gates, time.Now), st, nil
+}
+
+func (a *app) approvalsCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approvals",
+		Short: "List the approval requests of actions that wait for approvers",
+		Long: `Approval requests are made by 'warden apply --confirm' for actions whose risk the
+gates: section of the config does not apply automatically. Each waits for its quorum of
+distinct approvers ('warden approve ID'); a deny by any approver ends it
+('warden deny ID --reason TEXT'); unanswered, it expires. The requester never decides.`,
+	}
+	cmd.AddCommand(a.approvalsListCmd())
+	return cmd
+}
+
+func (a *app) approvalsListCmd() *cobra.Command {
+	var gf gateFlags
+	var format string
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List pending approval requests (--all: every request)",
+		Long: `List approval requests: each with its action's remediator, target and part, its risk,
+who requested it, the decisions so far, the quorum it needs and when it expires.
+
+Pending requests past their expiry are marked expired first (and audited), so that the
+list never shows as open what can no longer be approved.`,
+		Example: `  warden approvals list
+  warden approvals list --all --format json --config warden.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "table" && format != "json" {
+				return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			}
+			g, st, err := gf.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			if err := st.InTx(cmd.Context(), func(tx *store.Tx) error {
+				_, err := g.ExpireDue(cmd.Context(), tx)
+				return err
+			}); err != nil {
+				return err
+			}
+			f := gates.Filter{States: []gates.State{gates.StatePending}}
+			if all {
+				f = gates.Filter{}
+			}
+			reqs, err := g.List(cmd.Context(), f)
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				return writeRequestsJSON(a.stdout, reqs)
+			}
+			return writeRequestsTable(a.stdout, reqs, all)
+		},
+	}
+	gf.register(cmd)
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
+	cmd.Flags().BoolVar(&all, "all", false, "list every request, decided, expired and voided ones too")
+	return cmd
+}
+
+func writeRequestsJSON(w io.Writer, reqs []gates.Request) error {
+	if reqs == nil {
+		reqs = []gates.Request{}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(struct {
+		Requests []gates.Request `json:"requests"`
+	}{reqs}); err != nil {
+		return err
+	}
+	_, err := w.Write(report.EscapeJSON(buf.Bytes()))
+	return err
+}
+
+func writeRequestsTable(w io.Writer, reqs []gates.Request, withState bool) error {
+	if len(reqs) == 0 {
+		what := "pending approval requests"
+		if withState {
+			what = "approval requests"
+		}
+		_, err := fmt.Fprintf(w, "no %s\n", what)
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	head := "ID\tREMEDIATOR\tTARGET\tPART\tRISK\tREQUESTER\tDECISIONS\tQUORUM\tEXPIRES"
+	if withState {
+		head += "\tSTATE"
+	}
+	fmt.Fprintln(tw, head)
+	for _, r := range reqs {
+		// Targets and parts are cloud uids, actors come from the environment: escaped,
+		// so that none can drive the terminal.
+		line := strings.Join([]string{r.ID, report.Escape(r.Remediator), report.Escape(r.Target), report.Escape(r.Part),
+			r.Risk.String(), report.Escape(r.Requester), decisionsText(r), fmt.Sprintf("%d/%d", len(r.Approvals()), r.Quorum),
+			r.ExpiresAt.UTC().Format(time.RFC3339)}, "\t")
+		if withState {
+			line += "\t" + string(r.State)
+		}
+		fmt.Fprintln(tw, line)
+	}
+	return tw.Flush()
+}
+
+// decisionsText is the decisions so far, "bob approved, carol denied", or "-".
+func decisionsText(r gates.Request) string {
+	if len(r.Decisions) == 0 {
+		return "-"
+	}
+	parts := make([]string, len(r.Decisions))
+	for i, d := range r.Decisions {
+		verb := "approved"
+		if d.Vote == gates.VoteDeny {
+			verb = "denied"
+		}
+		parts[i] = report.Escape(d.Actor) + " " + verb
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (a *app) approveCmd() *cobra.Command {
+	var gf gateFlags
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve an approval request (as $WARDEN_ACTOR, or the OS user)",
+		Long: `Approve an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
+under gates.approvers and must not be its requester. Each approver approves once; the
+request is approved when its quorum of distinct approvers has, and the action runs on the
+next 'warden apply --confirm'.
+
+A refusal (self-approval, not an approver, already decided, expired, voided) exits 2
+with the reason.`,
+		Example: `  WARDEN_ACTOR=carol warden approve apr-3f9a2c1b7d4e --reason "change ticket CHG-1234"`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.decide(cmd, &gf, args[0], true, reason)
+		},
+	}
+	gf.register(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", "why you approve (recorded with the decision and in the audit log)")
+	return cmd
+}
+
+func (a *app) denyCmd() *cobra.Command {
+	var gf gateFlags
+	var reason string
+	cmd := &cobra.Command{
+		Use:   "deny ID --reason TEXT",
+		Short: "Deny an approval request (as $WARDEN_ACTOR, or the OS user)",
+		Long: `Deny an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
+under gates.approvers and must not be its requester. A deny by any approver ends the
+request: its action does not run. A deny must say why.
+
+A refusal (self-denial, not an approver, already decided, expired, voided) exits 2 with
+the reason.`,
+		Example: `  WARDEN_ACTOR=carol warden deny apr-3f9a2c1b7d4e --reason "breaks the nightly export"`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return a.decide(cmd, &gf, args[0], false, reason)
+		},
+	}
+	gf.register(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", "why you deny (required; recorded with the decision and in the audit log)")
+	cmd.MarkFlagRequired("reason")
+	return cmd
+}
+
+// decide records the actor's decision through the CLI channel and says where the
+// request stands.
+func (a *app) decide(cmd *cobra.Command, gf *gateFlags, id string, approve bool, reason string) error {
+	who, err := actor()
+	if err != nil {
+		return usageErr(err)
+	}
+	g, st, err := gf.open(cmd.Context())
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	r, err := g.Decide(cmd.Context(), id, who, string(gates.ChannelCLI), approve, reason)
+	if err != nil {
+		// A refusal (gates.ErrSelfApproval, ErrNotApprover, …) is the user's to act on:
+		// exit 2 with its reason, as for any other error.
+		return usageErr(err)
+	}
+	n := len(r.Approvals())
+	switch r.State {
+	case gates.StateApproved:
+		fmt.Fprintf(a.stdout, "request %s approved (%d of %d approvals): %s on %s runs on the next warden apply --confirm\n",
+			r.ID, n, r.Quorum, report.Escape(r.Remediator), report.Escape(r.Target))
+	case gates.StateDenied:
+		fmt.Fprintf(a.stdout, "request %s denied: %s on %s will not run\n", r.ID, report.Escape(r.Remediator), report.Escape(r.Target))
+	default:
+		fmt.Fprintf(a.stdout, "approval of request %s recorded (%d of %d approvals): it waits for %d more before %s\n",
+			r.ID, n, r.Quorum, r.Quorum-n, r.ExpiresAt.UTC().Format(time.RFC3339))
+	}
+	return nil
+}

@@ -1,0 +1,76 @@
+package collect
+
+import (
+	"fmt"
+	"log/slog"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"github.com/warden-sec/warden/internal/cloudsim"
+)
+
+// Simulator is an in-process cloud simulator serving one world file on a loopback port,
+// for demos (`warden scan --sim world.yaml`): the collectors read it through the real
+// SDK clients, as they would read the cloud.
+type Simulator struct {
+	world *cloudsim.World
+	srv   *cloudsim.Server
+	// URL is the simulator's endpoint for both clouds, http://127.0.0.1:PORT.
+	URL string
+}
+
+// StartSimulator loads a world file and serves it on a free loopback port until Close.
+func StartSimulator(worldFile string, log *slog.Logger) (*Simulator, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w, err := cloudsim.LoadWorld(worldFile)
+	if err != nil {
+		return nil, err
+	}
+	sim, err := cloudsim.New(w, cloudsim.Options{Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("simulator world %s: %w", worldFile, err)
+	}
+	srv, err := sim.Listen("127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	log.Info("simulator serving", "world", worldFile, "endpoint", srv.URL)
+	return &Simulator{world: w, srv: srv, URL: srv.URL}, nil
+}
+
+// Target points the targets' clouds at the simulator. With no AWS or GCP target named,
+// the demo reads everything the world holds: every account (the organisation when it
+// has one) and every project. TLS targets are left as they are.
+func (s *Simulator) Target(t Targets) Targets {
+	if t.AWS == nil && t.GCP == nil {
+		if len(s.world.AWS.Accounts) > 0 {
+			t.AWS = &AWS{Org: s.world.AWS.Organization != nil}
+		}
+		if len(s.world.GCP.Projects) > 0 {
+			t.GCP = &GCP{}
+			for _, p := range s.world.GCP.Projects {
+				t.GCP.Projects = append(t.GCP.Projects, p.ID)
+			}
+		}
+	}
+	if t.AWS != nil {
+		a := *t.AWS
+		a.Endpoint = s.URL
+		t.AWS = &a
+		// The simulator accepts any key; a fixed one keeps the user's own credentials,
+		// if any, away from it.
+		t.AWSConfig = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIASIMULATOR", "simulator", "")}
+	}
+	if t.GCP != nil {
+		g := *t.GCP
+		g.Endpoint = s.URL
+		t.GCP = &g
+	}
+	return t
+}
+
+// Close stops the simulator.
+func (s *Simulator) Close() error { return s.srv.Close() }

@@ -1,0 +1,557 @@
+package aws
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/internal/awsapi"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// Read implements collectors.Reader for aws.iam.user, aws.iam.access_key, aws.iam.group,
+// aws.iam.role, aws.iam.policy (with its attachments), aws.iam.password_policy,
+// aws.iam.server_certificate, aws.ec2.security_group and aws.acm.certificate, with the
+// calls of that one resource (GetUser and what hangs off the user, DescribeSecurityGroups
+// by id, GetPolicy and ListEntitiesForPolicy…), never the bulk reads of Collect. The
+// account is the uid's: the caller's, or a member through the organisation role. An
+// AWS-managed policy (arn:aws:iam::aws:policy/…) is read in the caller's account.
+//
+// Reading a user asks IAM directly (GetLoginProfile, ListMFADevices, GetAccessKeyLastUsed)
+// instead of the credential report, which AWS regenerates at most every four hours: a
+// re-read right after a fix must see the fix.
+func (c *Collector) Read(ctx context.Context, uid string) (snapshot.Resource, error) {
+	if err := c.init(ctx); err != nil {
+		return snapshot.Resource{}, err
+	}
+	arn, ok := parseARN(uid)
+	if !ok {
+		return snapshot.Resource{}, fmt.Errorf("aws: read %s: not an ARN: %w", uid, collectors.ErrUnsupported)
+	}
+	acct := arn.account
+	if acct == "aws" {
+		acct = c.self.id
+	}
+	a, err := c.account(ctx, acct)
+	if err != nil {
+		return snapshot.Resource{}, fmt.Errorf("aws: read %s: %w", uid, err)
+	}
+	r, err := a.read(ctx, arn)
+	if err != nil {
+		return snapshot.Resource{}, fmt.Errorf("aws: read %s: %w", uid, err)
+	}
+	return r, nil
+}
+
+// arnParts are the fields of "arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE".
+type arnParts struct {
+	partition, service, region, account, resource string
+}
+
+func parseARN(s string) (arnParts, bool) {
+	f := strings.SplitN(s, ":", 6)
+	if len(f) != 6 || f[0] != "arn" || f[1] == "" || f[2] == "" || f[4] == "" || f[5] == "" {
+		return arnParts{}, false
+	}
+	return arnParts{partition: f[1], service: f[2], region: f[3], account: f[4], resource: f[5]}, true
+}
+
+// lastSegment is the name at the end of an ARN's resource path ("user/automation/ci-bot"
+// → "ci-bot").
+func lastSegment(s string) string { return s[strings.LastIndexByte(s, '/')+1:] }
+
+func (a *account) read(ctx context.Context, arn arnParts) (snapshot.Resource, error) {
+	res := arn.resource
+	switch arn.service {
+	case "iam":
+		sc := newScope(nil, a.id, "iam", "")
+		cl := a.iam(sc)
+		var (
+			r   snapshot.Resource
+			err error
+		)
+		switch {
+		case res == "account-password-policy":
+			r, err = a.readPasswordPolicy(ctx, cl, sc)
+		case strings.HasPrefix(res, "user/") && strings.Contains(res, "/accesskey/"):
+			i := strings.LastIndex(res, "/accesskey/")
+			r, err = readAccessKey(ctx, cl, a.arnOf(arn, res[:i]), lastSegment(res[:i]), res[i+len("/accesskey/"):])
+		case strings.HasPrefix(res, "user/"):
+			r, err = readUser(ctx, cl, lastSegment(res))
+		case strings.HasPrefix(res, "group/"):
+			r, err = readGroup(ctx, cl, lastSegment(res))
+		case strings.HasPrefix(res, "role/"):
+			r, err = readRole(ctx, cl, lastSegment(res))
+		case strings.HasPrefix(res, "policy/"):
+			r, err = readPolicy(ctx, cl, a.arnOf(arn, res))
+		case strings.HasPrefix(res, "server-certificate/"):
+			r, err = readServerCertificate(ctx, cl, lastSegment(res))
+		default:
+			return snapshot.Resource{}, collectors.ErrUnsupported
+		}
+		if err != nil {
+			return snapshot.Resource{}, err
+		}
+		return sc.place(r), nil
+	case "ec2":
+		id, ok := strings.CutPrefix(res, "security-group/")
+		if !ok || arn.region == "" {
+			return snapshot.Resource{}, collectors.ErrUnsupported
+		}
+		sc := newScope(nil, a.id, "ec2", arn.region)
+		out, err := a.ec2(sc, arn.region).DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{GroupIds: []string{id}})
+		if err != nil {
+			return snapshot.Resource{}, failed("ec2:DescribeSecurityGroups", err)
+		}
+		for _, g := range out.SecurityGroups {
+			if aws.ToString(g.GroupId) == id {
+				return sc.place(a.securityGroup(arn.region, g)), nil
+			}
+		}
+		// Asked by id, EC2 answers InvalidGroup.NotFound for a group that is gone: an
+		// answer without it says nothing.
+		return snapshot.Resource{}, errors.New("ec2:DescribeSecurityGroups: the answer holds no group " + id)
+	case "acm":
+		if !strings.HasPrefix(res, "certificate/") || arn.region == "" {
+			return snapshot.Resource{}, collectors.ErrUnsupported
+		}
+		sc := newScope(nil, a.id, "acm", arn.region)
+		uid := a.arnOf(arn, res)
+		r, errs, oerr := certificate(ctx, a.acm(sc, arn.region), arn.region, uid)
+		if oerr != nil {
+			return snapshot.Resource{}, failed(oerr.op, oerr.err)
+		}
+		if len(errs) > 0 {
+			return snapshot.Resource{}, failed(errs[0].op, errs[0].err)
+		}
+		return sc.place(r), nil
+	}
+	return snapshot.Resource{}, collectors.ErrUnsupported
+}
+
+// arnOf is the ARN of resource in arn's service, region and account, as Collect builds it.
+func (a *account) arnOf(arn arnParts, resource string) string {
+	return "arn:" + arn.partition + ":" + arn.service + ":" + arn.region + ":" + arn.account + ":" + resource
+}
+
+// failed is the error of a read: collectors.ErrNotFound as well when AWS said the thing
+// does not exist, and only then.
+func failed(op string, err error) error {
+	if awsapi.IsNotFound(err) {
+		return fmt.Errorf("%s: %w: %w", op, collectors.ErrNotFound, awsapi.Redact(err))
+	}
+	return fmt.Errorf("%s: %w", op, awsapi.Redact(err))
+}
+
+// reads runs a resource's independent reads side by side. Its error is the first that
+// says nothing about existence (denied, throttled, failed) if any, else the first "not
+// found": a read that could not see must not pass for one that saw the thing gone.
+type reads struct {
+	wg   sync.WaitGroup
+	mu   sync.Mutex
+	errs []error
+}
+
+func (g *reads) Go(op string, f func() error) {
+	g.wg.Go(func() {
+		if err := f(); err != nil {
+			g.mu.Lock()
+			g.errs = append(g.errs, failed(op, err))
+			g.mu.Unlock()
+		}
+	})
+}
+
+func (g *reads) Wait() error {
+	g.wg.Wait()
+	for _, err := range g.errs {
+		if !errors.Is(err, collectors.ErrNotFound) {
+			return err
+		}
+	}
+	if len(g.errs) > 0 {
+		return g.errs[0]
+	}
+	return nil
+}
+
+func (a *account) readPasswordPolicy(ctx context.Context, cl *iam.Client, sc *scope) (snapshot.Resource, error) {
+	// passwordPolicy turns NoSuchEntity into the resource that says there is none.
+	a.passwordPolicy(ctx, cl, sc)
+	if sc.s.Status != snapshot.ScopeOK || len(sc.resources) != 1 {
+		return snapshot.Resource{}, errors.New(sc.s.Error)
+	}
+	return sc.resources[0], nil
+}
+
+func readUser(ctx context.Context, cl *iam.Client, name string) (snapshot.Resource, error) {
+	u, err := cl.GetUser(ctx, &iam.GetUserInput{UserName: aws.String(name)})
+	if err == nil && u.User == nil {
+		err = errors.New("the answer holds no User")
+	}
+	if err != nil {
+		return snapshot.Resource{}, failed("iam:GetUser", err)
+	}
+	var (
+		g        reads
+		groups   []string
+		attached []iamtypes.AttachedPolicy
+		inl      []any
+		keys     []keyFacts
+		login    = &loginFacts{}
+	)
+	g.Go("iam:ListGroupsForUser", func() error {
+		p := iam.NewListGroupsForUserPaginator(cl, &iam.ListGroupsForUserInput{UserName: aws.String(name)})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			for _, gr := range page.Groups {
+				groups = append(groups, aws.ToString(gr.GroupName))
+			}
+		}
+		return nil
+	})
+	g.Go("iam:ListAttachedUserPolicies", func() error {
+		p := iam.NewListAttachedUserPoliciesPaginator(cl, &iam.ListAttachedUserPoliciesInput{UserName: aws.String(name)})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			attached = append(attached, page.AttachedPolicies...)
+		}
+		return nil
+	})
+	g.Go("iam:ListUserPolicies", func() (err error) {
+		inl, err = inlinePolicies(ctx, func(ctx context.Context, marker *string) ([]string, *string, error) {
+			out, err := cl.ListUserPolicies(ctx, &iam.ListUserPoliciesInput{UserName: aws.String(name), Marker: marker})
+			if err != nil {
+				return nil, nil, err
+			}
+			return out.PolicyNames, out.Marker, nil
+		}, func(ctx context.Context, policy string) (*string, error) {
+			out, err := cl.GetUserPolicy(ctx, &iam.GetUserPolicyInput{UserName: aws.String(name), PolicyName: aws.String(policy)})
+			if err != nil {
+				return nil, err
+			}
+			return out.PolicyDocument, nil
+		})
+		return err
+	})
+	g.Go("iam:ListAccessKeys", func() (err error) {
+		keys, err = userKeys(ctx, cl, name)
+		return err
+	})
+	g.Go("iam:GetLoginProfile", func() error {
+		lp, err := cl.GetLoginProfile(ctx, &iam.GetLoginProfileInput{UserName: aws.String(name)})
+		var nse *iamtypes.NoSuchEntityException
+		switch {
+		case errors.As(err, &nse):
+			return nil // no console password: NoSuchEntity is the login profile's, not the user's
+		case err != nil:
+			return err
+		case lp.LoginProfile == nil:
+			return errors.New("the answer holds no LoginProfile")
+		}
+		login.enabled = true
+		login.lastChanged = ts(lp.LoginProfile.CreateDate)
+		return nil
+	})
+	g.Go("iam:ListMFADevices", func() error {
+		out, err := cl.ListMFADevices(ctx, &iam.ListMFADevicesInput{UserName: aws.String(name), MaxItems: aws.Int32(1)})
+		if err != nil {
+			return err
+		}
+		login.mfa = len(out.MFADevices) > 0
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return snapshot.Resource{}, err
+	}
+	if login.enabled {
+		// As the credential report: the last use of a password the user no longer has is
+		// not reported.
+		login.lastUsed = ts(u.User.PasswordLastUsed)
+	}
+	return userResources(userFacts{name: aws.ToString(u.User.UserName), arn: aws.ToString(u.User.Arn), id: aws.ToString(u.User.UserId),
+		path: aws.ToString(u.User.Path), created: u.User.CreateDate, tags: u.User.Tags, groups: groups,
+		attached: attachedList(attached), inline: inl, login: login, keys: keys})[0], nil
+}
+
+// userKeys lists a user's access keys with the last use of each.
+func userKeys(ctx context.Context, cl *iam.Client, user string) ([]keyFacts, error) {
+	var keys []keyFacts
+	p := iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: aws.String(user)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range page.AccessKeyMetadata {
+			use, err := keyLastUse(ctx, cl, aws.ToString(k.AccessKeyId))
+			if err != nil {
+				return nil, err
+			}
+			keys = append(keys, keyFacts{meta: k, use: use})
+		}
+	}
+	return keys, nil
+}
+
+// keyLastUse reads a key's last use; IAM answers "N/A" for the service and region of a
+// key never used, which the model leaves empty, as the credential report's are.
+func keyLastUse(ctx context.Context, cl *iam.Client, id string) (keyUse, error) {
+	out, err := cl.GetAccessKeyLastUsed(ctx, &iam.GetAccessKeyLastUsedInput{AccessKeyId: aws.String(id)})
+	if err != nil {
+		return keyUse{}, err
+	}
+	lu := out.AccessKeyLastUsed
+	if lu == nil || lu.LastUsedDate == nil {
+		return keyUse{}, nil
+	}
+	return keyUse{at: ts(lu.LastUsedDate), service: aws.ToString(lu.ServiceName), region: aws.ToString(lu.Region)}, nil
+}
+
+func readAccessKey(ctx context.Context, cl *iam.Client, userARN, user, id string) (snapshot.Resource, error) {
+	p := iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: aws.String(user)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return snapshot.Resource{}, failed("iam:ListAccessKeys", err)
+		}
+		for _, k := range page.AccessKeyMetadata {
+			if aws.ToString(k.AccessKeyId) != id {
+				continue
+			}
+			use, err := keyLastUse(ctx, cl, id)
+			if err != nil {
+				return snapshot.Resource{}, failed("iam:GetAccessKeyLastUsed", err)
+			}
+			return keyResource(userARN, user, keyFacts{meta: k, use: use}), nil
+		}
+	}
+	// The user's whole key list, read without error, lacks it: IAM says it is gone.
+	return snapshot.Resource{}, fmt.Errorf("iam:ListAccessKeys: user %s holds no key %s: %w", user, id, collectors.ErrNotFound)
+}
+
+func readGroup(ctx context.Context, cl *iam.Client, name string) (snapshot.Resource, error) {
+	var (
+		g        reads
+		grp      *iamtypes.Group
+		members  []string
+		attached []iamtypes.AttachedPolicy
+		inl      []any
+	)
+	g.Go("iam:GetGroup", func() error {
+		p := iam.NewGetGroupPaginator(cl, &iam.GetGroupInput{GroupName: aws.String(name)})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			if page.Group == nil {
+				return errors.New("the answer holds no Group")
+			}
+			grp = page.Group
+			for _, u := range page.Users {
+				members = append(members, aws.ToString(u.UserName))
+			}
+		}
+		return nil
+	})
+	g.Go("iam:ListAttachedGroupPolicies", func() error {
+		p := iam.NewListAttachedGroupPoliciesPaginator(cl, &iam.ListAttachedGroupPoliciesInput{GroupName: aws.String(name)})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			attached = append(attached, page.AttachedPolicies...)
+		}
+		return nil
+	})
+	g.Go("iam:ListGroupPolicies", func() (err error) {
+		inl, err = inlinePolicies(ctx, func(ctx context.Context, marker *string) ([]string, *string, error) {
+			out, err := cl.ListGroupPolicies(ctx, &iam.ListGroupPoliciesInput{GroupName: aws.String(name), Marker: marker})
+			if err != nil {
+				return nil, nil, err
+			}
+			return out.PolicyNames, out.Marker, nil
+		}, func(ctx context.Context, policy string) (*string, error) {
+			out, err := cl.GetGroupPolicy(ctx, &iam.GetGroupPolicyInput{GroupName: aws.String(name), PolicyName: aws.String(policy)})
+			if err != nil {
+				return nil, err
+			}
+			return out.PolicyDocument, nil
+		})
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return snapshot.Resource{}, err
+	}
+	return groupResource(aws.ToString(grp.Arn), aws.ToString(grp.GroupName), aws.ToString(grp.Path), grp.CreateDate, members,
+		attachedList(attached), inl), nil
+}
+
+func readRole(ctx context.Context, cl *iam.Client, name string) (snapshot.Resource, error) {
+	var (
+		g        reads
+		role     *iamtypes.Role
+		attached []iamtypes.AttachedPolicy
+		inl      []any
+	)
+	g.Go("iam:GetRole", func() error {
+		out, err := cl.GetRole(ctx, &iam.GetRoleInput{RoleName: aws.String(name)})
+		if err == nil && out.Role == nil {
+			err = errors.New("the answer holds no Role")
+		}
+		if err != nil {
+			return err
+		}
+		role = out.Role
+		return nil
+	})
+	g.Go("iam:ListAttachedRolePolicies", func() error {
+		p := iam.NewListAttachedRolePoliciesPaginator(cl, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
+		for p.HasMorePages() {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			attached = append(attached, page.AttachedPolicies...)
+		}
+		return nil
+	})
+	g.Go("iam:ListRolePolicies", func() (err error) {
+		inl, err = inlinePolicies(ctx, func(ctx context.Context, marker *string) ([]string, *string, error) {
+			out, err := cl.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String(name), Marker: marker})
+			if err != nil {
+				return nil, nil, err
+			}
+			return out.PolicyNames, out.Marker, nil
+		}, func(ctx context.Context, policy string) (*string, error) {
+			out, err := cl.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(policy)})
+			if err != nil {
+				return nil, err
+			}
+			return out.PolicyDocument, nil
+		})
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return snapshot.Resource{}, err
+	}
+	f := roleFacts{name: aws.ToString(role.RoleName), arn: aws.ToString(role.Arn), id: aws.ToString(role.RoleId), path: aws.ToString(role.Path),
+		created: role.CreateDate, trust: role.AssumeRolePolicyDocument, lastUsed: role.RoleLastUsed, tags: role.Tags,
+		attached: attachedList(attached), inline: inl}
+	if role.MaxSessionDuration != nil {
+		n := int(*role.MaxSessionDuration)
+		f.maxSession = &n
+	}
+	return roleResource(f), nil
+}
+
+// inlinePolicies reads a principal's inline policies: the names, page by page, then each
+// document.
+func inlinePolicies(ctx context.Context, list func(ctx context.Context, marker *string) ([]string, *string, error),
+	get func(ctx context.Context, name string) (*string, error)) ([]any, error) {
+	var names []string
+	var marker *string
+	for {
+		page, next, err := list(ctx, marker)
+		if err != nil {
+			return nil, err
+		}
+		names = append(names, page...)
+		if next == nil || *next == "" {
+			break
+		}
+		marker = next
+	}
+	out := make([]any, 0, len(names))
+	for _, n := range names {
+		doc, err := get(ctx, n)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, map[string]any{"name": n, "document": document(doc)})
+	}
+	return out, nil
+}
+
+func readPolicy(ctx context.Context, cl *iam.Client, arn string) (snapshot.Resource, error) {
+	got, err := cl.GetPolicy(ctx, &iam.GetPolicyInput{PolicyArn: aws.String(arn)})
+	if err == nil && got.Policy == nil {
+		err = errors.New("the answer holds no Policy")
+	}
+	if err != nil {
+		return snapshot.Resource{}, failed("iam:GetPolicy", err)
+	}
+	p := got.Policy
+	var (
+		g   reads
+		doc any
+		to  = map[string][]string{"users": {}, "groups": {}, "roles": {}}
+	)
+	g.Go("iam:GetPolicyVersion", func() error {
+		v, err := cl.GetPolicyVersion(ctx, &iam.GetPolicyVersionInput{PolicyArn: aws.String(arn), VersionId: p.DefaultVersionId})
+		if err == nil && v.PolicyVersion == nil {
+			err = errors.New("the answer holds no PolicyVersion")
+		}
+		if err != nil {
+			return err
+		}
+		doc = document(v.PolicyVersion.Document)
+		return nil
+	})
+	g.Go("iam:ListEntitiesForPolicy", func() error {
+		pg := iam.NewListEntitiesForPolicyPaginator(cl, &iam.ListEntitiesForPolicyInput{PolicyArn: aws.String(arn)})
+		for pg.HasMorePages() {
+			page, err := pg.NextPage(ctx)
+			if err != nil {
+				return err
+			}
+			for _, u := range page.PolicyUsers {
+				to["users"] = append(to["users"], aws.ToString(u.UserName))
+			}
+			for _, gr := range page.PolicyGroups {
+				to["groups"] = append(to["groups"], aws.ToString(gr.GroupName))
+			}
+			for _, r := range page.PolicyRoles {
+				to["roles"] = append(to["roles"], aws.ToString(r.RoleName))
+			}
+		}
+		return nil
+	})
+	if err := g.Wait(); err != nil {
+		return snapshot.Resource{}, err
+	}
+	return policyResource(policyFacts{arn: aws.ToString(p.Arn), name: aws.ToString(p.PolicyName), id: aws.ToString(p.PolicyId),
+		path: aws.ToString(p.Path), attachments: int(aws.ToInt32(p.AttachmentCount)), defaultVersion: aws.ToString(p.DefaultVersionId),
+		created: p.CreateDate, updated: p.UpdateDate, document: doc, attachedTo: to}), nil
+}
+
+func readServerCertificate(ctx context.Context, cl *iam.Client, name string) (snapshot.Resource, error) {
+	got, err := cl.GetServerCertificate(ctx, &iam.GetServerCertificateInput{ServerCertificateName: aws.String(name)})
+	if err == nil && (got.ServerCertificate == nil || got.ServerCertificate.ServerCertificateMetadata == nil) {
+		err = errors.New("the answer holds no ServerCertificate")
+	}
+	if err != nil {
+		return snapshot.Resource{}, failed("iam:GetServerCertificate", err)
+	}
+	r, err := serverCertResource(*got.ServerCertificate.ServerCertificateMetadata, got.ServerCertificate.CertificateBody)
+	if err != nil {
+		return snapshot.Resource{}, fmt.Errorf("parse server certificate %s: %w", name, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,407 @@
+package gates
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/suggest"
+)
+
+// Defaults of the gates: section, used where a key is absent.
+const (
+	// DefaultExpiry is how long a request waits for its approvals.
+	DefaultExpiry = 24 * time.Hour
+	// DefaultQuorum is the number of approvals a risk needs unless Quorum says otherwise;
+	// critical risk needs DefaultCriticalQuorum.
+	DefaultQuorum         = 1
+	DefaultCriticalQuorum = 2
+)
+
+// Config is the gates: section of warden's config: which risks run unattended, which wait
+// for whose approval and how many, and which never run.
+//
+// The zero Config is the default: low (and none) applied automatically, medium and above
+// waiting for approval (one approver; two for critical), requests expiring after 24h,
+// nothing refused, and no approvers: until some are listed, nothing that needs approval
+// can get it.
+type Config struct {
+	// Auto are the risks applied without approval. nil means the default, [low]; an
+	// empty, non-nil list makes nothing automatic. RiskNone is automatic unless refused.
+	// The list is taken literally: auto: [medium] leaves low waiting for approval.
+	Auto []findings.Risk `yaml:"auto"`
+	// Approvers are the identities allowed to decide: CLI actor names now, Slack user
+	// ids and web logins when those channels come.
+	Approvers []string `yaml:"approvers"`
+	// Quorum is the number of distinct approvers each risk needs; absent risks need
+	// DefaultQuorum, critical DefaultCriticalQuorum.
+	Quorum map[findings.Risk]int `yaml:"quorum"`
+	// Expiry is how long a request waits unanswered before it expires (0: DefaultExpiry).
+	Expiry time.Duration `yaml:"expiry"`
+	// Refuse are the risks never applied, automatically or by approval.
+	Refuse []findings.Risk `yaml:"refuse"`
+
+	// lines locate each field ("auto[1]", "quorum.critical") in the YAML it was read
+	// from, for errors; nil for a Config built in Go.
+	lines map[string]int
+}
+
+// ConfigError is a problem with the gates: section. Line is its line in the YAML it was
+// read from, or 0 for a Config built in Go; Field is the key below gates: ("quorum.critical").
+type ConfigError struct {
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Detail())
+	}
+	return e.Detail()
+}
+
+// Detail is the error without its line: the field and what is wrong with it, for callers
+// that place the line themselves ("gates.quorum.critical: …").
+func (e *ConfigError) Detail() string {
+	where := "gates"
+	if e.Field != "" {
+		where += "." + e.Field
+	}
+	return where + ": " + e.Msg
+}
+
+// Kind is what the gates do with an action of some risk.
+type Kind int
+
+// Verdict kinds.
+const (
+	// NeedsApproval actions wait for Quorum distinct approvers.
+	NeedsApproval Kind = iota
+	// Auto actions run without approval.
+	Auto
+	// Refused actions never run.
+	Refused
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Auto:
+		return "auto"
+	case Refused:
+		return "refused"
+	}
+	return "approval"
+}
+
+// Verdict is the gates' rule for one risk.
+type Verdict struct {
+	Kind Kind
+	// Auto and Refused repeat Kind, for readable conditions at call sites.
+	Auto, Refused bool
+	// Quorum is the number of distinct approvers needed (NeedsApproval only).
+	Quorum int
+	// Reason says why the action is refused (Refused only).
+	Reason string
+}
+
+// NeedsApproval reports whether the action waits for approvers.
+func (v Verdict) NeedsApproval() bool { return v.Kind == NeedsApproval }
+
+// Verdict says what the gates do with an action of risk r. A risk outside the known
+// range is refused: the gates fail closed.
+func (c Config) Verdict(r findings.Risk) Verdict {
+	switch {
+	case r < findings.RiskNone || r > findings.RiskCritical:
+		return Verdict{Kind: Refused, Refused: true, Reason: fmt.Sprintf("unknown risk %s: the gates apply nothing they cannot rank", r)}
+	case slices.Contains(c.Refuse, r):
+		return Verdict{Kind: Refused, Refused: true, Reason: fmt.Sprintf("the gates refuse %s-risk actions (gates.refuse)", r)}
+	case r == findings.RiskNone || slices.Contains(c.auto(), r):
+		return Verdict{Kind: Auto, Auto: true}
+	}
+	return Verdict{Kind: NeedsApproval, Quorum: c.quorum(r)}
+}
+
+// ExpiryOrDefault is how long a request waits: Expiry, or DefaultExpiry when unset.
+func (c Config) ExpiryOrDefault() time.Duration {
+	if c.Expiry <= 0 {
+		return DefaultExpiry
+	}
+	return c.Expiry
+}
+
+// IsApprover reports whether actor may decide requests.
+func (c Config) IsApprover(actor string) bool { return slices.Contains(c.Approvers, actor) }
+
+func (c Config) auto() []findings.Risk {
+	if c.Auto == nil {
+		return []findings.Risk{findings.RiskLow}
+	}
+	return c.Auto
+}
+
+func (c Config) quorum(r findings.Risk) int {
+	if q, ok := c.Quorum[r]; ok {
+		return q
+	}
+	if r == findings.RiskCritical {
+		return DefaultCriticalQuorum
+	}
+	return DefaultQuorum
+}
+
+// Validate checks the config: unknown risks, a risk both automatic and refused, a risk
+// listed twice, a quorum below one, a quorum for a risk that never waits for approval,
+// duplicate or empty approvers, a non-positive expiry, and a quorum larger than the
+// approvers listed.
+//
+// An unreachable quorum is an error, not a warning: every request of that risk would
+// wait until it expired. It is judged only when approvers are listed; with none, nothing
+// can be approved at all, which is the fail-closed default of an unconfigured warden
+// (Decide then says that no approvers are configured).
+func (c Config) Validate() error {
+	risks := func(field string, rs []findings.Risk) error {
+		for i, r := range rs {
+			f := fmt.Sprintf("%s[%d]", field, i)
+			if r < findings.RiskNone || r > findings.RiskCritical {
+				return c.errorf(f, "unknown risk %s", r)
+			}
+			if j := slices.Index(rs, r); j < i {
+				return c.errorf(f, "%s is listed twice (also %s[%d])", r, field, j)
+			}
+		}
+		return nil
+	}
+	if err := risks("auto", c.Auto); err != nil {
+		return err
+	}
+	if err := risks("refuse", c.Refuse); err != nil {
+		return err
+	}
+	for i, r := range c.Refuse {
+		if j := slices.Index(c.Auto, r); j >= 0 {
+			return c.errorf(fmt.Sprintf("refuse[%d]", i), "%s is also in gates.auto%s: a risk is either applied automatically or refused", r, c.lineNote(fmt.Sprintf("auto[%d]", j)))
+		}
+	}
+	for i, a := range c.Approvers {
+		f := fmt.Sprintf("approvers[%d]", i)
+		if strings.TrimSpace(a) == "" {
+			return c.errorf(f, "empty approver name")
+		}
+		if j := slices.Index(c.Approvers, a); j < i {
+			return c.errorf(f, "%q is listed twice (also approvers[%d])", a, j)
+		}
+	}
+	for _, r := range sortedRisks(c.Quorum) {
+		q, f := c.Quorum[r], "quorum."+r.String()
+		if r < findings.RiskNone || r > findings.RiskCritical {
+			return c.errorf(f, "unknown risk %s", r)
+		}
+		if q < 1 {
+			return c.errorf(f, "quorum %d: a request needs at least 1 approval (to apply without approval, add %s to gates.auto)", q, r)
+		}
+		if v := c.Verdict(r); !v.NeedsApproval() {
+			return c.errorf(f, "%s-risk actions never wait for approval (%s): remove this quorum", r, v.Kind)
+		}
+	}
+	if c.Expiry < 0 {
+		return c.errorf("expiry", "%s: want a positive duration such as 24h", c.Expiry)
+	}
+	if n := len(c.Approvers); n > 0 {
+		for _, r := range findings.Risks {
+			v := c.Verdict(r)
+			if !v.NeedsApproval() || v.Quorum <= n {
+				continue
+			}
+			field, how := "approvers", "the default quorum"
+			if _, ok := c.Quorum[r]; ok {
+				field, how = "quorum."+r.String(), "gates.quorum"
+			}
+			return c.errorf(field, "%s-risk actions need %d distinct approvals (%s) but gates.approvers lists %d: list more approvers, lower quorum.%s, or refuse %s",
+				r, v.Quorum, how, n, r, r)
+		}
+	}
+	return nil
+}
+
+func (c Config) errorf(field, format string, args ...any) *ConfigError {
+	return &ConfigError{Line: c.lines[field], Field: field, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c Config) lineNote(field string) string {
+	if l := c.lines[field]; l > 0 {
+		return fmt.Sprintf(" (line %d)", l)
+	}
+	return ""
+}
+
+func sortedRisks(m map[findings.Risk]int) []findings.Risk {
+	out := make([]findings.Risk, 0, len(m))
+	for r := range m {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse"}
+
+var riskNames = []string{"none", "low", "medium", "high", "critical"}
+
+// UnmarshalYAML reads the gates: section and validates it; errors are *ConfigError with
+// the line of the offending key or item. Unknown keys are errors, so that a typo
+// (aprovers:) does not silently leave the default in force.
+func (c *Config) UnmarshalYAML(n *yaml.Node) error {
+	out := Config{lines: map[string]int{"": n.Line}}
+	if n.Kind != yaml.MappingNode {
+		return &ConfigError{Line: n.Line, Msg: "want a mapping with keys " + strings.Join(configKeys, ", ")}
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if l, ok := seen[k.Value]; ok {
+			return &ConfigError{Line: k.Line, Field: k.Value, Msg: fmt.Sprintf("given twice (also line %d)", l)}
+		}
+		seen[k.Value] = k.Line
+		out.lines[k.Value] = k.Line
+		var err error
+		switch k.Value {
+		case "auto":
+			out.Auto, err = out.risks(k.Value, v)
+		case "refuse":
+			out.Refuse, err = out.risks(k.Value, v)
+		case "approvers":
+			out.Approvers, err = out.names(k.Value, v)
+		case "quorum":
+			out.Quorum, err = out.quorumMap(v)
+		case "expiry":
+			out.Expiry, err = duration(v)
+		default:
+			msg := fmt.Sprintf("unknown key (known: %s)", strings.Join(configKeys, ", "))
+			if s := suggest.Closest(k.Value, configKeys); s != "" {
+				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
+			}
+			return &ConfigError{Line: k.Line, Field: k.Value, Msg: msg}
+		}
+		if err != nil {
+			if ce, ok := err.(*ConfigError); ok {
+				return ce
+			}
+			return &ConfigError{Line: v.Line, Field: k.Value, Msg: err.Error()}
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*c = out
+	return nil
+}
+
+func (c *Config) risks(field string, v *yaml.Node) ([]findings.Risk, error) {
+	items, err := c.sequence(field, v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]findings.Risk, 0, len(items))
+	for i, it := range items {
+		r, err := c.risk(fmt.Sprintf("%s[%d]", field, i), it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+func (c *Config) risk(field string, n *yaml.Node) (findings.Risk, error) {
+	c.lines[field] = n.Line
+	if n.Kind != yaml.ScalarNode {
+		return 0, &ConfigError{Line: n.Line, Field: field, Msg: "want a risk name (none, low, medium, high or critical)"}
+	}
+	r, err := findings.ParseRisk(n.Value)
+	if err != nil {
+		msg := err.Error()
+		if s := suggest.Closest(strings.ToLower(n.Value), riskNames); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return 0, &ConfigError{Line: n.Line, Field: field, Msg: msg}
+	}
+	return r, nil
+}
+
+func (c *Config) names(field string, v *yaml.Node) ([]string, error) {
+	items, err := c.sequence(field, v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(items))
+	for i, it := range items {
+		f := fmt.Sprintf("%s[%d]", field, i)
+		c.lines[f] = it.Line
+		if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
+			return nil, &ConfigError{Line: it.Line, Field: f, Msg: "want a name"}
+		}
+		out = append(out, it.Value)
+	}
+	return out, nil
+}
+
+// sequence accepts a YAML list, or the empty value (auto: with nothing after it) as an
+// explicitly empty list.
+func (c *Config) sequence(field string, v *yaml.Node) ([]*yaml.Node, error) {
+	switch {
+	case v.Kind == yaml.SequenceNode:
+		return v.Content, nil
+	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+		return nil, nil
+	}
+	return nil, &ConfigError{Line: v.Line, Field: field, Msg: fmt.Sprintf("want a list, such as %s: [low]", field)}
+}
+
+func (c *Config) quorumMap(v *yaml.Node) (map[findings.Risk]int, error) {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		return nil, nil
+	}
+	if v.Kind != yaml.MappingNode {
+		return nil, &ConfigError{Line: v.Line, Field: "quorum", Msg: "want a mapping of risk to approvals, such as {critical: 2}"}
+	}
+	out := map[findings.Risk]int{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		field := "quorum." + k.Value
+		r, err := c.risk(field, k)
+		if err != nil {
+			return nil, err
+		}
+		if _, dup := out[r]; dup {
+			return nil, &ConfigError{Line: k.Line, Field: field, Msg: "given twice"}
+		}
+		// Validate names the field by the canonical risk name.
+		c.lines["quorum."+r.String()] = k.Line
+		q, err := strconv.Atoi(val.Value)
+		if val.Kind != yaml.ScalarNode || val.ShortTag() != "!!int" || err != nil {
+			return nil, &ConfigError{Line: val.Line, Field: field, Msg: fmt.Sprintf("%q: want a whole number of approvals", val.Value)}
+		}
+		out[r] = q
+	}
+	return out, nil
+}
+
+func duration(v *yaml.Node) (time.Duration, error) {
+	if v.Kind != yaml.ScalarNode {
+		return 0, fmt.Errorf("want a duration such as 24h")
+	}
+	d, err := time.ParseDuration(v.Value)
+	if err != nil {
+		return 0, fmt.Errorf("%q: want a duration such as 24h or 90m", v.Value)
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("%s: want a positive duration such as 24h", v.Value)
+	}
+	return d, nil
+}

@@ -1,0 +1,87 @@
+package cloudsim
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// The admin API (/_sim/…) lets a process that did not start the simulator (a test driving
+// `warden sim` as a child process, a demo script) read its counters and change its faults
+// while it serves:
+//
+//	GET  /_sim/health          "ok"
+//	GET  /_sim/calls           the call counters, by "service:Operation" (CallStats)
+//	GET  /_sim/writes          the write calls only, by "service:Operation" (Writes)
+//	POST /_sim/calls/reset     zero the counters
+//	POST /_sim/latency         body "250ms": the latency added to every call (SetLatency)
+//	POST /_sim/faults          body in YAML or JSON, {faults: [...], rate_limits: {...}}:
+//	                           replaces the faults and limits (SetFaults)
+//
+// Writes answer 204; a bad body answers 400 with the reason.
+
+// adminFaults is the body of POST /_sim/faults.
+type adminFaults struct {
+	Faults     []Fault            `yaml:"faults"`
+	RateLimits map[string]float64 `yaml:"rate_limits"`
+}
+
+func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
+	route := r.Method + " " + r.URL.Path
+	switch route {
+	case "GET /_sim/health":
+		fmt.Fprintln(w, "ok")
+	case "GET /_sim/calls":
+		writeAdminJSON(w, s.Calls())
+	case "GET /_sim/writes":
+		writeAdminJSON(w, s.Writes())
+	case "POST /_sim/calls/reset":
+		s.ResetCalls()
+		w.WriteHeader(http.StatusNoContent)
+	case "POST /_sim/latency":
+		b, err := readBody(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
+		if err != nil || d < 0 {
+			http.Error(w, fmt.Sprintf("latency: want a duration such as 250ms, got %q", b), http.StatusBadRequest)
+			return
+		}
+		s.SetLatency(d)
+		w.WriteHeader(http.StatusNoContent)
+	case "POST /_sim/faults":
+		b, err := readBody(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		var in adminFaults
+		dec := yaml.NewDecoder(bytes.NewReader(b))
+		dec.KnownFields(true)
+		if err := dec.Decode(&in); err != nil && len(bytes.TrimSpace(b)) > 0 {
+			http.Error(w, "faults: "+strings.TrimPrefix(err.Error(), "yaml: "), http.StatusBadRequest)
+			return
+		}
+		if err := s.SetFaults(in.Faults, in.RateLimits); err != nil {
+			http.Error(w, "faults: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func writeAdminJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,267 @@
+package gcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	iampb "cloud.google.com/go/iam/apiv1/iampb"
+	"google.golang.org/genproto/googleapis/type/expr"
+
+	"github.com/warden-sec/warden/internal/backoff"
+	"github.com/warden-sec/warden/internal/gcpapi"
+	"github.com/warden-sec/warden/remediators"
+	"github.com/warden-sec/warden/remediators/internal/attr"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// RemoveBindingMember removes one member from one binding of the IAM policy of a
+// project, folder or organisation (gcp.iam.remove_binding_member, parameters role and
+// member, and optionally condition: the expression or title of the one conditional
+// binding meant). Without a condition, each binding of the role that holds the member is
+// a target of its own, conditional or not.
+//
+// It is a read-modify-write under the policy's etag: a concurrent change makes Google
+// answer ABORTED, and the whole read-modify-write starts again. Other members, other
+// bindings and every condition are left exactly as they are; a binding left without
+// members is dropped, as Google does. Rollback adds the member back to its binding.
+type RemoveBindingMember struct{ c *gcpapi.Clients }
+
+// NewRemoveBindingMember returns the fix; c may be nil for planning only.
+func NewRemoveBindingMember(c *gcpapi.Clients) *RemoveBindingMember {
+	return &RemoveBindingMember{c}
+}
+
+// maxPolicyAttempts bounds the read-modify-writes of one policy that lose a race.
+const maxPolicyAttempts = 6
+
+// bindingBefore is the part: one member of the binding of one role (and condition) in
+// one resource's policy.
+type bindingBefore struct {
+	Resource  string     `json:"resource"` // projects/P, folders/N, organizations/N
+	Role      string     `json:"role"`
+	Member    string     `json:"member"`
+	Condition *condition `json:"condition"`
+}
+
+// condition is a binding's condition as the snapshot holds it. Bindings are told apart
+// by role and condition, the condition by its expression and title.
+type condition struct {
+	Title      string `json:"title,omitempty"`
+	Expression string `json:"expression"`
+}
+
+func (c *condition) matches(x *expr.Expr) bool {
+	if c == nil || x == nil {
+		return c == nil && x == nil
+	}
+	return c.Expression == x.GetExpression() && c.Title == x.GetTitle()
+}
+
+// Action implements remediators.Remediator.
+func (*RemoveBindingMember) Action() string { return "gcp.iam.remove_binding_member" }
+
+// Params implements remediators.Remediator.
+func (*RemoveBindingMember) Params() []remediators.Param {
+	return []remediators.Param{
+		{Name: "role", Required: true, Doc: `the role of the binding ("roles/editor")`},
+		{Name: "member", Required: true, Doc: `the member to remove ("user:bob@example.com")`},
+		{Name: "condition", Doc: "the expression or title of the condition of the one binding meant; without it, every binding of the role holding the member"},
+	}
+}
+
+// ResourceTypes implements remediators.Remediator.
+func (*RemoveBindingMember) ResourceTypes() []string {
+	return []string{"gcp.project.iam_policy", "gcp.folder.iam_policy", "gcp.organization.iam_policy"}
+}
+
+// CanRollback implements remediators.Remediator.
+func (*RemoveBindingMember) CanRollback() remediators.Rollback {
+	return remediators.Rollback{Possible: true}
+}
+
+// Targets are the bindings of the role that hold the member (only the one whose
+// condition is named, with condition): "ROLE/MEMBER", and for a conditional binding
+// "ROLE/MEMBER?condition=EXPRESSION".
+func (*RemoveBindingMember) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
+	role, err := attr.Param(params, "role", true)
+	if err != nil {
+		return nil, err
+	}
+	member, err := attr.Param(params, "member", true)
+	if err != nil {
+		return nil, err
+	}
+	cond, err := attr.Param(params, "condition", false)
+	if err != nil {
+		return nil, err
+	}
+	resource, err := resourceName(res.UID, "cloudresourcemanager.googleapis.com")
+	if err != nil {
+		return nil, err
+	}
+	var out []remediators.Target
+	for _, b := range attr.Maps(res.Attributes, "bindings") {
+		if attr.String(b, "role") != role || !slices.Contains(attr.Strings(b, "members"), member) {
+			continue
+		}
+		var c *condition
+		if m := attr.Map(b, "condition"); m != nil {
+			c = &condition{Title: attr.String(m, "title"), Expression: attr.String(m, "expression")}
+		}
+		if cond != "" && (c == nil || cond != c.Expression && cond != c.Title) {
+			continue
+		}
+		before, err := attr.Canonical(bindingBefore{Resource: resource, Role: role, Member: member, Condition: c})
+		if err != nil {
+			return nil, err
+		}
+		part := role + "/" + member
+		if c != nil {
+			part += "?condition=" + c.Expression
+		}
+		out = append(out, remediators.Target{Part: part, Before: before})
+	}
+	return out, nil
+}
+
+// Apply removes the member from its binding; ErrConverged when the binding no longer
+// holds it.
+func (r *RemoveBindingMember) Apply(ctx context.Context, a remediators.Action) error {
+	return r.modify(ctx, a, func(p *iampb.Policy, b bindingBefore) bool {
+		for i, x := range p.Bindings {
+			if x.GetRole() != b.Role || !b.Condition.matches(x.GetCondition()) || !slices.Contains(x.Members, b.Member) {
+				continue
+			}
+			x.Members = slices.DeleteFunc(x.Members, func(m string) bool { return m == b.Member })
+			if len(x.Members) == 0 {
+				p.Bindings = slices.Delete(p.Bindings, i, i+1)
+			}
+			return true
+		}
+		return false
+	}, true)
+}
+
+// Rollback adds the member back to the binding of its role and condition, which is
+// created again if the removal emptied it (a condition's description, which snapshots do
+// not hold, is then lost).
+func (r *RemoveBindingMember) Rollback(ctx context.Context, a remediators.Action) error {
+	return r.modify(ctx, a, func(p *iampb.Policy, b bindingBefore) bool {
+		for _, x := range p.Bindings {
+			if x.GetRole() != b.Role || !b.Condition.matches(x.GetCondition()) {
+				continue
+			}
+			if slices.Contains(x.Members, b.Member) {
+				return false
+			}
+			x.Members = append(x.Members, b.Member)
+			return true
+		}
+		nb := &iampb.Binding{Role: b.Role, Members: []string{b.Member}}
+		if b.Condition != nil {
+			nb.Condition = &expr.Expr{Title: b.Condition.Title, Expression: b.Condition.Expression}
+		}
+		p.Bindings = append(p.Bindings, nb)
+		return true
+	}, false)
+}
+
+// modify runs one read-modify-write of the policy: change edits the policy read and says
+// whether it changed it. No change is ErrConverged when converged is asked for, nil
+// otherwise. A write that lost a race (ABORTED) starts again from the read.
+func (r *RemoveBindingMember) modify(ctx context.Context, a remediators.Action, change func(*iampb.Policy, bindingBefore) bool, converged bool) error {
+	var b bindingBefore
+	if err := attr.Decode(a.Before, &b); err != nil {
+		return err
+	}
+	if b.Resource == "" || b.Role == "" || b.Member == "" {
+		return fmt.Errorf("action %s: before-state names no binding member", a.ID)
+	}
+	get, set, err := r.policyCalls(b.Resource)
+	if err != nil {
+		return err
+	}
+	scope := b.Resource
+	if p, ok := strings.CutPrefix(scope, "projects/"); ok {
+		scope = p
+	}
+	for attempt := 1; ; attempt++ {
+		var p *iampb.Policy
+		err := call(ctx, r.c, scope, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
+			// Version 3: conditional bindings are read as they are, and written back so.
+			p, err = get(ctx, &iampb.GetIamPolicyRequest{Resource: b.Resource, Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}})
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("read the IAM policy of %s: %w", b.Resource, err)
+		}
+		if !change(p, b) {
+			if converged {
+				return remediators.ErrConverged
+			}
+			return nil
+		}
+		p.Version = 1
+		for _, x := range p.Bindings {
+			if x.GetCondition() != nil {
+				p.Version = 3
+			}
+		}
+		// p carries the etag it was read with: a change made since is refused, not lost.
+		err = call(ctx, r.c, scope, "cloudresourcemanager.SetIamPolicy", func(ctx context.Context) error {
+			_, err := set(ctx, &iampb.SetIamPolicyRequest{Resource: b.Resource, Policy: p})
+			return err
+		})
+		if err == nil {
+			return nil
+		}
+		if !gcpapi.IsConflict(err) || attempt >= maxPolicyAttempts {
+			return fmt.Errorf("write the IAM policy of %s (%s %s): %w", b.Resource, b.Role, b.Member, err)
+		}
+		d := backoff.FullJitter(20*time.Millisecond, time.Second, attempt)
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+type (
+	getPolicy func(context.Context, *iampb.GetIamPolicyRequest) (*iampb.Policy, error)
+	setPolicy func(context.Context, *iampb.SetIamPolicyRequest) (*iampb.Policy, error)
+)
+
+// policyCalls picks the Resource Manager client of the resource's kind.
+func (r *RemoveBindingMember) policyCalls(resource string) (getPolicy, setPolicy, error) {
+	if r.c == nil {
+		return nil, nil, errNoClients
+	}
+	c := r.c
+	switch {
+	case strings.HasPrefix(resource, "projects/"):
+		return func(ctx context.Context, q *iampb.GetIamPolicyRequest) (*iampb.Policy, error) {
+				return c.Projects.GetIamPolicy(ctx, q, gcpapi.NoRetry())
+			}, func(ctx context.Context, q *iampb.SetIamPolicyRequest) (*iampb.Policy, error) {
+				return c.Projects.SetIamPolicy(ctx, q, gcpapi.NoRetry())
+			}, nil
+	case strings.HasPrefix(resource, "folders/"):
+		return func(ctx context.Context, q *iampb.GetIamPolicyRequest) (*iampb.Policy, error) {
+				return c.Folders.GetIamPolicy(ctx, q, gcpapi.NoRetry())
+			}, func(ctx context.Context, q *iampb.SetIamPolicyRequest) (*iampb.Policy, error) {
+				return c.Folders.SetIamPolicy(ctx, q, gcpapi.NoRetry())
+			}, nil
+	case strings.HasPrefix(resource, "organizations/"):
+		return func(ctx context.Context, q *iampb.GetIamPolicyRequest) (*iampb.Policy, error) {
+				return c.Organizations.GetIamPolicy(ctx, q, gcpapi.NoRetry())
+			}, func(ctx context.Context, q *iampb.SetIamPolicyRequest) (*iampb.Policy, error) {
+				return c.Organizations.SetIamPolicy(ctx, q, gcpapi.NoRetry())
+			}, nil
+	}
+	return nil, nil, fmt.Errorf("%s is not a project, folder or organisation", resource)
+}
