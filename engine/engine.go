@@ -46,7 +46,12 @@ type Config struct {
 	// or memory limit) before it is no longer run in that scan; its remaining resources
 	// get an eval error each. 0 means DefaultMaxAborts; negative, no such cut-off.
 	MaxAborts int
-	Logger    *slog.Logger
+	// Actions is the catalog of remediation actions (the remediator registry's, with
+	// their params): when set, every policy's action must be in it or be notify or
+	// manual, and declare in custom.remediation.params each param the action requires.
+	// A violation's own "action" field is checked at evaluation.
+	Actions map[string][]ActionParam
+	Logger  *slog.Logger
 }
 
 // Engine holds compiled policies, ready to evaluate resources. It is safe for concurrent use.
@@ -61,6 +66,8 @@ type Engine struct {
 	timeout   time.Duration // <= 0: none
 	memLimit  int64         // <= 0: none
 	maxAborts int           // <= 0: none
+	// actions is the catalog policies were checked against; nil when none was given.
+	actions map[string][]ActionParam
 }
 
 // typeEval is what runs for one resource type: every applicable policy in one query.
@@ -159,6 +166,10 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		byID[p.ID], byPkg[p.Package] = p, p
 		e.policies = append(e.policies, p)
+	}
+	if cfg.Actions != nil {
+		e.actions = cfg.Actions
+		errs = append(errs, checkActions(e.policies, cfg.Actions)...)
 	}
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
@@ -290,6 +301,7 @@ func (ev *evaluation) resource(ctx context.Context, slot int, te *typeEval, res 
 		rs, err := ev.guard.eval(ctx, slot, te.all, input, ev.now)
 		if err == nil {
 			var out []findings.Finding
+			var errs []findings.EvalError
 			for _, r := range rs {
 				for _, ex := range r.Expressions {
 					pairs, _ := ex.Value.([]any)
@@ -299,11 +311,16 @@ func (ev *evaluation) resource(ctx context.Context, slot int, te *typeEval, res 
 							continue
 						}
 						idx, _ := pair[0].(json.Number).Int64()
-						out = append(out, makeFinding(te.policies[idx], res, pair[1]))
+						f, err := ev.e.makeFinding(te.policies[idx], res, pair[1])
+						if err != nil {
+							errs = append(errs, *err)
+							continue
+						}
+						out = append(out, f)
 					}
 				}
 			}
-			return dedupe(out), nil, nil
+			return dedupe(out), errs, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
@@ -355,7 +372,12 @@ func (ev *evaluation) each(ctx context.Context, slot int, te *typeEval, res *sna
 			for _, ex := range r.Expressions {
 				vs, _ := ex.Value.([]any)
 				for _, v := range vs {
-					out = append(out, makeFinding(p, res, v))
+					f, ferr := ev.e.makeFinding(p, res, v)
+					if ferr != nil {
+						errs = append(errs, *ferr)
+						continue
+					}
+					out = append(out, f)
 				}
 			}
 		}
@@ -363,8 +385,10 @@ func (ev *evaluation) each(ctx context.Context, slot int, te *typeEval, res *sna
 	return dedupe(out), errs, nil
 }
 
-// makeFinding turns one element of a deny set into a finding.
-func makeFinding(p *Policy, res *snapshot.Resource, v any) findings.Finding {
+// makeFinding turns one element of a deny set into a finding. A violation that lacks a
+// param its action requires is an evaluation error of the policy on the resource: a
+// finding the planner could not fix as declared must not pass for a fixable one.
+func (e *Engine) makeFinding(p *Policy, res *snapshot.Resource, v any) (findings.Finding, *findings.EvalError) {
 	f := findings.Finding{
 		Policy: p.ID, Title: p.Title, Severity: p.Severity,
 		Resource: res.UID, ResourceType: res.Type, Account: res.Account, Region: res.Region, Scope: res.Scope,
@@ -398,7 +422,30 @@ func makeFinding(p *Policy, res *snapshot.Resource, v any) findings.Finding {
 		f.Message = p.Title
 	}
 	f.Fingerprint = findings.Fingerprint(p.ID, res.Account, res.UID, f.Key)
-	return f
+	if e.actions != nil && f.Remediation.Action != p.Remediation.Action && !slices.Contains(notices, f.Remediation.Action) {
+		if _, ok := e.actions[f.Remediation.Action]; !ok {
+			return f, &findings.EvalError{Policy: p.ID, Resource: res.UID,
+				Error: fmt.Sprintf("violation %q names the unknown action %q", f.Message, f.Remediation.Action)}
+		}
+	}
+	if len(p.Params) > 0 {
+		fields, _ := v.(map[string]any)
+		for _, name := range p.Params {
+			val, ok := fields[name]
+			if !ok || val == nil {
+				if e.required(f.Remediation.Action, name) {
+					return f, &findings.EvalError{Policy: p.ID, Resource: res.UID,
+						Error: fmt.Sprintf("violation %q lacks %q, a param its action %s requires", f.Message, name, f.Remediation.Action)}
+				}
+				continue
+			}
+			if f.Remediation.Params == nil {
+				f.Remediation.Params = map[string]any{}
+			}
+			f.Remediation.Params[name] = val
+		}
+	}
+	return f, nil
 }
 
 func scalarString(v any) string {

@@ -73,7 +73,7 @@ func TestEvaluate_findingsCarryMetadataAndStableFingerprints(t *testing.T) {
 	want := findings.Finding{Policy: "TEST-NET-001", Title: "SSH open", Severity: findings.High, Resource: "sg-1",
 		ResourceType: "aws.ec2.security_group", Account: "111", Region: "eu-west-1", Scope: "aws/111/ec2/eu-west-1",
 		Message: "sg-1 opens 22", Key: "sg-1#ingress/tcp/22", Target: "sg-1#ingress/tcp/22",
-		Remediation: findings.Remediation{Action: "aws.ec2.revoke_ingress", Risk: "medium"},
+		Remediation: findings.Remediation{Action: "aws.ec2.revoke_ingress", Risk: findings.RiskMedium},
 		Frameworks:  map[string][]string{"cis-aws-3.0": {"5.2"}}, Details: map[string]any{"cidr": "0.0.0.0/0"},
 		Status: findings.StatusOpen, Fingerprint: findings.Fingerprint("TEST-NET-001", "111", "sg-1", "sg-1#ingress/tcp/22")}
 	if !reflect.DeepEqual(f, want) {

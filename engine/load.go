@@ -31,8 +31,13 @@ type Policy struct {
 	ResourceTypes []string             `json:"resource_types"`
 	Frameworks    map[string][]string  `json:"frameworks,omitempty"`
 	Remediation   findings.Remediation `json:"remediation"`
-	Package       string               `json:"package"`
-	File          string               `json:"file"`
+	// Params are the violation fields that carry the action's params
+	// (custom.remediation.params).
+	Params  []string `json:"params,omitempty"`
+	Package string   `json:"package"`
+	File    string   `json:"file"`
+	// line, col locate the METADATA block, for errors found after loading.
+	line, col int
 }
 
 // Module is one parsed Rego file.
@@ -229,12 +234,28 @@ func policyOf(m *Module) (*Policy, error) {
 		return nil, fail("custom.remediation", "is required: {action: <remediator or notify>, risk: <none|low|medium|high|critical>}")
 	}
 	p.Remediation.Action, _ = rem["action"].(string)
-	p.Remediation.Risk, _ = rem["risk"].(string)
+	riskName, _ := rem["risk"].(string)
 	if p.Remediation.Action == "" {
 		return nil, fail("custom.remediation.action", "is required (notify when no fix is automated)")
 	}
-	if !slices.Contains(risks, p.Remediation.Risk) {
-		return nil, fail("custom.remediation.risk", fmt.Sprintf("%q is not one of none, low, medium, high, critical", p.Remediation.Risk))
+	if !slices.Contains(risks, riskName) {
+		return nil, fail("custom.remediation.risk", fmt.Sprintf("%q is not one of none, low, medium, high, critical", riskName))
+	}
+	p.Remediation.Risk, _ = findings.ParseRisk(riskName)
+	if raw, ok := rem["params"]; ok {
+		params, ok := stringList(raw)
+		if !ok {
+			return nil, fail("custom.remediation.params", "must be a list of violation field names, e.g. [role, member]")
+		}
+		p.Params = params
+	}
+	for k := range rem {
+		if k != "action" && k != "risk" && k != "params" {
+			return nil, fail("custom.remediation."+k, "is not a remediation field (action, risk, params)")
+		}
+	}
+	if pkgLoc != nil {
+		p.line, p.col = pkgLoc.Row, pkgLoc.Col
 	}
 	return p, nil
 }

@@ -63,7 +63,10 @@ func (s *Severity) UnmarshalText(b []byte) error {
 // Remediation is the fix a policy proposes and how risky applying it is.
 type Remediation struct {
 	Action string `json:"action"`
-	Risk   string `json:"risk"`
+	Risk   Risk   `json:"risk"`
+	// Params are the values, taken from the violation, of the params the policy declares
+	// for its action (custom.remediation.params): the planner hands them to the fix.
+	Params map[string]any `json:"params,omitempty"`
 }
 
 // Status of a finding.

@@ -16,6 +16,8 @@ import (
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/policies"
+	"github.com/warden-sec/warden/remediators"
+	"github.com/warden-sec/warden/remediators/builtin"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
@@ -29,6 +31,8 @@ type policyFlags struct {
 	noBuiltin  bool
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
 	limits *limitFlags
+	// catalog, when set, is the remediation actions the policies are checked against.
+	catalog map[string][]remediators.Param
 }
 
 func (pf *policyFlags) register(cmd *cobra.Command) {
@@ -64,7 +68,16 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 	if len(sources) == 0 {
 		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
 	}
-	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log}
+	catalog := pf.catalog
+	if catalog == nil {
+		// Policies are checked against the fixes this warden has, whatever the command.
+		reg, err := builtin.Registry(nil, nil)
+		if err != nil {
+			return nil, nil, err
+		}
+		catalog = reg.Catalog()
+	}
+	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog)}
 	if pf.limits != nil {
 		if pf.limits.evalTimeout <= 0 {
 			return nil, nil, usageErr(fmt.Errorf("--eval-timeout: want a positive duration such as 10s"))
@@ -276,4 +289,20 @@ func toReport(r *scan.Result) *report.Report {
 		rep.Rules = append(rep.Rules, report.Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
 	}
 	return rep
+}
+
+// engineCatalog is the remediators' catalog as the engine checks policies against it.
+func engineCatalog(c map[string][]remediators.Param) map[string][]engine.ActionParam {
+	if c == nil {
+		return nil
+	}
+	out := make(map[string][]engine.ActionParam, len(c))
+	for name, ps := range c {
+		aps := make([]engine.ActionParam, 0, len(ps))
+		for _, p := range ps {
+			aps = append(aps, engine.ActionParam{Name: p.Name, Required: p.Required})
+		}
+		out[name] = aps
+	}
+	return out
 }

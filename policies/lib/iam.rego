@@ -631,11 +631,6 @@ violation_fields(src, cause) := {"key": cause} if {
 	cause == ""
 } else := {"key": concat("/", [src.inline_policy, cause]), "inline_policy": src.inline_policy}
 
-# detach_fields(src) redirects the fix of an inline policy: it is deleted, not detached.
-detach_fields(src) := {"action": "aws.iam.delete_inline_policy"} if {
-	src.inline_policy
-} else := {}
-
 # Documents of input.resource, once per resource ----------------------------------------
 # Every rule below is computed once per resource and shared by the policies. They are
 # written for the common case first: a document that names its resources must cost as few
@@ -644,7 +639,7 @@ detach_fields(src) := {"action": "aws.iam.delete_inline_policy"} if {
 
 # resource_sources[d] is the source of document d of input.resource (sources(r), keyed by
 # position: 0 for a managed policy, the position in inline_policies for an inline one), for
-# violation_fields, detach_fields and where.
+# violation_fields and where.
 resource_sources := {0: {"document": input.resource.attributes.document}} if {
 	input.resource.type == "aws.iam.policy"
 	input.resource.attributes.attachment_count > 0

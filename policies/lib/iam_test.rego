@@ -346,8 +346,6 @@ test_violation_fields if {
 	iam.violation_fields(managed, "iam") == {"key": "iam"}
 	iam.violation_fields(inline, "") == {"key": "p", "inline_policy": "p"}
 	iam.violation_fields(inline, "iam") == {"key": "p/iam", "inline_policy": "p"}
-	iam.detach_fields(managed) == {}
-	iam.detach_fields(inline) == {"action": "aws.iam.delete_inline_policy"}
 }
 
 # trust policies --------------------------------------------------------------------------

@@ -6,7 +6,7 @@
 #   severity: critical
 #   resource_types: [aws.iam.policy, aws.iam.user, aws.iam.group, aws.iam.role]
 #   frameworks: {cis-aws-3.0: ["1.16"], nist-800-53-r5: ["AC-6", "AC-6(1)"], pci-dss-4.0: ["7.2.1", "7.2.2"], soc2: ["CC6.1", "CC6.3"], iso-27001-2022: ["A.5.15", "A.8.2"]}
-#   remediation: {action: aws.iam.detach_policy, risk: high}
+#   remediation: {action: aws.iam.detach_policy, risk: high, params: [inline_policy]}
 package warden.aws.iam.full_admin
 
 import data.warden.lib.iam
@@ -18,6 +18,5 @@ deny contains violation if {
 	violation := object.union_n([
 		{"msg": sprintf("%s allows every action on every resource", [iam.where(src)])},
 		iam.violation_fields(src, ""),
-		iam.detach_fields(src),
 	])
 }

@@ -6,7 +6,7 @@
 #   severity: critical
 #   resource_types: [aws.iam.role]
 #   frameworks: {nist-800-53-r5: ["AC-3", "AC-6"], pci-dss-4.0: ["7.2.1"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.15", "A.8.3"]}
-#   remediation: {action: aws.iam.update_trust_policy, risk: critical}
+#   remediation: {action: aws.iam.update_trust_policy, risk: critical, params: [principal]}
 package warden.aws.iam.public_trust
 
 import data.warden.lib.display

@@ -6,7 +6,7 @@
 #   severity: medium
 #   resource_types: [aws.ec2.security_group]
 #   frameworks: {nist-800-53-r5: ["SC-7", "CM-7"], pci-dss-4.0: ["1.3.1", "1.4.2"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20"]}
-#   remediation: {action: aws.ec2.revoke_ingress, risk: medium}
+#   remediation: {action: aws.ec2.revoke_ingress, risk: medium, params: [target]}
 package warden.aws.net.port_range_open
 
 import data.warden.lib.net

@@ -6,7 +6,7 @@
 #   severity: medium
 #   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.5"], nist-800-53-r5: ["AC-6"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
-#   remediation: {action: gcp.iam.remove_binding_member, risk: high}
+#   remediation: {action: gcp.iam.remove_binding_member, risk: high, params: [role, member, condition]}
 package warden.gcp.iam.default_compute_editor
 
 import data.warden.lib.gcp

@@ -6,7 +6,7 @@
 #   severity: medium
 #   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.1"], nist-800-53-r5: ["AC-2", "AC-3"], soc2: ["CC6.1", "CC6.2"], iso-27001-2022: ["A.5.15", "A.5.16"]}
-#   remediation: {action: gcp.iam.remove_binding_member, risk: medium}
+#   remediation: {action: gcp.iam.remove_binding_member, risk: medium, params: [role, member, condition]}
 package warden.gcp.iam.external_domain_member
 
 import data.warden.lib.gcp

@@ -6,7 +6,7 @@
 #   severity: critical
 #   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {nist-800-53-r5: ["AC-3", "AC-6"], pci-dss-4.0: ["7.2.1"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.15"]}
-#   remediation: {action: gcp.iam.remove_binding_member, risk: medium}
+#   remediation: {action: gcp.iam.remove_binding_member, risk: medium, params: [role, member, condition]}
 package warden.gcp.iam.public_member
 
 import data.warden.lib.gcp

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediators"
+)
+
+// actionFlags are the flags of the commands over recorded actions.
+type actionFlags struct {
+	dbPath, configFile string
+}
+
+func (af *actionFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&af.dbPath, "db", "", "warden's database (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&af.configFile, "config", "", "YAML config (db:, gates:)")
+}
+
+// machine opens the database of recorded actions and a Machine over it without clouds
+// (listing and pausing need none).
+func (a *app) machine(cmd *cobra.Command, af *actionFlags) (*remediate.Machine, func(), error) {
+	cfg := &config.Config{}
+	if af.configFile != "" {
+		c, err := config.Load(af.configFile)
+		if err != nil {
+			return nil, nil, usageErr(err)
+		}
+		cfg = c
+	}
+	who, err := actor()
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	st, err := openHistory(cmd.Context(), af.dbPath, cfg, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	log := audit.New(st, audit.Options{Now: time.Now})
+	m := remediate.New(remediate.Options{Store: st, Log: log, Gates: cfg.Gates, Actor: who, Logger: a.log})
+	return m, func() { _ = st.Close() }, nil
+}
+
+func (a *app) actionsCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "actions", Short: "Show the fixes warden planned and applied"}
+	var (
+		af     actionFlags
+		format string
+	)
+	list := &cobra.Command{
+		Use:   "list [--format table|json]",
+		Short: "List every recorded action with its state and history",
+		Long: `List every recorded action: id, remediator, target, part, risk and state (planned,
+pending_approval, approved, denied, refused, applying, verified, failed, voided,
+rolled_back), with its history in JSON.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, closeDB, err := a.machine(cmd, &af)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			rs, err := m.Actions(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if format == "json" {
+				if rs == nil {
+					rs = []*remediate.Record{}
+				}
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rs)
+			}
+			if format != "table" {
+				return usageErr(fmt.Errorf("--format: want table or json, not %q", format))
+			}
+			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+			fmt.Fprintln(tw, "ACTION\tREMEDIATOR\tTARGET\tPART\tRISK\tSTATE\tUPDATED\tDETAIL")
+			for _, r := range rs {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Remediator, clip(r.Target, 70), clip(r.Part, 50), r.Risk, r.State,
+					r.UpdatedAt.Format(time.RFC3339), clip(r.Detail, 80))
+			}
+			return tw.Flush()
+		},
+	}
+	af.register(list)
+	list.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
+	cmd.AddCommand(list)
+	return cmd
+}
+
+func (a *app) rollbackCmd() *cobra.Command {
+	var rf remediationFlags
+	cmd := &cobra.Command{
+		Use:   "rollback ACTION_ID [targets]",
+		Short: "Undo an applied fix from its stored before-state",
+		Long: `Undo an applied and verified fix: restore the before-state the plan recorded, where the
+cloud allows it, then observe the target again to check it is back. A fix with no way
+back (a deleted login profile, a deleted certificate) is refused with the reason. The
+live targets say where to call, as for apply. Audited.`,
+		Example: `  warden rollback act-1a2b3c4d5e6f7a8b --aws`,
+		Args:    cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := a.openRemediation(cmd, &rf, true)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
+				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log})
+			it, err := m.Rollback(cmd.Context(), args[0])
+			if err != nil {
+				if errors.Is(err, remediators.ErrNoRollback) || errors.Is(err, remediate.ErrNoSuchAction) || errors.Is(err, remediate.ErrPaused) {
+					return usageErr(err)
+				}
+				return usageErr(fmt.Errorf("rollback: %w", err))
+			}
+			fmt.Fprintf(a.stdout, "%s: %s\n", it.Action, it.Outcome)
+			return nil
+		},
+	}
+	rf.register(cmd)
+	return cmd
+}
+
+func (a *app) pauseCmd() *cobra.Command {
+	var (
+		af     actionFlags
+		reason string
+	)
+	cmd := &cobra.Command{
+		Use:   "pause --reason TEXT",
+		Short: "Stop every apply and rollback until 'warden resume'",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, closeDB, err := a.machine(cmd, &af)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			if err := m.SetPause(cmd.Context(), true, reason); err != nil {
+				return usageErr(err)
+			}
+			fmt.Fprintln(a.stdout, "remediation paused: apply and rollback refuse to run until warden resume")
+			return nil
+		},
+	}
+	af.register(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", "why (recorded in the audit log; required)")
+	return cmd
+}
+
+func (a *app) resumeCmd() *cobra.Command {
+	var af actionFlags
+	cmd := &cobra.Command{
+		Use:   "resume",
+		Short: "Lift a pause",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			m, closeDB, err := a.machine(cmd, &af)
+			if err != nil {
+				return err
+			}
+			defer closeDB()
+			if err := m.SetPause(cmd.Context(), false, ""); err != nil {
+				return usageErr(err)
+			}
+			fmt.Fprintln(a.stdout, "remediation resumed")
+			return nil
+		},
+	}
+	af.register(cmd)
+	return cmd
+}

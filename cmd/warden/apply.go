@@ -1,0 +1,269 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/remediate"
+)
+
+func (a *app) planCmd() *cobra.Command {
+	var (
+		rf     remediationFlags
+		out    string
+		format string
+	)
+	cmd := &cobra.Command{
+		Use:   "plan [targets | --snapshot FILE] [--out plan.json]",
+		Short: "Turn open findings into the fixes apply would make",
+		Long: `Turn open findings into a plan of fixes, without changing anything.
+
+Each action fixes the smallest part that carries the problem: one attachment of a
+managed policy, one inline policy, one security-group rule, one binding member, one key.
+Findings that are waived, carried over as unknown, or in a scope that was not read
+completely get no action. The plan records each target's observed state (the
+before-state its rollback relies on), the approvals the gates ask for, and a hash over
+its actions: a plan saved with --out is what 'warden apply PLAN' executes, and what
+approvals bind to.`,
+		Example: `  warden plan --snapshot fixtures/acme/snapshot.json
+  warden plan --aws --gcp-project acme-prod --config warden.yaml --out plan.json
+  warden plan --snapshot snap.json --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if format != "table" && format != "json" {
+				return usageErr(fmt.Errorf("--format: want table or json, not %q", format))
+			}
+			r, err := a.openRemediation(cmd, &rf, false)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			p, err := a.makePlan(cmd.Context(), r, &rf)
+			if err != nil {
+				return err
+			}
+			if out != "" {
+				if err := writeAtomically(out, func(w io.Writer) error { return writePlanJSON(w, p) }); err != nil {
+					return err
+				}
+			}
+			if format == "json" {
+				if out != "" {
+					return nil
+				}
+				return writePlanJSON(a.stdout, p)
+			}
+			writePlanTable(a.stdout, p, r.cfg.Gates.Approvers)
+			if out != "" {
+				fmt.Fprintf(a.stdout, "\nsaved to %s: warden apply %s shows what it would do; add --confirm to apply\n", out, out)
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	cmd.Flags().StringVarP(&out, "out", "o", "", "save the plan to this file, for warden apply")
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
+	return cmd
+}
+
+func writePlanJSON(w io.Writer, p *remediate.Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
+func writePlanTable(w io.Writer, p *remediate.Plan, approvers []string) {
+	fmt.Fprintf(w, "plan %s: %s, %s\n", p.Hash[:12], countOf(len(p.Actions), "action"), countOf(len(p.Notices), "notice"))
+	for _, a := range p.Actions {
+		fmt.Fprintf(w, "\n%s  %s  risk %s\n", a.ID, a.Remediator, a.Risk)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  target\t%s\n", a.Target)
+		fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, clip(string(a.Before), 100), afterOf(a.Remediator))
+		fmt.Fprintf(tw, "  why\t%s: %s\n", a.Policy, a.Message)
+		fmt.Fprintf(tw, "  approval\t%s\n", approvalText(a.Approvals, approvers))
+		undo := "yes"
+		if !a.Rollback.Possible {
+			undo = "no: " + a.Rollback.Reason
+		}
+		fmt.Fprintf(tw, "  undo\t%s\n", undo)
+		tw.Flush()
+	}
+	if len(p.Notices) > 0 {
+		fmt.Fprintln(w, "\nnotices (no action):")
+		for _, n := range p.Notices {
+			fmt.Fprintf(w, "  %s on %s: %s\n", n.Policy, n.Resource, n.Reason)
+		}
+	}
+}
+
+func approvalText(ap remediate.Approvals, approvers []string) string {
+	switch ap.Verdict {
+	case "auto":
+		return "none: applied automatically"
+	case "refused":
+		return "refused: " + ap.Reason
+	}
+	who := "no approvers configured (gates.approvers)"
+	if len(approvers) > 0 {
+		who = strings.Join(approvers, ", ")
+	}
+	return fmt.Sprintf("%d of %s, never the requester", ap.Needed, who)
+}
+
+// afterOf says in a word what a fix leaves in place of the part.
+func afterOf(remediator string) string {
+	switch {
+	case strings.Contains(remediator, "deactivate"), strings.Contains(remediator, "disable"):
+		return "disabled"
+	case strings.Contains(remediator, "revoke"):
+		return "revoked"
+	case strings.Contains(remediator, "detach"):
+		return "detached (inline: deleted)"
+	case strings.Contains(remediator, "delete"):
+		return "deleted"
+	case strings.Contains(remediator, "remove"):
+		return "removed"
+	case strings.Contains(remediator, "set_"), strings.Contains(remediator, "update"):
+		return "rewritten to the fixed value"
+	}
+	return "fixed"
+}
+
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+func (a *app) applyCmd() *cobra.Command {
+	var (
+		rf         remediationFlags
+		confirm    bool
+		format     string
+		maxActions int
+		maxPerAcct int
+	)
+	cmd := &cobra.Command{
+		Use:   "apply [PLAN_FILE | targets] [--confirm]",
+		Short: "Apply a plan's fixes behind the approval gates (a dry run without --confirm)",
+		Long: `Apply a plan's fixes. Without --confirm this is a dry run: it says what would happen and
+makes no write, to the cloud or to the database.
+
+With --confirm the gates decide each action: risks in gates.auto run, others become
+approval requests (printed with their ids; 'warden approve ID' decides them), refused
+ones never run. Running apply again executes what has since been approved. Each action
+re-reads its target first: if it no longer matches the plan's before-state the action
+and its approvals are voided and a fresh plan is needed. Then its intent is recorded, the
+cloud is called, the target is read again and the policy re-evaluated: the finding must be
+gone. A run killed at any point loses nothing and repeats nothing: the next apply
+resolves what it left by observing the cloud.
+
+Safety: at most --max-actions per run and --max-per-account per account; a circuit
+breaker stops after 5 consecutive failures or more than 20% failed once 5 ran; a
+remediator with more than 10 actions goes in waves, a canary first; 'warden pause'
+stops everything. Every step is in the audit log ('warden audit verify').
+
+The live targets (--aws, --gcp-project, endpoints) say where to re-read and fix: a plan
+file holds uids, not credentials.
+
+Exit codes: 0 nothing failed (some actions may wait for approval); 2 an action failed, the
+run was stopped, remediation is paused, or bad input.`,
+		Example: `  warden plan --aws --out plan.json && warden apply plan.json --aws
+  warden apply plan.json --aws --confirm
+  WARDEN_ACTOR=bob warden approve apr-1a2b3c4d5e6f
+  warden apply plan.json --aws --confirm      # runs what was approved`,
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "table" && format != "json" {
+				return usageErr(fmt.Errorf("--format: want table or json, not %q", format))
+			}
+			r, err := a.openRemediation(cmd, &rf, true)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			var p *remediate.Plan
+			if len(args) == 1 {
+				if p, err = readPlan(args[0]); err != nil {
+					return err
+				}
+			} else if p, err = a.makePlan(cmd.Context(), r, &rf); err != nil {
+				return err
+			}
+			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
+				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
+				Limits: remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}})
+			res, err := m.Apply(cmd.Context(), p, confirm)
+			if err != nil {
+				if errors.Is(err, remediate.ErrPaused) {
+					return usageErr(err)
+				}
+				return usageErr(fmt.Errorf("apply: %w", err))
+			}
+			if format == "json" {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(res); err != nil {
+					return err
+				}
+			} else {
+				writeApplyTable(a.stdout, res)
+			}
+			if res.Failed() > 0 || res.Stopped != "" && !res.DryRun {
+				return &exitErr{code: exitError, err: fmt.Errorf("%d failed%s", res.Failed(), stoppedText(res.Stopped))}
+			}
+			return nil
+		},
+	}
+	rf.register(cmd)
+	f := cmd.Flags()
+	f.BoolVar(&confirm, "confirm", false, "really apply: without it, apply is a dry run that writes nothing")
+	f.StringVarP(&format, "format", "f", "table", "output format: table or json")
+	f.IntVar(&maxActions, "max-actions", 25, "blast-radius cap: the most actions one run applies")
+	f.IntVar(&maxPerAcct, "max-per-account", 10, "blast-radius cap: the most actions one run applies in one account")
+	return cmd
+}
+
+func stoppedText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "; stopped: " + s
+}
+
+func writeApplyTable(w io.Writer, res *remediate.Result) {
+	if res.DryRun {
+		fmt.Fprintln(w, "dry run: nothing is changed (add --confirm to apply)")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTION\tREMEDIATOR\tPART\tRISK\tSTATE\tOUTCOME")
+	for _, it := range res.Items {
+		outcome := it.Outcome
+		if it.Request != "" {
+			outcome += " — warden approve " + it.Request
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Action, it.Remediator, clip(it.Part, 60), it.Risk, it.State, outcome)
+	}
+	tw.Flush()
+	if res.Recovered > 0 {
+		fmt.Fprintf(w, "resolved %s an interrupted run had left\n", countOf(res.Recovered, "action"))
+	}
+	if res.Stopped != "" {
+		fmt.Fprintf(w, "stopped: %s\n", res.Stopped)
+	}
+}
+
+// countOf is "1 action", "2 actions".
+func countOf(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,167 @@
+package remediate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/remediators"
+	"github.com/warden-sec/warden/snapshot"
+	"github.com/warden-sec/warden/store"
+)
+
+// Observer reads one resource of the cloud again by uid (a collector's Reader, routed by
+// cloud). It returns collectors.ErrNotFound only when the cloud says the resource is gone.
+type Observer interface {
+	Read(ctx context.Context, uid string) (snapshot.Resource, error)
+}
+
+// Options wire a Machine.
+type Options struct {
+	Store    *store.Store
+	Log      *audit.Log
+	Gate     *gates.Gate
+	Gates    gates.Config
+	Registry *remediators.Registry
+	Observer Observer
+	// Engine re-evaluates a fixed resource: the finding must be gone.
+	Engine *engine.Engine
+	// Actor names who runs the commands, in every event.
+	Actor  string
+	Limits Limits
+	Now    func() time.Time
+	Logger *slog.Logger
+}
+
+// Machine applies plans, resolves interrupted actions and rolls fixes back. It is the
+// only writer of action states.
+type Machine struct {
+	st     *store.Store
+	log    *audit.Log
+	gate   *gates.Gate
+	gcfg   gates.Config
+	reg    *remediators.Registry
+	obs    Observer
+	eng    *engine.Engine
+	actor  string
+	limits Limits
+	now    func() time.Time
+	logger *slog.Logger
+}
+
+// New returns a Machine.
+func New(o Options) *Machine {
+	m := &Machine{st: o.Store, log: o.Log, gate: o.Gate, gcfg: o.Gates, reg: o.Registry, obs: o.Observer, eng: o.Engine,
+		actor: o.Actor, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger}
+	if m.now == nil {
+		m.now = time.Now
+	}
+	if m.logger == nil {
+		m.logger = slog.New(slog.DiscardHandler)
+	}
+	return m
+}
+
+// ErrPaused is returned by Apply and Rollback while remediation is paused.
+var ErrPaused = errors.New("remediation is paused")
+
+// observation is one re-read of an action's target.
+type observation struct {
+	gone         bool              // the cloud says the resource does not exist
+	res          snapshot.Resource // when not gone
+	part         *remediators.Target
+	stillFinding bool // the policy still finds the planned finding on the resource
+}
+
+// observe re-reads the target of r and looks for its part and its finding.
+func (m *Machine) observe(ctx context.Context, r *Record, rem remediators.Remediator, accounts []string) (observation, error) {
+	res, err := m.obs.Read(ctx, r.Target)
+	if errors.Is(err, collectors.ErrNotFound) {
+		return observation{gone: true}, nil
+	}
+	if err != nil {
+		return observation{}, fmt.Errorf("re-read %s: %w", r.Target, err)
+	}
+	o := observation{res: res}
+	ts, err := rem.Targets(res, r.Params)
+	if err != nil {
+		return observation{}, fmt.Errorf("find %s in %s: %w", r.Part, r.Target, err)
+	}
+	for i := range ts {
+		if ts[i].Part == r.Part {
+			o.part = &ts[i]
+			break
+		}
+	}
+	if m.eng != nil {
+		h := snapshot.Header{Version: 1, CollectedAt: m.now().UTC(), Accounts: accounts}
+		out, err := m.eng.Evaluate(ctx, h, m.now().UTC(), []snapshot.Resource{res})
+		if err != nil {
+			return observation{}, fmt.Errorf("re-evaluate %s: %w", r.Target, err)
+		}
+		for _, e := range out.EvalErrors {
+			if e.Policy == r.Policy {
+				return observation{}, fmt.Errorf("re-evaluate %s: policy %s: %s", r.Target, r.Policy, e.Error)
+			}
+		}
+		for _, f := range out.Findings {
+			if f.Fingerprint == r.Finding {
+				o.stillFinding = true
+			}
+		}
+	}
+	return o, nil
+}
+
+// converged reports whether the observation shows the fix in place: the resource is gone,
+// or its part is, and the policy no longer finds the finding.
+func (o observation) converged() bool { return o.gone || (o.part == nil && !o.stillFinding) }
+
+// drifted reports whether the part is still there but no longer as planned.
+func (o observation) drifted(r *Record) bool {
+	return o.part != nil && !bytes.Equal(compact(o.part.Before), compact(r.Before))
+}
+
+func compact(b []byte) []byte {
+	var buf bytes.Buffer
+	if err := jsonCompact(&buf, b); err != nil {
+		return b
+	}
+	return buf.Bytes()
+}
+
+// inTx runs fn in one store transaction.
+func (m *Machine) inTx(ctx context.Context, fn func(tx *store.Tx) error) error {
+	return m.st.InTx(ctx, fn)
+}
+
+func (m *Machine) remediator(r *Record) (remediators.Remediator, error) {
+	rem, ok := m.reg.Get(r.Remediator)
+	if !ok {
+		return nil, fmt.Errorf("action %s: no remediator %s in this warden", r.ID, r.Remediator)
+	}
+	return rem, nil
+}
+
+// Readers is an Observer over several collectors: each uid is read by the first that
+// supports it (collectors.ErrUnsupported passes it on).
+type Readers []collectors.Reader
+
+// Read implements Observer.
+func (rs Readers) Read(ctx context.Context, uid string) (snapshot.Resource, error) {
+	for _, r := range rs {
+		res, err := r.Read(ctx, uid)
+		if errors.Is(err, collectors.ErrUnsupported) {
+			continue
+		}
+		return res, err
+	}
+	return snapshot.Resource{}, fmt.Errorf("read %s: no collector of this run reads it (is its cloud among the targets?)", uid)
+}

@@ -1,0 +1,93 @@
+package remediate
+
+import (
+	"fmt"
+	"math"
+)
+
+// Limits bound what one apply run may change.
+type Limits struct {
+	// MaxActions is the most actions one run applies (default 25); the rest wait for the
+	// next run.
+	MaxActions int
+	// MaxPerAccount is the most actions one run applies in one account (default 10).
+	MaxPerAccount int
+	// BreakerConsecutive failures in a row stop the run (default 5).
+	BreakerConsecutive int
+	// BreakerRatio is the failure ratio past which the run stops once BreakerMin actions
+	// have run (defaults 0.2 and 5).
+	BreakerRatio float64
+	BreakerMin   int
+	// CanaryThreshold: a remediator with more actions than this in a run goes in waves,
+	// a canary first (default 10).
+	CanaryThreshold int
+	// CanaryFraction of a remediator's actions make its canary when its first account has
+	// more (default 0.05; at least one).
+	CanaryFraction float64
+}
+
+func (l Limits) withDefaults() Limits {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&l.MaxActions, 25)
+	def(&l.MaxPerAccount, 10)
+	def(&l.BreakerConsecutive, 5)
+	def(&l.BreakerMin, 5)
+	def(&l.CanaryThreshold, 10)
+	if l.BreakerRatio <= 0 {
+		l.BreakerRatio = 0.2
+	}
+	if l.CanaryFraction <= 0 {
+		l.CanaryFraction = 0.05
+	}
+	return l
+}
+
+// breaker stops a run after too many failures.
+type breaker struct {
+	l                   Limits
+	ran, failed, inARow int
+	tripped             string
+}
+
+func (b *breaker) record(ok bool) {
+	b.ran++
+	if ok {
+		b.inARow = 0
+	} else {
+		b.failed++
+		b.inARow++
+	}
+	switch {
+	case b.inARow >= b.l.BreakerConsecutive:
+		b.tripped = fmt.Sprintf("circuit breaker: %d consecutive failures", b.inARow)
+	case b.ran >= b.l.BreakerMin && float64(b.failed)/float64(b.ran) > b.l.BreakerRatio:
+		b.tripped = fmt.Sprintf("circuit breaker: %d of %d actions failed (over %.0f%%)", b.failed, b.ran, b.l.BreakerRatio*100)
+	}
+}
+
+// waves splits one remediator's runnable actions (ordered by account) into a canary and
+// then waves doubling in size. Up to CanaryThreshold actions run as one wave.
+func waves(l Limits, rs []*Record) [][]*Record {
+	if len(rs) <= l.CanaryThreshold {
+		return [][]*Record{rs}
+	}
+	canary := 0
+	for canary < len(rs) && rs[canary].Account == rs[0].Account {
+		canary++
+	}
+	byFraction := max(1, int(math.Ceil(float64(len(rs))*l.CanaryFraction)))
+	canary = min(canary, byFraction)
+	out := [][]*Record{rs[:canary]}
+	size := canary
+	for i := canary; i < len(rs); {
+		size *= 2
+		end := min(len(rs), i+size)
+		out = append(out, rs[i:end])
+		i = end
+	}
+	return out
+}
