@@ -23,7 +23,7 @@ func catalog() map[string][]engine.ActionParam {
 		"aws.iam.update_trust_policy": {req("principal")}, "aws.iam.set_password_policy": nil,
 		"aws.iam.delete_login_profile": nil, "aws.iam.delete_server_certificate": nil,
 		"aws.ec2.revoke_ingress": {req("target")}, "aws.ec2.revoke_default_sg_rules": {req("target")},
-		"gcp.iam.remove_binding_member": {req("role"), req("member"), opt("condition")},
+		"gcp.iam.remove_binding_member":       {req("role"), req("member"), opt("condition")},
 		"gcp.iam.disable_service_account_key": nil, "gcp.compute.disable_firewall": nil,
 		"aws.iam.rotate_access_key": nil, "certs.renew": nil,
 	}
