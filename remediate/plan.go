@@ -260,3 +260,18 @@ func short(h string) string {
 	}
 	return h
 }
+
+// Only returns a copy of the plan keeping the actions keep accepts, with its hash
+// recomputed: a narrower plan is another plan, and approvals bind to its actions' hashes,
+// which do not change.
+func (p *Plan) Only(keep func(PlannedAction) bool) *Plan {
+	q := *p
+	q.Actions = nil
+	for _, a := range p.Actions {
+		if keep(a) {
+			q.Actions = append(q.Actions, a)
+		}
+	}
+	q.Hash = planHash(q.CreatedAt, q.Actions)
+	return &q
+}
