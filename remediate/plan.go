@@ -175,7 +175,8 @@ func actionID(a remediators.Action) string {
 
 // idempotencyKey is the same for the same fix of the same before-state.
 func idempotencyKey(a remediators.Action) string {
-	return hashOf(a.Remediator, a.Target, a.Part, string(a.Before))
+	// Compacted: a plan file is indented, and the key must survive the round trip.
+	return hashOf(a.Remediator, a.Target, a.Part, string(compact(a.Before)))
 }
 
 // ContentHash is the hash approvals bind to: every field of the action, canonically

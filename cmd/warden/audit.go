@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/mod/sumdb/note"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/store"
+)
+
+// auditKeyEnv holds the checkpoint signing key itself (PRIVATE+KEY+…), for hosts that
+// keep secrets in the environment rather than in files; it wins over any key file.
+const auditKeyEnv = "WARDEN_AUDIT_KEY"
+
+// auditFlags are the flags every audit command shares.
+type auditFlags struct {
+	dbPath, configFile, keyFile string
+}
+
+func (af *auditFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&af.dbPath, "db", "", "warden's database: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
+	cmd.Flags().StringVar(&af.configFile, "config", "", "YAML config whose db: names warden's database")
+	cmd.Flags().StringVar(&af.keyFile, "audit-key", "", "checkpoint signing key file, created (mode 0600) if missing; $"+auditKeyEnv+", the key text itself, wins over it (default $XDG_STATE_HOME/warden/audit.key)")
+}
+
+// open opens the existing database: the audit log is written by the commands that
+// change state, so a missing database is a wrong --db, not an empty log.
+func (af *auditFlags) open(ctx context.Context) (*store.Store, error) {
+	cfg := &config.Config{}
+	if af.configFile != "" {
+		c, err := config.Load(af.configFile)
+		if err != nil {
+			return nil, usageErr(err)
+		}
+		cfg = c
+	}
+	return openHistory(ctx, af.dbPath, cfg, false)
+}
+
+// key returns the signing key: $WARDEN_AUDIT_KEY, else the key file (created on first
+// use when create is true). With create false, a missing file is no key (nil, nil).
+func (af *auditFlags) key(create bool) (note.Signer, note.Verifier, error) {
+	if text := os.Getenv(auditKeyEnv); strings.TrimSpace(text) != "" {
+		s, v, err := audit.ParseKey(text)
+		if err != nil {
+			return nil, nil, usageErr(fmt.Errorf("$%s: %w", auditKeyEnv, err))
+		}
+		return s, v, nil
+	}
+	path := af.keyFile
+	if path == "" {
+		var err error
+		if path, err = audit.DefaultKeyPath(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if !create {
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, nil
+		}
+	}
+	s, v, err := audit.LoadOrCreateKey(path)
+	if err != nil {
+		return nil, nil, usageErr(err)
+	}
+	return s, v, nil
+}
+
+func (a *app) auditCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Verify, checkpoint and export the tamper-evident audit log",
+		Long: `Every event warden records — scans, findings, plans, approvals, actions, pauses — is an
+entry of an append-only Merkle log (RFC 6962), written in the same transaction as the
+change it records. Checkpoints sign the log's size and root hash with an ed25519 key
+(C2SP tlog-checkpoint); keep copies of them elsewhere: a checkpoint proves any later
+edit, deletion, reordering or truncation of what it covers.
+
+The signing key is $` + auditKeyEnv + ` (the key text), else the file --audit-key, else
+$XDG_STATE_HOME/warden/audit.key, created with mode 0600 on first use. It is never
+printed; 'warden audit key' prints the verifier key that checks its signatures.`,
+	}
+	cmd.AddCommand(a.auditVerifyCmd(), a.auditCheckpointCmd(), a.auditExportCmd(), a.auditKeyCmd())
+	return cmd
+}
+
+func (a *app) auditVerifyCmd() *cobra.Command {
+	var af auditFlags
+	var checkpoints []string
+	cmd := &cobra.Command{
+		Use:   "verify",
+		Short: "Recompute the audit log's tree and check every checkpoint",
+		Long: `Recompute every entry's leaf hash and the tree over them, check them against the stored
+hashes, check every stored checkpoint's signature and that the log still extends it, and
+the same for the checkpoints given with --checkpoint (copies kept elsewhere).
+
+Exit codes: 0 the log is intact (a summary line says how large it is and its root
+hash); 1 it was tampered with: the first bad entry is named, and what is wrong with it;
+2 the log could not be read.`,
+		Example: `  warden audit checkpoint > cp-monday.txt
+  warden audit verify --checkpoint cp-monday.txt`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var given [][]byte
+			for _, path := range checkpoints {
+				b, err := os.ReadFile(path)
+				if err != nil {
+					return usageErr(fmt.Errorf("--checkpoint: %w", err))
+				}
+				given = append(given, b)
+			}
+			_, v, err := af.key(false)
+			if err != nil {
+				return err
+			}
+			st, err := af.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			rep, err := audit.New(st, audit.Options{}).Verify(ctx, v, given...)
+			if errors.Is(err, audit.ErrTampered) {
+				// The first problem is the error; the others help to see how far it goes.
+				for _, p := range rep.Problems[1:] {
+					fmt.Fprintf(a.stderr, "warden: also: %s\n", p)
+				}
+				return &exitErr{code: exitFindings, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "%d entries, %d checkpoints, root %s\n", rep.Entries, rep.Checkpoints+rep.Given, rep.Root)
+			return nil
+		},
+	}
+	af.register(cmd)
+	cmd.Flags().StringArrayVar(&checkpoints, "checkpoint", nil, "a signed checkpoint file the log must still extend (repeatable)")
+	return cmd
+}
+
+func (a *app) auditCheckpointCmd() *cobra.Command {
+	var af auditFlags
+	cmd := &cobra.Command{
+		Use:   "checkpoint",
+		Short: "Sign a checkpoint of the audit log now and print it",
+		Long: `Sign the audit log's current size and root hash, store the checkpoint in the log, and
+print it (a C2SP tlog-checkpoint signed note). Keep a copy outside warden's database:
+'warden audit verify --checkpoint FILE' then proves that no entry it covers changed.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			s, _, err := af.key(true)
+			if err != nil {
+				return err
+			}
+			st, err := af.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			cp, err := audit.New(st, audit.Options{Signer: s}).Checkpoint(cmd.Context())
+			if err != nil {
+				return err
+			}
+			_, err = a.stdout.Write(cp)
+			return err
+		},
+	}
+	af.register(cmd)
+	return cmd
+}
+
+func (a *app) auditExportCmd() *cobra.Command {
+	var af auditFlags
+	var out, checkpoint string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write the audit log as JSON Lines with inclusion proofs",
+		Long: `Write the audit log as JSON Lines: first the signed checkpoint, then one line per entry
+with its canonical record, its leaf hash and its inclusion proof in the checkpoint's
+tree. Anyone holding the verifier key ('warden audit key') can check it without warden's
+database (audit.VerifyExport). Without --checkpoint, a checkpoint is signed now, so
+that the export holds every entry.`,
+		Example: `  warden audit export --out audit.jsonl
+  warden audit key > audit.pub`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			var cp []byte
+			var signer note.Signer
+			if checkpoint != "" {
+				var err error
+				if cp, err = os.ReadFile(checkpoint); err != nil {
+					return usageErr(fmt.Errorf("--checkpoint: %w", err))
+				}
+			} else {
+				var err error
+				if signer, _, err = af.key(true); err != nil {
+					return err
+				}
+			}
+			st, err := af.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			l := audit.New(st, audit.Options{Signer: signer})
+			if cp == nil {
+				if cp, err = l.Checkpoint(ctx); err != nil {
+					return err
+				}
+			}
+			if out == "" {
+				return l.Export(ctx, a.stdout, cp)
+			}
+			return writeFileAtomic(out, func(w *bufio.Writer) error { return l.Export(ctx, w, cp) })
+		},
+	}
+	af.register(cmd)
+	cmd.Flags().StringVarP(&out, "out", "o", "", "write the export to this file instead of stdout")
+	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "export against this signed checkpoint file instead of signing one now")
+	return cmd
+}
+
+// writeFileAtomic writes path through a temporary file renamed into place, so that a
+// failed export never leaves a partial file that looks complete.
+func writeFileAtomic(path string, write func(w *bufio.Writer) error) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return usageErr(fmt.Errorf("--out: %w", err))
+	}
+	defer os.Remove(f.Name())
+	w := bufio.NewWriter(f)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func (a *app) auditKeyCmd() *cobra.Command {
+	var af auditFlags
+	cmd := &cobra.Command{
+		Use:   "key",
+		Short: "Print the verifier key of the audit log's signing key",
+		Long: `Print the verifier key (name+hash+key, golang.org/x/mod/sumdb/note) that checks the
+audit log's checkpoint signatures. It holds no secret: give it to whoever checks an
+export. The signing key itself is never printed; it is created on first use.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			_, v, err := af.key(true)
+			if err != nil {
+				return err
+			}
+			vkey, err := audit.VerifierKey(v)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, vkey)
+			return nil
+		},
+	}
+	// --db and --config are accepted for symmetry with the other audit commands; the key
+	// does not depend on them.
+	af.register(cmd)
+	return cmd
+}

@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/store"
+)
+
+// crashWorld is one account with n security groups open to SSH from the internet.
+func crashWorld(n int) *cloudsim.World {
+	a := &cloudsim.Account{ID: "111111111111", Regions: []string{"us-east-1"}}
+	for i := range n {
+		id := fmt.Sprintf("sg-%017d", i+1)
+		a.SecurityGroups = append(a.SecurityGroups, &cloudsim.SecurityGroup{ID: id, Name: "web-" + id, Region: "us-east-1", VPC: "vpc-1",
+			Description: "web", Ingress: []cloudsim.Rule{{Protocol: "tcp", FromPort: 22, ToPort: 22, CIDR: "0.0.0.0/0", Description: "anywhere"}}})
+	}
+	return &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{a}}}
+}
+
+// wardenChild runs warden as a child process (TestHelperProcess) against the simulator.
+func wardenChild(simURL string, args ...string) *exec.Cmd {
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestHelperProcess$", "--"}, args...)...)
+	cmd.Env = append(os.Environ(), "WARDEN_HELPER_PROCESS=1", "AWS_ENDPOINT_URL="+simURL, "AWS_REGION=us-east-1",
+		"AWS_ACCESS_KEY_ID=AKIDTEST", "AWS_SECRET_ACCESS_KEY=secret", "WARDEN_ACTOR=alice")
+	return cmd
+}
+
+// A SIGKILL in the middle of apply loses nothing and repeats nothing: the next apply
+// resolves what the killed one left, and every rule is revoked by exactly one call.
+func TestApply_sigkillMidRunAppliesEachActionOnce(t *testing.T) {
+	const groups = 12
+	sim, err := cloudsim.New(crashWorld(groups), cloudsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.Close() })
+	dir := t.TempDir()
+	db := filepath.Join(dir, "w.db")
+	cfg := filepath.Join(dir, "warden.yaml")
+	if err := os.WriteFile(cfg, []byte("gates:\n  auto: [low, medium]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	common := []string{"--aws", "--region", "us-east-1", "--config", cfg, "--db", db}
+	if out, err := wardenChild(srv.URL, append([]string{"plan", "--out", planFile}, common...)...).CombinedOutput(); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+
+	p, err := readPlan(planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	actions := len(p.Actions) // the open SSH rules, and the default group's rules
+	if actions < groups {
+		t.Fatalf("plan has %d actions, want at least %d", actions, groups)
+	}
+
+	// Slow calls, so that the kill lands mid-run: between an intent and its outcome, or
+	// between a call and its verification.
+	sim.SetLatency(40 * time.Millisecond)
+	sim.ResetCalls()
+	child := wardenChild(srv.URL, append([]string{"apply", planFile, "--confirm", "--max-per-account", "100"}, common...)...)
+	var out strings.Builder
+	child.Stdout, child.Stderr = &out, &out
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = child.Wait(); close(exited) }()
+	deadline := time.Now().Add(60 * time.Second)
+	for sim.Writes()["ec2:RevokeSecurityGroupIngress"] < 3 {
+		select {
+		case <-exited:
+			t.Fatalf("apply ended before the kill:\n%s", out.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			_ = child.Process.Kill()
+			t.Fatalf("apply made no progress:\n%s", out.String())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(30 * time.Millisecond) // mid-call or mid-verification
+	if err := child.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	<-exited
+	before := sim.Writes()["ec2:RevokeSecurityGroupIngress"]
+	if before >= actions {
+		t.Fatalf("the kill came too late: %d of %d revokes already made", before, actions)
+	}
+
+	sim.SetLatency(0)
+	again, err := wardenChild(srv.URL, append([]string{"apply", planFile, "--confirm", "--max-per-account", "100", "--format", "json"}, common...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("apply after the kill: %v\n%s", err, again)
+	}
+	var second remediate.Result
+	if err := json.Unmarshal(again[bytes.IndexByte(again, '{'):], &second); err != nil {
+		t.Fatalf("apply --format json: %v\n%s", err, again)
+	}
+	if second.Recovered == 0 {
+		t.Errorf("the second apply found no interrupted action: the kill did not land between an intent and its outcome\n%s", again)
+	}
+	var revokes int
+	for op, n := range sim.Writes() {
+		if strings.HasPrefix(op, "ec2:Revoke") {
+			revokes += n
+		}
+	}
+	if revokes != actions {
+		t.Errorf("%d revoke calls in all, want exactly %d (one per action); killed after %d", revokes, actions, before)
+	}
+	var open int
+	sim.Do(func(w *cloudsim.World) {
+		for _, g := range w.AWS.Accounts[0].SecurityGroups {
+			for _, r := range g.Ingress {
+				if r.CIDR == "0.0.0.0/0" {
+					open++
+				}
+			}
+		}
+	})
+	if open != 0 {
+		t.Errorf("%d rules still open to the internet in the simulator", open)
+	}
+
+	ctx := context.Background()
+	st, err := store.OpenExisting(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	m := remediate.New(remediate.Options{Store: st, Log: audit.New(st, audit.Options{})})
+	rs, err := m.Actions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != actions {
+		t.Fatalf("%d actions recorded, want %d", len(rs), actions)
+	}
+	for _, r := range rs {
+		if r.State != remediate.StateVerified {
+			t.Errorf("action %s is %s (%s), want verified", r.ID, r.State, r.Detail)
+		}
+	}
+	t.Logf("killed after %d of %d revokes", before, actions)
+}
