@@ -60,8 +60,10 @@ const (
 	// KindControlStopped records a run stopped by a safety control: the circuit breaker,
 	// a canary wave or the blast-radius cap.
 	KindControlStopped = "control.stopped"
-	KindPolicyPack     = "policy.pack"
-	KindConfig         = "config.loaded"
+	// KindPolicyPack records the policy pack in use when it changes: subject its version.
+	KindPolicyPack = "policy.pack"
+	// KindConfig records the config file in use when it changes: subject its version.
+	KindConfig = "config.loaded"
 )
 
 // Event is what a caller records.

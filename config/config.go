@@ -4,6 +4,8 @@ package config
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -38,6 +40,9 @@ type Config struct {
 	Gates gates.Config `yaml:"gates"`
 
 	File string `yaml:"-"`
+	// Version names the file's content: "sha256:" and the hex digest of its bytes. The
+	// audit log records it when it changes. Empty when no file was read.
+	Version string `yaml:"-"`
 	// lines are the lines of the settings' keys, by name, for errors about them.
 	lines map[string]int
 }
@@ -105,7 +110,8 @@ func Load(path string) (*Config, error) {
 // severity. Settings are checked against the policies later, by the engine (see
 // SettingError for their lines).
 func Parse(data []byte, file string) (*Config, error) {
-	c := &Config{File: file}
+	sum := sha256.Sum256(data)
+	c := &Config{File: file, Version: "sha256:" + hex.EncodeToString(sum[:])}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return c, nil
 	}

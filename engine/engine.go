@@ -4,6 +4,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -68,6 +70,7 @@ type Engine struct {
 	maxAborts int           // <= 0: none
 	// actions is the catalog policies were checked against; nil when none was given.
 	actions map[string][]ActionParam
+	version string
 }
 
 // typeEval is what runs for one resource type: every applicable policy in one query.
@@ -137,6 +140,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	byPkg := map[string]*Policy{}
 	compileMods := map[string]*ast.Module{}
 	res := newReserved(builtinPkgs)
+	var packed []*Module
 	for _, m := range mods {
 		if m.Test {
 			continue
@@ -148,6 +152,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			}
 		}
 		compileMods[m.File] = m.Parsed
+		packed = append(packed, m)
 		p, err := policyOf(m)
 		if err != nil {
 			errs = append(errs, err)
@@ -228,6 +233,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		te.all = q
 	}
+	e.version = packVersion(packed)
 	log.Debug("policies compiled", "policies", len(e.policies), "types", len(e.byType), "settings", len(e.settings))
 	return e, nil
 }
@@ -257,6 +263,22 @@ const enginePackage = "warden_engine"
 
 func aggregatePackage(typ string) string {
 	return enginePackage + ".t_" + strings.NewReplacer(".", "_", "-", "_").Replace(typ)
+}
+
+// Version names the policy pack the engine runs: "sha256:" and the hex digest of every
+// compiled module's file name and source, in file name order. Test files are left out:
+// they change no finding. The audit log records it when it changes.
+func (e *Engine) Version() string { return e.version }
+
+func packVersion(mods []*Module) string {
+	sorted := slices.SortedFunc(slices.Values(mods), func(a, b *Module) int { return strings.Compare(a.File, b.File) })
+	h := sha256.New()
+	for _, m := range sorted {
+		// Lengths first: no file name and source can run into the next pair.
+		fmt.Fprintf(h, "%d:%s%d:", len(m.File), m.File, len(m.Source))
+		h.Write(m.Source)
+	}
+	return "sha256:" + hex.EncodeToString(h.Sum(nil))
 }
 
 // Policies returns the loaded policies, sorted by id.

@@ -289,3 +289,30 @@ func TestScan_snapshotAccountsAreKnown(t *testing.T) {
 		t.Errorf("IAM-006 keys = %v, want only the outside account 999999999999", keys)
 	}
 }
+
+// The pack's version changes with any policy's source and only then: a test file or
+// the order files are found in does not change it.
+func TestVersion_followsThePoliciesSources(t *testing.T) {
+	ctx := context.Background()
+	version := func(files map[string]string) string {
+		t.Helper()
+		e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{policyFS(files)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e.Version()
+	}
+	base := version(map[string]string{"ssh.rego": sshPolicy})
+	if !strings.HasPrefix(base, "sha256:") || len(base) != len("sha256:")+64 {
+		t.Fatalf("Version = %q", base)
+	}
+	withTest := version(map[string]string{"ssh.rego": sshPolicy, "ssh_test.rego": "package test.ssh_test\n\ntest_x if true\n"})
+	edited := version(map[string]string{"ssh.rego": strings.Replace(sshPolicy, "opens 22", "opens port 22", 1)})
+	renamed := version(map[string]string{"ssh2.rego": sshPolicy})
+	if withTest != base {
+		t.Errorf("a test file changed the version")
+	}
+	if edited == base || renamed == base {
+		t.Errorf("an edited or renamed policy kept the version %s", base)
+	}
+}

@@ -176,6 +176,12 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 		return nil, fmt.Errorf("record plan: %w", err)
 	}
 	if n, _ := res.RowsAffected(); n == 1 {
+		for _, v := range m.versions {
+			v.Actor = m.actor
+			if _, err := m.log.AppendChanged(ctx, tx, v); err != nil {
+				return nil, fmt.Errorf("audit plan: %w", err)
+			}
+		}
 		if _, err := m.log.Append(ctx, tx, audit.Event{Actor: m.actor, Kind: audit.KindPlanCreated, Subject: p.Hash,
 			Data: map[string]any{"actions": len(p.Actions), "notices": len(p.Notices), "snapshot": p.Snapshot}}); err != nil {
 			return nil, fmt.Errorf("audit plan: %w", err)

@@ -34,32 +34,36 @@ type Options struct {
 	// Engine re-evaluates a fixed resource: the finding must be gone.
 	Engine *engine.Engine
 	// Actor names who runs the commands, in every event.
-	Actor  string
-	Limits Limits
-	Now    func() time.Time
-	Logger *slog.Logger
+	Actor string
+	// Versions are version events (scan.VersionEvents: the policy pack, the config)
+	// recorded with a plan, each when its subject changed since it was last recorded.
+	Versions []audit.Event
+	Limits   Limits
+	Now      func() time.Time
+	Logger   *slog.Logger
 }
 
 // Machine applies plans, resolves interrupted actions and rolls fixes back. It is the
 // only writer of action states.
 type Machine struct {
-	st     *store.Store
-	log    *audit.Log
-	gate   *gates.Gate
-	gcfg   gates.Config
-	reg    *remediators.Registry
-	obs    Observer
-	eng    *engine.Engine
-	actor  string
-	limits Limits
-	now    func() time.Time
-	logger *slog.Logger
+	st       *store.Store
+	log      *audit.Log
+	gate     *gates.Gate
+	gcfg     gates.Config
+	reg      *remediators.Registry
+	obs      Observer
+	eng      *engine.Engine
+	actor    string
+	versions []audit.Event
+	limits   Limits
+	now      func() time.Time
+	logger   *slog.Logger
 }
 
 // New returns a Machine.
 func New(o Options) *Machine {
 	m := &Machine{st: o.Store, log: o.Log, gate: o.Gate, gcfg: o.Gates, reg: o.Registry, obs: o.Observer, eng: o.Engine,
-		actor: o.Actor, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger}
+		actor: o.Actor, versions: o.Versions, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger}
 	if m.now == nil {
 		m.now = time.Now
 	}

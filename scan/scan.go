@@ -32,10 +32,11 @@ type Request struct {
 	// Limits bound the snapshot's values and resources (zero fields: the defaults).
 	Limits snapshot.Limits
 	// Recorded, when set with a Store, runs inside the transaction that saves the scan,
-	// with the record (ID set) and the findings as stored: what it writes (audit entries
-	// of the scan and its findings) commits with the scan or not at all. An error from it
-	// records nothing and fails the scan.
-	Recorded func(ctx context.Context, tx *store.Tx, rec store.ScanRecord, stored []findings.Finding) error
+	// with the record (ID set) and how the stored findings moved from the scan before
+	// (diff.New, Open and Unknown are the findings as stored): what it writes (audit
+	// entries of the scan and its findings, see Audit) commits with the scan or not at
+	// all. An error from it records nothing and fails the scan.
+	Recorded func(ctx context.Context, tx *store.Tx, rec store.ScanRecord, diff findings.Diff) error
 }
 
 // MaxClockSkew is how far ahead of the clock a snapshot's collected_at may be. Ages are
@@ -142,12 +143,19 @@ func record(ctx context.Context, req Request, r *Result, res *engine.Result) err
 		CollectedAt: collected, Resources: res.Resources, Policies: r.Scan.Policies, Scopes: scopeStatus, Summary: sum}
 	var stored []findings.Finding
 	err = req.Store.InTx(ctx, func(tx *store.Tx) error {
+		var prev []findings.Finding
+		if req.Recorded != nil {
+			var err error
+			if _, prev, err = tx.LatestFindings(ctx); err != nil {
+				return err
+			}
+		}
 		var err error
 		if _, stored, err = tx.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), NotJudged(req.Engine, res.EvalErrors)); err != nil {
 			return err
 		}
 		if req.Recorded != nil {
-			return req.Recorded(ctx, tx, *rec, stored)
+			return req.Recorded(ctx, tx, *rec, findings.Compare(prev, stored))
 		}
 		return nil
 	})

@@ -131,10 +131,10 @@ func TestRun_recordedRunsInTheScansTransaction(t *testing.T) {
 		var seen int
 		var id int64
 		res, err := scan.Run(ctx, scan.Request{Source: source(), Engine: testEngine(t), Store: st,
-			Recorded: func(ctx context.Context, tx *store.Tx, rec store.ScanRecord, stored []findings.Finding) error {
+			Recorded: func(ctx context.Context, tx *store.Tx, rec store.ScanRecord, diff findings.Diff) error {
 				id = rec.ID
-				if len(stored) != 1 {
-					t.Errorf("Recorded got %d findings, want 1", len(stored))
+				if len(diff.New) != 1 || len(diff.Open)+len(diff.Resolved)+len(diff.Unknown) != 0 {
+					t.Errorf("Recorded got %+v, want 1 new finding", diff)
 				}
 				return tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM scans WHERE id = ?`, rec.ID).Scan(&seen)
 			}})
@@ -146,7 +146,7 @@ func TestRun_recordedRunsInTheScansTransaction(t *testing.T) {
 		}
 		boom := errors.New("audit log unavailable")
 		_, err = scan.Run(ctx, scan.Request{Source: source(), Engine: testEngine(t), Store: st,
-			Recorded: func(context.Context, *store.Tx, store.ScanRecord, []findings.Finding) error { return boom }})
+			Recorded: func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error { return boom }})
 		if !errors.Is(err, boom) || !strings.Contains(err.Error(), "record scan: ") {
 			t.Errorf("error %v, want the hook's, wrapped", err)
 		}

@@ -289,6 +289,16 @@ func (t *Tx) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Findin
 	return id, out, nil
 }
 
+// LatestFindings returns the id and findings of the latest scan inside the transaction
+// (0 and none when there is no scan yet): what the next SaveScan compares with.
+func (t *Tx) LatestFindings(ctx context.Context) (int64, []findings.Finding, error) {
+	id, fs, err := latest(ctx, t)
+	if err != nil {
+		return 0, nil, fmt.Errorf("read the latest scan: %w", err)
+	}
+	return id, fs, nil
+}
+
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/engine"
@@ -198,11 +199,17 @@ report, nothing recorded.`,
 				src = scan.File(snapPath)
 			}
 			var st *store.Store
+			var recorded func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error
 			if !noDB {
+				who, err := actor()
+				if err != nil {
+					return err
+				}
 				if st, err = openHistory(cmd.Context(), dbPath, cfg, true); err != nil {
 					return err
 				}
 				defer st.Close()
+				recorded = scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...)
 			}
 			if os.Getenv("GOGC") == "" {
 				// Evaluation allocates many short-lived values while little stays live:
@@ -219,7 +226,7 @@ report, nothing recorded.`,
 			}
 			res, err := scan.Run(cmd.Context(), scan.Request{
 				Source: src, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
-				Progress: prog.update, Version: version(),
+				Progress: prog.update, Version: version(), Recorded: recorded,
 			})
 			prog.done()
 			if err != nil {
