@@ -201,7 +201,7 @@ run was stopped, remediation is paused, or bad input.`,
 			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
 				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
 				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
-				Limits: remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}})
+				Limits:   remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}})
 			res, err := m.Apply(cmd.Context(), p, confirm)
 			if err != nil {
 				if errors.Is(err, remediate.ErrPaused) {
