@@ -72,7 +72,14 @@ type env struct {
 	accounts []string
 }
 
-func start(t *testing.T, dsn string, w *cloudsim.World, gcfg gates.Config) *env {
+func start(t testing.TB, dsn string, w *cloudsim.World, gcfg gates.Config) *env {
+	t.Helper()
+	return startPaced(t, dsn, w, gcfg, 0)
+}
+
+// startPaced is start with warden's clients paced at limit calls per second per service
+// (0: unpaced).
+func startPaced(t testing.TB, dsn string, w *cloudsim.World, gcfg gates.Config, limit float64) *env {
 	t.Helper()
 	ctx := context.Background()
 	sim, err := cloudsim.New(w, cloudsim.Options{})
@@ -86,7 +93,7 @@ func start(t *testing.T, dsn string, w *cloudsim.World, gcfg gates.Config) *env 
 	t.Cleanup(func() { _ = srv.Close() })
 	base := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
 	sessions, err := awsapi.NewSessions(ctx, awsapi.Options{Endpoint: srv.URL, AWS: &base,
-		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
+		RateLimits:  map[string]float64{"iam": limit, "sts": limit, "ec2": limit, "acm": limit, "organizations": limit},
 		MaxAttempts: 2, BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +128,7 @@ func start(t *testing.T, dsn string, w *cloudsim.World, gcfg gates.Config) *env 
 }
 
 // plan collects the account, evaluates it and plans its findings.
-func (e *env) plan(t *testing.T, actor string) *remediate.Plan {
+func (e *env) plan(t testing.TB, actor string) *remediate.Plan {
 	t.Helper()
 	ctx := context.Background()
 	var sink collectors.MemorySink
@@ -178,7 +185,7 @@ func itemOf(t *testing.T, res *remediate.Result, id string) remediate.Item {
 }
 
 // sshOpen reports whether the group still lets 0.0.0.0/0 in on port 22, read through the SDK.
-func (e *env) sshOpen(t *testing.T, groupARN string) (bool, string) {
+func (e *env) sshOpen(t testing.TB, groupARN string) (bool, string) {
 	t.Helper()
 	id := groupARN[strings.LastIndex(groupARN, "/")+1:]
 	out, err := ec2.NewFromConfig(e.sdk).DescribeSecurityGroups(context.Background(), &ec2.DescribeSecurityGroupsInput{GroupIds: []string{id}})
