@@ -35,6 +35,32 @@ func BenchmarkAppend(b *testing.B) {
 	}
 }
 
+// BenchmarkAppendAll appends 1,000 finding events per transaction, as a scan that
+// opens many findings does.
+func BenchmarkAppendAll(b *testing.B) {
+	for name, mk := range storetest.Backends(b) {
+		b.Run(name, func(b *testing.B) {
+			f := newFixture(b, mk)
+			ctx := context.Background()
+			evs := make([]audit.Event, 1000)
+			for i := range evs {
+				evs[i] = audit.Event{Actor: "warden", Kind: audit.KindFindingOpened, Subject: fmt.Sprintf("%064x", i),
+					Data: map[string]any{"scan": "scan/7", "policy": "AWS-NET-001", "severity": "high", "resource": fmt.Sprintf("arn:aws:ec2:eu-west-1:123456789012:security-group/sg-%017d", i)}}
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if err := f.st.InTx(ctx, func(tx *store.Tx) error {
+					_, err := f.log.AppendAll(ctx, tx, evs)
+					return err
+				}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*len(evs))/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
 // BenchmarkVerify verifies a log of $WARDEN_AUDIT_BENCH_ENTRIES entries (default
 // 1,000,000) on SQLite; the log is built once, in a cache directory, so that repeated
 // runs measure verification only:
