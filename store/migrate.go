@@ -90,8 +90,10 @@ func SchemaVersion() int {
 	return ms[len(ms)-1].version
 }
 
-// migrate brings the schema to the newest version, one transaction per version, under
-// the writers' lock so that two processes starting at once apply each version once. A
+// migrate brings the schema to the newest version in one transaction, so that the
+// pending versions apply all or none, under the writers' lock so that two processes
+// starting at once apply each version once. A database whose recorded versions have a
+// gap (a hand-edited schema_migrations) is refused rather than half-migrated. A
 // database already at a newer version than this binary knows is refused: an older warden
 // must not write into a schema it does not understand.
 func (s *Store) migrate(ctx context.Context) error {
@@ -107,12 +109,15 @@ func (s *Store) migrate(ctx context.Context) error {
 		)`); err != nil {
 			return fmt.Errorf("migrate: create schema_migrations: %w", err)
 		}
-		var current int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&current); err != nil {
+		var current, recorded int
+		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0), COUNT(*) FROM schema_migrations`).Scan(&current, &recorded); err != nil {
 			return fmt.Errorf("migrate: read schema version: %w", err)
 		}
 		if latest := ms[len(ms)-1].version; current > latest {
 			return fmt.Errorf("migrate: the database is at schema version %d, newer than this warden knows (%d): upgrade warden", current, latest)
+		}
+		if recorded != current {
+			return fmt.Errorf("migrate: schema_migrations records %d versions up to %d: versions are missing, so the schema is not one warden made; restore the database from a backup", recorded, current)
 		}
 		for _, m := range ms {
 			if m.version <= current {

@@ -159,15 +159,16 @@ print it (a C2SP tlog-checkpoint signed note). Keep a copy outside warden's data
 'warden audit verify --checkpoint FILE' then proves that no entry it covers changed.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, _, err := af.key(true)
-			if err != nil {
-				return err
-			}
+			// The database first: a wrong --db must not leave a new key behind.
 			st, err := af.open(cmd.Context())
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			s, _, err := af.key(true)
+			if err != nil {
+				return err
+			}
 			cp, err := audit.New(st, audit.Options{Signer: s}).Checkpoint(cmd.Context())
 			if err != nil {
 				return err
@@ -203,17 +204,17 @@ that the export holds every entry.`,
 				if cp, err = os.ReadFile(checkpoint); err != nil {
 					return usageErr(fmt.Errorf("--checkpoint: %w", err))
 				}
-			} else {
-				var err error
-				if signer, _, err = af.key(true); err != nil {
-					return err
-				}
 			}
 			st, err := af.open(ctx)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			if cp == nil {
+				if signer, _, err = af.key(true); err != nil {
+					return err
+				}
+			}
 			l := audit.New(st, audit.Options{Signer: signer})
 			if cp == nil {
 				if cp, err = l.Checkpoint(ctx); err != nil {
