@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -432,5 +433,66 @@ func TestApply_canaryWaveStopsTheRest(t *testing.T) {
 	}
 	if n := e.sim.WriteCount(); n != 1 {
 		t.Fatalf("%d write attempts, want the canary's one", n)
+	}
+}
+
+// Two approvers deciding one request at the same moment give one decision: the other is
+// told it was already decided, and the fix is applied once.
+func TestApply_concurrentApprovalsGiveOneDecision(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			e := start(t, dsn(t), world(1), gates.Config{Approvers: []string{"bob", "carol"}})
+			p := only(e.plan(t, "alice"), "aws.ec2.revoke_ingress", 1)
+			alice := e.machine("alice", remediate.Limits{})
+			res, err := alice.Apply(ctx, p, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pending := itemOf(t, res, p.Actions[0].ID)
+			if pending.State != remediate.StatePending {
+				t.Fatalf("fix: %+v, want pending", pending)
+			}
+			errs := make(chan error, 2)
+			var ready sync.WaitGroup
+			ready.Add(2)
+			gate := make(chan struct{})
+			for _, who := range []string{"bob", "carol"} {
+				go func() {
+					ready.Done()
+					<-gate
+					_, err := e.gate.Decide(ctx, pending.Request, who, "cli", true, "")
+					errs <- err
+				}()
+			}
+			ready.Wait()
+			close(gate)
+			var ok, already int
+			for range 2 {
+				switch err := <-errs; {
+				case err == nil:
+					ok++
+				case errors.Is(err, gates.ErrAlreadyDecided):
+					already++
+				default:
+					t.Errorf("decision: %v", err)
+				}
+			}
+			if ok != 1 || already != 1 {
+				t.Fatalf("%d decisions recorded and %d refused as already decided, want 1 and 1", ok, already)
+			}
+			e.sim.ResetCalls()
+			res, err = alice.Apply(ctx, p, true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if it := itemOf(t, res, p.Actions[0].ID); it.State != remediate.StateVerified {
+				t.Fatalf("approved fix: %+v", it)
+			}
+			if w := e.sim.Writes(); len(w) != 1 {
+				t.Fatalf("writes %v, want one revoke", w)
+			}
+			verifyAudit(t, e)
+		})
 	}
 }
