@@ -142,6 +142,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 			p.Actions = append(p.Actions, pa)
 		}
 	}
+	p.mergeSameFixes()
 	slices.SortStableFunc(p.Actions, func(a, b PlannedAction) int {
 		if c := strings.Compare(a.Account, b.Account); c != 0 {
 			return c
@@ -153,6 +154,36 @@ func NewPlan(in PlanInput) (*Plan, error) {
 	})
 	p.Hash = planHash(p.CreatedAt, p.Actions)
 	return p, nil
+}
+
+// mergeSameFixes keeps one action per change: two findings (two policies) that plan the
+// same fix of the same part from the same before-state would otherwise ask for two
+// approvals of one change, and the second would find nothing left to do. The action of
+// the highest risk stays, so the stricter gate decides; the others become notices that
+// name it.
+func (p *Plan) mergeSameFixes() {
+	keep := map[string]int{} // idempotency key → index in kept
+	var kept []PlannedAction
+	var merged []PlannedAction
+	for _, a := range p.Actions {
+		i, dup := keep[a.Key]
+		switch {
+		case !dup:
+			keep[a.Key] = len(kept)
+			kept = append(kept, a)
+		case a.Risk > kept[i].Risk:
+			merged = append(merged, kept[i])
+			kept[i] = a
+		default:
+			merged = append(merged, a)
+		}
+	}
+	for _, a := range merged {
+		by := kept[keep[a.Key]]
+		p.Notices = append(p.Notices, Notice{Policy: a.Policy, Finding: a.Finding, Resource: a.Target, Action: a.Remediator, Message: a.Message,
+			Reason: fmt.Sprintf("the same change is planned as %s (for %s): it fixes this too", by.ID, by.Policy)})
+	}
+	p.Actions = kept
 }
 
 func approvalsFor(cfg gates.Config, r findings.Risk) Approvals {
