@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/valyala/fastjson"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collect"
@@ -206,6 +207,7 @@ func (a *app) makePlan(ctx context.Context, r *remediation, rf *remediationFlags
 			return nil, usageErr(err)
 		}
 	}
+	tuneGC()
 	res, err := scan.Run(ctx, scan.Request{Source: scan.File(path), Engine: r.eng, Waivers: ws, Now: r.now, Version: version()})
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -245,6 +247,7 @@ func resourcesOf(ctx context.Context, path string, res *scan.Result) (map[string
 	defer f.Close()
 	rd := snapshot.NewReader(f, path, snapshot.WithContext(ctx))
 	p := snapshot.NewParser(path)
+	var fp fastjson.Parser
 	for {
 		el, err := rd.Next()
 		if errors.Is(err, io.EOF) {
@@ -252,6 +255,13 @@ func resourcesOf(ctx context.Context, path string, res *scan.Result) (map[string
 		}
 		if err != nil {
 			return nil, err
+		}
+		// The scan checked every resource already: only those with findings are decoded
+		// (checked again) here, the others are skipped on their uid.
+		if v, err := fp.ParseBytes(el.Data); err == nil {
+			if uid := v.GetStringBytes("uid"); uid != nil && !want[string(uid)] {
+				continue
+			}
 		}
 		r, err := p.Decode(el)
 		if err != nil {

@@ -211,15 +211,7 @@ report, nothing recorded.`,
 				defer st.Close()
 				recorded = scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...)
 			}
-			if os.Getenv("GOGC") == "" {
-				// Evaluation allocates many short-lived values while little stays live:
-				// collecting less often saves about a fifth of the CPU (BENCHMARKS.md).
-				debug.SetGCPercent(400)
-			}
-			if os.Getenv("GOMEMLIMIT") == "" {
-				// ...but not at the price of memory: near 1.5 GiB the collector works harder.
-				debug.SetMemoryLimit(1536 << 20)
-			}
+			tuneGC()
 			var prog *progress
 			if !noProgress {
 				prog = newProgress(a.stderr, "evaluated")
@@ -312,4 +304,17 @@ func engineCatalog(c map[string][]remediators.Param) map[string][]engine.ActionP
 		out[name] = aps
 	}
 	return out
+}
+
+// tuneGC sets the collector for an evaluation, unless GOGC or GOMEMLIMIT say otherwise.
+func tuneGC() {
+	if os.Getenv("GOGC") == "" {
+		// Evaluation allocates many short-lived values while little stays live:
+		// collecting less often saves about a fifth of the CPU (BENCHMARKS.md).
+		debug.SetGCPercent(400)
+	}
+	if os.Getenv("GOMEMLIMIT") == "" {
+		// ...but not at the price of memory: near 1.5 GiB the collector works harder.
+		debug.SetMemoryLimit(1536 << 20)
+	}
 }
