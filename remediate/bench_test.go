@@ -63,9 +63,12 @@ func BenchmarkApply200(b *testing.B) {
 			b.Fatalf("%d of %d verified, stopped %q", verified, n, res.Stopped)
 		}
 		ec2, throttled := e.sim.CallsTo("ec2"), 0
-		for _, v := range e.sim.Calls() {
+		perOp := map[string]int{}
+		for op, v := range e.sim.Calls() {
 			throttled += v.Throttled
+			perOp[op] = v.Calls
 		}
+		b.Logf("calls per operation: %v", perOp)
 		least := time.Duration(float64(ec2) / limit * float64(time.Second))
 		// The world, through the SDK in one call: no group lets the internet in any more.
 		out, err := ec2sdk.NewFromConfig(e.sdk).DescribeSecurityGroups(ctx, &ec2sdk.DescribeSecurityGroupsInput{})
