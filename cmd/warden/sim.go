@@ -28,7 +28,15 @@ The simulator speaks the wire protocols of the official SDKs on one port: AWS Qu
 gRPC (IAM admin). Any AWS access key and secret are accepted. Its state comes from a world
 file (see fixtures/acme/world.yaml) or is an empty account; writes change it in memory.
 The world file can inject faults per call: latency, throttling, 5xx, AccessDenied, and
-rate limits per service. GET /_sim/calls counts the calls served.`,
+rate limits per service; a fault with "writes: true" hits only the calls that change the
+world (a failing fix, a slow revoke), never the reads.
+
+While it serves, the admin API reads its counters and changes its faults:
+  GET  /_sim/calls          calls served, by service:Operation (throttled, failed, denied)
+  GET  /_sim/writes         the write calls only: a dry run must leave it empty
+  POST /_sim/calls/reset    zero the counters
+  POST /_sim/latency        body "250ms": latency added to every call
+  POST /_sim/faults         body {faults: [...], rate_limits: {iam: 20}}: replace the faults`,
 		Example: `  warden sim --world fixtures/acme/world.yaml --listen 127.0.0.1:4566
   AWS_ENDPOINT_URL=http://127.0.0.1:4566 AWS_ACCESS_KEY_ID=x AWS_SECRET_ACCESS_KEY=x \
     warden scan --aws-org --gcp-endpoint http://127.0.0.1:4566 --gcp-project acme-prod-4821`,
