@@ -496,3 +496,47 @@ func TestApply_concurrentApprovalsGiveOneDecision(t *testing.T) {
 		})
 	}
 }
+
+// The dry run applies the blast-radius caps as the confirmed run does: the actions it
+// says would run now are the ones that run, the others wait for the next run.
+func TestApply_dryRunShowsTheCaps(t *testing.T) {
+	ctx := context.Background()
+	e := start(t, filepath.Join(t.TempDir(), "w.db"), world(5), gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}})
+	p := only(e.plan(t, "alice"), "aws.ec2.revoke_ingress", 5)
+	m := e.machine("alice", remediate.Limits{MaxActions: 3})
+	states := func(res *remediate.Result, prefix string) []string {
+		var ids []string
+		for _, it := range res.Items {
+			if strings.HasPrefix(it.Outcome, prefix) {
+				ids = append(ids, it.Action)
+			}
+		}
+		return ids
+	}
+	dry, err := m.Apply(ctx, p, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wouldRun, wouldWait := states(dry, "would apply"), states(dry, "would wait for the next run")
+	if len(wouldRun) != 3 || len(wouldWait) != 2 || !strings.Contains(dry.Stopped, "2 actions would be deferred") {
+		t.Fatalf("dry run: %d would run, %d would wait, stopped %q", len(wouldRun), len(wouldWait), dry.Stopped)
+	}
+	if n := e.sim.WriteCount(); n != 0 {
+		t.Fatalf("dry run wrote %d times", n)
+	}
+	res, err := m.Apply(ctx, p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ran []string
+	for _, it := range res.Items {
+		if it.State == remediate.StateVerified {
+			ran = append(ran, it.Action)
+		}
+	}
+	slices.Sort(ran)
+	slices.Sort(wouldRun)
+	if !slices.Equal(ran, wouldRun) || !slices.Equal(states(res, "deferred"), wouldWait) {
+		t.Errorf("ran %v and deferred %v; the dry run said %v and %v", ran, states(res, "deferred"), wouldRun, wouldWait)
+	}
+}
