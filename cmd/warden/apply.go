@@ -110,11 +110,10 @@ func approvalText(ap remediate.Approvals, approvers []string) string {
 	case "refused":
 		return "refused: " + ap.Reason
 	}
-	who := "no approvers configured (gates.approvers)"
-	if len(approvers) > 0 {
-		who = strings.Join(approvers, ", ")
+	if len(approvers) == 0 {
+		return fmt.Sprintf("%d needed, but no approvers are configured (gates.approvers): nobody can approve it yet", ap.Needed)
 	}
-	return fmt.Sprintf("%d of %s, never the requester", ap.Needed, who)
+	return fmt.Sprintf("%d of %s, never the requester", ap.Needed, strings.Join(approvers, ", "))
 }
 
 // afterOf says in a word what a fix leaves in place of the part.
