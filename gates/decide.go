@@ -28,6 +28,20 @@ import (
 // It returns the request as it stands after the decision; on a refusal, as it stood
 // when refused (the zero Request if it could not be read).
 func (g *Gate) Decide(ctx context.Context, id, actor, channel string, approve bool, reason string) (Request, error) {
+	return g.decide(ctx, id, actor, channel, approve, reason, false)
+}
+
+// DecideAuthorized is Decide for a channel that established itself that actor may
+// decide (a Slack user listed in slack.approvers or a member of its approver group):
+// gates.approvers is not consulted. Every other rule holds as in Decide: the requester
+// never decides (a channel maps its users to the same identities, so that the rule
+// holds across channels), an approver decides once, expired, voided and decided
+// requests are refused, and the decision is one compare-and-set with its audit entry.
+func (g *Gate) DecideAuthorized(ctx context.Context, id, actor, channel string, approve bool, reason string) (Request, error) {
+	return g.decide(ctx, id, actor, channel, approve, reason, true)
+}
+
+func (g *Gate) decide(ctx context.Context, id, actor, channel string, approve bool, reason string, authorized bool) (Request, error) {
 	verb, vote := "approve", VoteApprove
 	if !approve {
 		verb, vote = "deny", VoteDeny
@@ -55,7 +69,7 @@ func (g *Gate) Decide(ctx context.Context, id, actor, channel string, approve bo
 			return err
 		}
 		out = r
-		if err := g.mayDecide(r, actor); err != nil {
+		if err := g.mayDecide(r, actor, authorized); err != nil {
 			return err
 		}
 		if !g.now().Before(r.ExpiresAt) {
@@ -119,11 +133,11 @@ func (g *Gate) Decide(ctx context.Context, id, actor, channel string, approve bo
 // mayDecide refuses a decision the request's state or the actor's role rules out. Who
 // decides is judged before the state, so that the requester is told they never decide
 // rather than that they came too late.
-func (g *Gate) mayDecide(r Request, actor string) error {
+func (g *Gate) mayDecide(r Request, actor string, authorized bool) error {
 	if actor == r.Requester {
 		return fmt.Errorf("%w: %s requested it; another approver must decide", ErrSelfApproval, actor)
 	}
-	if !g.cfg.IsApprover(actor) {
+	if !authorized && !g.cfg.IsApprover(actor) {
 		if len(g.cfg.Approvers) == 0 {
 			return fmt.Errorf("%w: no approvers are configured (list them under gates.approvers)", ErrNotApprover)
 		}

@@ -491,3 +491,35 @@ func TestApproved_refusedRiskNoLongerCounts(t *testing.T) {
 		t.Errorf("approved with no request = %v, %v; want false", ok, err)
 	}
 }
+
+// A channel that authorized its user itself (a Slack approver) decides without being in
+// gates.approvers; the requester and a second decision are refused as through the CLI.
+func TestDecideAuthorized_channelVouchesForTheApprover(t *testing.T) {
+	for name, mk := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			e := newEnv(t, mk, testConfig)
+			r := e.request("act-1", findings.RiskCritical, "h1")
+			if _, err := e.gate.Decide(ctx, r.ID, "slack:U0ERIN", "slack", true, ""); !errors.Is(err, gates.ErrNotApprover) {
+				t.Fatalf("Decide by an unlisted user: %v, want ErrNotApprover", err)
+			}
+			if _, err := e.gate.DecideAuthorized(ctx, r.ID, "alice", "slack", true, ""); !errors.Is(err, gates.ErrSelfApproval) {
+				t.Fatalf("the requester through Slack: %v, want ErrSelfApproval", err)
+			}
+			got, err := e.gate.DecideAuthorized(ctx, r.ID, "slack:U0ERIN", "slack", true, "")
+			if err != nil || got.State != gates.StatePending || len(got.Approvals()) != 1 {
+				t.Fatalf("authorized approval: %+v, %v", got, err)
+			}
+			if _, err := e.gate.DecideAuthorized(ctx, r.ID, "slack:U0ERIN", "slack", true, ""); !errors.Is(err, gates.ErrAlreadyDecided) {
+				t.Fatalf("second click: %v, want ErrAlreadyDecided", err)
+			}
+			got = decide(e, r.ID, "bob", true, "")
+			if got.State != gates.StateApproved {
+				t.Fatalf("after bob: %+v", got)
+			}
+			if d, ok := got.DecisionBy("slack:U0ERIN"); !ok || d.Channel != gates.ChannelSlack {
+				t.Errorf("the Slack decision: %+v, %v", d, ok)
+			}
+		})
+	}
+}
