@@ -55,8 +55,10 @@ const (
 	KindActionVerified    = "action.verified"
 	KindActionVoided      = "action.voided"
 	KindActionRolledBack  = "action.rolled_back"
-	KindControlPaused     = "control.paused"
-	KindControlResumed    = "control.resumed"
+	// KindActionStep records one completed step of a multi-step fix (a key rotation).
+	KindActionStep     = "action.step"
+	KindControlPaused  = "control.paused"
+	KindControlResumed = "control.resumed"
 	// KindControlStopped records a run stopped by a safety control: the circuit breaker,
 	// a canary wave or the blast-radius cap.
 	KindControlStopped = "control.stopped"

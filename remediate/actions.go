@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -16,8 +17,9 @@ import (
 type State string
 
 // The states of an action. An action moves planned → (pending approval → approved |
-// denied) → applying → verified | failed; an applied one may be rolled back; a drifted
-// target or a changed plan voids it.
+// denied) → applying → verified | failed; a multi-step fix goes applying → in progress
+// → applying … between its steps; an applied one may be rolled back; a drifted target
+// or a changed plan voids it.
 const (
 	StatePlanned    State = "planned"
 	StatePending    State = "pending_approval"
@@ -29,6 +31,9 @@ const (
 	StateFailed     State = "failed"
 	StateVoided     State = "voided"
 	StateRolledBack State = "rolled_back"
+	// StateInProgress is a multi-step fix between two steps: it waits for its next
+	// step's due time (a grace period), or for a person when a step holds it.
+	StateInProgress State = "in_progress"
 )
 
 // terminal states end an action's current generation: planning the same fix again starts
@@ -51,6 +56,8 @@ type Record struct {
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
 	History    []Event   `json:"history,omitempty"`
+	// Progress is a multi-step fix's progress (remediators.Stepper); nil for the others.
+	Progress *remediators.Progress `json:"progress,omitempty"`
 }
 
 // Binding is what approvals of this generation of the action bind to: its content hash
@@ -74,16 +81,22 @@ type queryer interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
-const recordColumns = `id, content_hash, generation, plan_hash, state, detail, data, created_at, updated_at`
+const recordColumns = `id, content_hash, generation, plan_hash, state, detail, data, created_at, updated_at, progress`
 
 func scanRecord(row interface{ Scan(...any) error }) (*Record, error) {
 	var r Record
-	var id, hash, state, data, created, updated string
-	if err := row.Scan(&id, &hash, &r.Generation, &r.PlanHash, &state, &r.Detail, &data, &created, &updated); err != nil {
+	var id, hash, state, data, created, updated, progress string
+	if err := row.Scan(&id, &hash, &r.Generation, &r.PlanHash, &state, &r.Detail, &data, &created, &updated, &progress); err != nil {
 		return nil, err
 	}
 	if err := json.Unmarshal([]byte(data), &r.PlannedAction); err != nil {
 		return nil, fmt.Errorf("action %s: stored data: %w", id, err)
+	}
+	if progress != "" {
+		r.Progress = &remediators.Progress{}
+		if err := json.Unmarshal([]byte(progress), r.Progress); err != nil {
+			return nil, fmt.Errorf("action %s: stored progress: %w", id, err)
+		}
 	}
 	r.State = State(state)
 	var err error
@@ -211,6 +224,10 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 			out = append(out, cur)
 		case cur.State == StateApplying:
 			return nil, fmt.Errorf("action %s is still applying (an earlier run stopped mid-way): run apply to resolve it first", a.ID)
+		case cur.State == StateInProgress:
+			// A multi-step fix under way changes its target by design: a new plan of the
+			// same finding sees another before-state, and must not restart it.
+			out = append(out, cur)
 		default:
 			if cur.Hash != a.Hash && (cur.State == StatePending || cur.State == StateApproved || cur.State == StatePlanned) {
 				if err := m.gate.Void(ctx, tx, cur.ID, "the action changed: a new plan replaced it"); err != nil {
@@ -249,7 +266,7 @@ func (m *Machine) replace(ctx context.Context, tx *store.Tx, cur, r *Record) err
 	if err != nil {
 		return fmt.Errorf("encode action %s: %w", r.ID, err)
 	}
-	res, err := tx.ExecContext(ctx, `UPDATE actions SET content_hash = ?, generation = ?, plan_hash = ?, risk = ?, idem_key = ?, state = ?, detail = '', data = ?, updated_at = ?
+	res, err := tx.ExecContext(ctx, `UPDATE actions SET content_hash = ?, generation = ?, plan_hash = ?, risk = ?, idem_key = ?, state = ?, detail = '', progress = '', data = ?, updated_at = ?
 		WHERE id = ? AND generation = ?`,
 		r.Hash, r.Generation, r.PlanHash, r.Risk.String(), r.Key, string(StatePlanned), string(data), store.FormatTime(r.UpdatedAt), cur.ID, cur.Generation)
 	if err != nil {

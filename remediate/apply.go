@@ -120,6 +120,11 @@ func (m *Machine) decide(ctx context.Context, r *Record) (Item, bool, error) {
 		return item(r, "still applying: its outcome could not be observed; the next run resolves it"), false, nil
 	case StateApproved:
 		return Item{}, true, nil
+	case StateInProgress:
+		if due, why := m.due(r); !due {
+			return item(r, why), false, nil
+		}
+		return Item{}, true, nil
 	}
 	v := m.gcfg.Verdict(r.Risk)
 	if v.Refused {
@@ -270,6 +275,21 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 	if err != nil {
 		return m.fail(ctx, r, r.State, err.Error(), false)
 	}
+	if accounts == nil {
+		if accounts, err = m.planAccounts(ctx, r.PlanHash, nil); err != nil {
+			return Item{}, err
+		}
+	}
+	if st, ok := rem.(remediators.Stepper); ok && r.State == StateInProgress {
+		// A later step of a fix under way: its own steps check what they rely on (the
+		// target changes by design between them), so there is no drift re-check here.
+		if err := m.inTx(ctx, func(tx *store.Tx) error {
+			return m.transition(ctx, tx, r, StateInProgress, StateApplying, audit.KindActionIntent, "next step after "+stepName(r.Progress), nil)
+		}); err != nil {
+			return Item{}, err
+		}
+		return m.advance(ctx, r, st, accounts)
+	}
 	before, err := m.observe(ctx, r, rem, accounts)
 	if err != nil {
 		return m.fail(ctx, r, r.State, "drift re-check: "+err.Error(), false)
@@ -299,6 +319,9 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 	}); err != nil {
 		return Item{}, err
 	}
+	if st, ok := rem.(remediators.Stepper); ok {
+		return m.advance(ctx, r, st, accounts)
+	}
 	return m.applyAndVerify(ctx, r, rem, accounts)
 }
 
@@ -312,6 +335,11 @@ func (m *Machine) applyAndVerify(ctx context.Context, r *Record, rem remediators
 	case err != nil:
 		return m.fail(ctx, r, StateApplying, "apply: "+err.Error(), true)
 	}
+	return m.verify(ctx, r, rem, accounts, wrote)
+}
+
+// verify observes the target of an action whose calls are made: the finding must be gone.
+func (m *Machine) verify(ctx context.Context, r *Record, rem remediators.Remediator, accounts []string, wrote bool) (Item, error) {
 	after, err := m.observe(ctx, r, rem, accounts)
 	if err != nil {
 		// The call may have worked: leave the intent without an outcome for the next run
@@ -377,6 +405,17 @@ func (m *Machine) Recover(ctx context.Context, accounts []string, res *Result) (
 		o, err := m.observe(ctx, r, rem, accts)
 		if err != nil {
 			res.Items = append(res.Items, item(r, "interrupted earlier; still unresolved: "+err.Error()))
+			continue
+		}
+		if st, ok := rem.(remediators.Stepper); ok && !o.converged() {
+			// Each step finds what its interrupted attempt did: resume at it.
+			after := stepName(r.Progress)
+			it, err := m.advance(ctx, r, st, accts)
+			if err != nil {
+				return n, err
+			}
+			it.Outcome = "interrupted earlier after step " + after + ": " + it.Outcome
+			res.Items = append(res.Items, it)
 			continue
 		}
 		switch {

@@ -32,15 +32,22 @@ func (m *Machine) Rollback(ctx context.Context, id string) (Item, error) {
 	if r == nil {
 		return Item{}, fmt.Errorf("rollback %s: %w (warden actions list shows them)", id, ErrNoSuchAction)
 	}
-	if r.State != StateVerified {
-		return Item{}, fmt.Errorf("rollback %s: the action is %s; only an applied and verified action can be rolled back", id, r.State)
-	}
 	if !r.Rollback.Possible {
 		return Item{}, fmt.Errorf("rollback %s: %w: %s", id, remediators.ErrNoRollback, r.Rollback.Reason)
 	}
 	rem, err := m.remediator(r)
 	if err != nil {
 		return Item{}, err
+	}
+	if st, ok := rem.(remediators.Stepper); ok {
+		// A multi-step fix can be undone between its steps too, and after a failed one.
+		if r.State != StateVerified && r.State != StateInProgress && !(r.State == StateFailed && r.Progress != nil) {
+			return Item{}, fmt.Errorf("rollback %s: the action is %s; a multi-step fix is rolled back in progress, verified, or after a failed step", id, r.State)
+		}
+		return m.rollbackSteps(ctx, r, st)
+	}
+	if r.State != StateVerified {
+		return Item{}, fmt.Errorf("rollback %s: the action is %s; only an applied and verified action can be rolled back", id, r.State)
 	}
 	if err := m.inTx(ctx, func(tx *store.Tx) error {
 		return m.audit(ctx, tx, audit.KindActionIntent, r, "rollback", map[string]any{"op": "rollback", "before": r.Before})

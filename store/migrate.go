@@ -109,15 +109,32 @@ func (s *Store) migrate(ctx context.Context) error {
 		)`); err != nil {
 			return fmt.Errorf("migrate: create schema_migrations: %w", err)
 		}
-		var current, recorded int
-		if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0), COUNT(*) FROM schema_migrations`).Scan(&current, &recorded); err != nil {
+		recorded := map[int]bool{}
+		current := 0
+		rows, err := tx.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+		if err != nil {
+			return fmt.Errorf("migrate: read schema version: %w", err)
+		}
+		for rows.Next() {
+			var v int
+			if err := rows.Scan(&v); err != nil {
+				rows.Close()
+				return fmt.Errorf("migrate: read schema version: %w", err)
+			}
+			recorded[v] = true
+			current = max(current, v)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
 			return fmt.Errorf("migrate: read schema version: %w", err)
 		}
 		if latest := ms[len(ms)-1].version; current > latest {
 			return fmt.Errorf("migrate: the database is at schema version %d, newer than this warden knows (%d): upgrade warden", current, latest)
 		}
-		if recorded != current {
-			return fmt.Errorf("migrate: schema_migrations records %d versions up to %d: versions are missing, so the schema is not one warden made; restore the database from a backup", recorded, current)
+		for _, m := range ms {
+			if m.version < current && !recorded[m.version] {
+				return fmt.Errorf("migrate: schema_migrations records version %d but not %s: versions are missing, so the schema is not one warden made; restore the database from a backup", current, m.name)
+			}
 		}
 		for _, m := range ms {
 			if m.version <= current {
