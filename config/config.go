@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"strings"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/suggest"
+	awsfix "github.com/warden-sec/warden/remediators/aws"
 )
 
 // Config is the content of a warden config file. Flags override it.
@@ -38,6 +40,11 @@ type Config struct {
 	// approves the others and how many must, when requests expire, what never runs.
 	// Validated as it is read (gates.Config.Validate); absent, the gates' defaults hold.
 	Gates gates.Config `yaml:"gates"`
+	// Serve configures warden serve: where it listens.
+	Serve Serve `yaml:"serve"`
+	// Rotation configures access-key rotation (aws.iam.rotate_access_key): the secret a
+	// new key is handed over in, the grace and deletion periods.
+	Rotation awsfix.RotationConfig `yaml:"rotation"`
 
 	File string `yaml:"-"`
 	// Version names the file's content: "sha256:" and the hex digest of its bytes. The
@@ -46,6 +53,18 @@ type Config struct {
 	// lines are the lines of the settings' keys, by name, for errors about them.
 	lines map[string]int
 }
+
+// Serve is the serve: section.
+type Serve struct {
+	// Listen is the address warden serve listens on (default DefaultServeListen).
+	Listen string `yaml:"listen"`
+	// AllowRemote permits a Listen address other than loopback: the Slack endpoint must
+	// then be reachable from Slack (behind a TLS proxy), an explicit choice.
+	AllowRemote bool `yaml:"allow_remote"`
+}
+
+// DefaultServeListen is where warden serve listens unless told otherwise: loopback only.
+const DefaultServeListen = "127.0.0.1:8080"
 
 // Targets name the live endpoints and accounts to collect.
 type Targets struct {
@@ -151,6 +170,8 @@ func Parse(data []byte, file string) (*Config, error) {
 			switch k, v := top[i], top[i+1]; k.Value {
 			case "fail_on":
 				failOnLine = k.Line
+			case "rotation", "serve":
+				c.lines["@"+k.Value] = k.Line
 			case "settings":
 				if v.Kind != yaml.MappingNode {
 					continue
@@ -173,6 +194,14 @@ func Parse(data []byte, file string) (*Config, error) {
 				msg += fmt.Sprintf(" (did you mean %q?)", sg)
 			}
 			return nil, &Error{File: file, Line: failOnLine, Msg: msg}
+		}
+	}
+	if err := c.Rotation.Validate(); err != nil {
+		return nil, &Error{File: file, Line: c.lines["@rotation"], Msg: err.Error()}
+	}
+	if c.Serve.Listen != "" {
+		if _, _, err := net.SplitHostPort(c.Serve.Listen); err != nil {
+			return nil, &Error{File: file, Line: c.lines["@serve"], Msg: fmt.Sprintf("serve.listen %q: want host:port: %v", c.Serve.Listen, err)}
 		}
 	}
 	c.Settings = JSONShape(c.Settings).(map[string]any)

@@ -228,7 +228,9 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				it, err := m.execute(ctx, r, accounts)
+				// A stop (SIGINT, SIGTERM, serve draining) comes between actions: the one
+				// under way finishes and is recorded rather than being cut mid-call.
+				it, err := m.execute(context.WithoutCancel(ctx), r, accounts)
 				if err != nil {
 					return err
 				}

@@ -13,6 +13,7 @@ import (
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/remediatetest"
 	"github.com/warden-sec/warden/store/storetest"
 )
 
@@ -38,13 +39,13 @@ func BenchmarkApply200(b *testing.B) {
 		}
 		w.AWS.Accounts = append(w.AWS.Accounts, a)
 		gcfg := gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}}
-		e := startPaced(b, storetest.Backends(b)["sqlite"](b), w, gcfg, limit)
-		p := only(e.plan(b, "alice"), "aws.ec2.revoke_ingress", n)
+		e := remediatetest.Start(b, storetest.Backends(b)["sqlite"](b), w, gcfg, remediatetest.Options{RateLimit: limit})
+		p := only(e.Plan(b, "alice"), "aws.ec2.revoke_ingress", n)
 		if len(p.Actions) != n {
 			b.Fatalf("%d actions planned, want %d", len(p.Actions), n)
 		}
-		e.sim.ResetCalls()
-		m := e.machine("alice", remediate.Limits{MaxActions: n, MaxPerAccount: n})
+		e.Sim.ResetCalls()
+		m := e.Machine("alice", remediate.Limits{MaxActions: n, MaxPerAccount: n})
 		b.StartTimer()
 		start := time.Now()
 		res, err := m.Apply(ctx, p, true)
@@ -62,16 +63,16 @@ func BenchmarkApply200(b *testing.B) {
 		if verified != n || res.Stopped != "" {
 			b.Fatalf("%d of %d verified, stopped %q", verified, n, res.Stopped)
 		}
-		ec2, throttled := e.sim.CallsTo("ec2"), 0
+		ec2, throttled := e.Sim.CallsTo("ec2"), 0
 		perOp := map[string]int{}
-		for op, v := range e.sim.Calls() {
+		for op, v := range e.Sim.Calls() {
 			throttled += v.Throttled
 			perOp[op] = v.Calls
 		}
 		b.Logf("calls per operation: %v", perOp)
 		least := time.Duration(float64(ec2) / limit * float64(time.Second))
 		// The world, through the SDK in one call: no group lets the internet in any more.
-		out, err := ec2sdk.NewFromConfig(e.sdk).DescribeSecurityGroups(ctx, &ec2sdk.DescribeSecurityGroupsInput{})
+		out, err := ec2sdk.NewFromConfig(e.SDK).DescribeSecurityGroups(ctx, &ec2sdk.DescribeSecurityGroupsInput{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -143,6 +143,7 @@ func NewPlan(in PlanInput) (*Plan, error) {
 		}
 	}
 	p.mergeSameFixes()
+	p.dropSuperseded(in.Registry)
 	slices.SortStableFunc(p.Actions, func(a, b PlannedAction) int {
 		if c := strings.Compare(a.Account, b.Account); c != 0 {
 			return c
@@ -182,6 +183,49 @@ func (p *Plan) mergeSameFixes() {
 		by := kept[keep[a.Key]]
 		p.Notices = append(p.Notices, Notice{Policy: a.Policy, Finding: a.Finding, Resource: a.Target, Action: a.Remediator, Message: a.Message,
 			Reason: fmt.Sprintf("the same change is planned as %s (for %s): it fixes this too", by.ID, by.Policy)})
+	}
+	p.Actions = kept
+}
+
+// dropSuperseded turns into notices the actions another action on the same part makes
+// moot (remediators.Superseder): two fixes of one key must not race each other.
+func (p *Plan) dropSuperseded(reg *remediators.Registry) {
+	type part struct{ target, part string }
+	on := map[part][]PlannedAction{}
+	for _, a := range p.Actions {
+		k := part{a.Target, a.Part}
+		on[k] = append(on[k], a)
+	}
+	drop := map[string]PlannedAction{} // superseded action id → the one superseding it
+	for _, as := range on {
+		for _, a := range as {
+			rem, ok := reg.Get(a.Remediator)
+			if !ok {
+				continue
+			}
+			sup, ok := rem.(remediators.Superseder)
+			if !ok {
+				continue
+			}
+			for _, b := range as {
+				if b.ID != a.ID && slices.Contains(sup.Supersedes(), b.Remediator) {
+					drop[b.ID] = a
+				}
+			}
+		}
+	}
+	if len(drop) == 0 {
+		return
+	}
+	kept := p.Actions[:0]
+	for _, a := range p.Actions {
+		by, ok := drop[a.ID]
+		if !ok {
+			kept = append(kept, a)
+			continue
+		}
+		p.Notices = append(p.Notices, Notice{Policy: a.Policy, Finding: a.Finding, Resource: a.Target, Action: a.Remediator, Message: a.Message,
+			Reason: fmt.Sprintf("%s (%s, for %s) makes it moot", by.Remediator, by.ID, by.Policy)})
 	}
 	p.Actions = kept
 }

@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/store"
 )
+
+// StepRetry is how long a multi-step fix waits to retry a step that failed half-way.
+const StepRetry = 15 * time.Minute
 
 // advance runs the due steps of a multi-step fix whose intent is recorded (state
 // applying), recording each step's progress with its audit entry before the next runs.
@@ -38,7 +42,19 @@ func (m *Machine) advance(ctx context.Context, r *Record, st remediators.Stepper
 			if ctx.Err() != nil {
 				return Item{}, fmt.Errorf("action %s: step after %s: %w", r.ID, stepName(&p), ctx.Err())
 			}
-			return m.fail(ctx, r, StateApplying, "step after "+stepName(&p)+": "+err.Error(), true)
+			if p.Step == "" {
+				// Nothing was changed yet: the fix cannot start (a user already at two
+				// keys), and says why.
+				return m.fail(ctx, r, StateApplying, "first step: "+err.Error(), false)
+			}
+			// Half-way through, giving up would strand what the earlier steps made (a
+			// new key): the step is retried later, and rollback stays possible.
+			p.Hold = "the step after " + stepName(&p) + " failed: " + err.Error()
+			p.Due = now.Add(StepRetry)
+			if err := m.inTx(ctx, func(tx *store.Tx) error { return m.saveProgress(ctx, tx, r, p) }); err != nil {
+				return Item{}, err
+			}
+			return park()
 		}
 		if err := m.inTx(ctx, func(tx *store.Tx) error { return m.saveProgress(ctx, tx, r, next) }); err != nil {
 			return Item{}, err
@@ -61,6 +77,9 @@ func (m *Machine) saveProgress(ctx context.Context, tx *store.Tx, r *Record, p r
 	}
 	now := m.now().UTC()
 	detail := "step " + p.Step + " done"
+	if p.Hold != "" {
+		detail = "held after step " + stepName(&p) + ": " + p.Hold
+	}
 	res, err := tx.ExecContext(ctx, `UPDATE actions SET progress = ?, detail = ?, updated_at = ? WHERE id = ? AND state = ? AND content_hash = ? AND generation = ?`,
 		string(b), detail, store.FormatTime(now), r.ID, string(StateApplying), r.Hash, r.Generation)
 	if err != nil {

@@ -99,3 +99,10 @@ type Remediator interface {
 	// Rollback restores a.Before; ErrNoRollback when impossible.
 	Rollback(ctx context.Context, a Action) error
 }
+
+// Superseder is a remediator whose fix makes others on the same part moot: deactivating
+// an unused key leaves nothing to rotate. A plan that finds both on one part keeps the
+// superseding one and turns the other into a notice.
+type Superseder interface {
+	Supersedes() []string
+}

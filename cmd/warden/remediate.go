@@ -152,7 +152,7 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 		r.Close()
 		return nil, err
 	}
-	if r.reg, err = builtin.Registry(r.clouds.sessions, r.clouds.gcp); err != nil {
+	if r.reg, err = builtin.New(builtin.Deps{AWS: r.clouds.sessions, GCP: r.clouds.gcp, Rotation: r.cfg.Rotation}); err != nil {
 		r.Close()
 		return nil, err
 	}

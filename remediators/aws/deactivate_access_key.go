@@ -42,6 +42,10 @@ func (*DeactivateAccessKey) Params() []remediators.Param { return nil }
 // ResourceTypes implements remediators.Remediator.
 func (*DeactivateAccessKey) ResourceTypes() []string { return []string{"aws.iam.access_key"} }
 
+// Supersedes implements remediators.Superseder: a key unused long enough to deactivate
+// needs no rotation, whose hand-over would give its (absent) users a new key.
+func (*DeactivateAccessKey) Supersedes() []string { return []string{"aws.iam.rotate_access_key"} }
+
 // CanRollback implements remediators.Remediator.
 func (*DeactivateAccessKey) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}

@@ -4,18 +4,14 @@
 package builtin
 
 import (
-	"slices"
-
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/remediators"
-	awsfix "github.com/warden-sec/warden/remediators/aws"
-	gcpfix "github.com/warden-sec/warden/remediators/gcp"
 )
 
-// Registry registers every built-in fix. The fixes call AWS through s and Google through
-// c; either may be nil, for planning (Targets needs no cloud) or when warden has no
-// credentials for that cloud: a fix asked to apply without them returns an error.
+// Registry registers every built-in fix with the default configuration. The fixes call
+// AWS through s and Google through c; either may be nil, for planning (Targets needs no
+// cloud) or when warden has no credentials for that cloud.
 func Registry(s *awsapi.Sessions, c *gcpapi.Clients) (*remediators.Registry, error) {
-	return remediators.NewRegistry(slices.Concat(awsfix.All(s), gcpfix.All(c))...)
+	return New(Deps{AWS: s, GCP: c})
 }
