@@ -19,6 +19,8 @@ import (
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/suggest"
 	awsfix "github.com/warden-sec/warden/remediators/aws"
+	"github.com/warden-sec/warden/remediators/certs"
+	"github.com/warden-sec/warden/slackgate"
 )
 
 // Config is the content of a warden config file. Flags override it.
@@ -45,6 +47,16 @@ type Config struct {
 	// Rotation configures access-key rotation (aws.iam.rotate_access_key): the secret a
 	// new key is handed over in, the grace and deletion periods.
 	Rotation awsfix.RotationConfig `yaml:"rotation"`
+	// Certs configures certificate renewal (certs.renew) through ACME: the directory,
+	// the challenge, the archive key, where each endpoint's files go. Absent, renewal
+	// is planned but not applied.
+	Certs *certs.Config `yaml:"certs"`
+	// Slack is the Slack approval channel: where requests are posted, who may decide
+	// from Slack. Absent, warden serve offers no Slack endpoint.
+	Slack *slackgate.Config `yaml:"slack"`
+	// Identities link one person's names across channels (alice: {slack: U0AAAAAAA}),
+	// so that the requester of an action never approves it from another channel.
+	Identities slackgate.Identities `yaml:"identities"`
 
 	File string `yaml:"-"`
 	// Version names the file's content: "sha256:" and the hex digest of its bytes. The
@@ -141,6 +153,12 @@ func Parse(data []byte, file string) (*Config, error) {
 		if ge, ok := errors.AsType[*gates.ConfigError](err); ok {
 			return nil, &Error{File: file, Line: ge.Line, Msg: ge.Detail()}
 		}
+		if ce, ok := errors.AsType[*certs.ConfigError](err); ok {
+			return nil, &Error{File: file, Line: ce.Line, Msg: ce.Detail()}
+		}
+		if se, ok := errors.AsType[*slackgate.ConfigError](err); ok {
+			return nil, &Error{File: file, Line: se.Line, Msg: se.Detail()}
+		}
 		return nil, yamlError(file, err)
 	}
 	// A second document would be ignored whole: refuse it rather than drop its settings.
@@ -196,6 +214,9 @@ func Parse(data []byte, file string) (*Config, error) {
 			return nil, &Error{File: file, Line: failOnLine, Msg: msg}
 		}
 	}
+	if err := c.checkApprovers(); err != nil {
+		return nil, err
+	}
 	if err := c.Rotation.Validate(); err != nil {
 		return nil, &Error{File: file, Line: c.lines["@rotation"], Msg: err.Error()}
 	}
@@ -206,6 +227,28 @@ func Parse(data []byte, file string) (*Config, error) {
 	}
 	c.Settings = JSONShape(c.Settings).(map[string]any)
 	return c, nil
+}
+
+// checkApprovers judges the gates' quorum with every channel's approvers: Slack users
+// listed in slack.approvers count unless they are linked to a gates approver already,
+// and an approver group makes any quorum reachable (only Slack knows its members).
+func (c *Config) checkApprovers() error {
+	others, group := 0, false
+	if c.Slack != nil {
+		group = c.Slack.ApproverGroup != ""
+		for _, u := range c.Slack.Approvers {
+			if !c.Gates.IsApprover(c.Identities.ForSlack(u)) {
+				others++
+			}
+		}
+	}
+	if err := c.Gates.CheckQuorum(others, group); err != nil {
+		if ge, ok := errors.AsType[*gates.ConfigError](err); ok {
+			return &Error{File: c.File, Line: ge.Line, Msg: ge.Detail()}
+		}
+		return &Error{File: c.File, Msg: err.Error()}
+	}
+	return nil
 }
 
 var severities = []string{"critical", "high", "medium", "low", "info"}
@@ -252,6 +295,6 @@ func yamlError(file string, err error) error {
 	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates)", 1)
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates, serve, rotation, certs, slack, identities)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }

@@ -158,13 +158,17 @@ func (c Config) quorum(r findings.Risk) int {
 // Validate checks the config: unknown risks, a risk both automatic and refused, a risk
 // listed twice, a quorum below one, a quorum for a risk that never waits for approval,
 // duplicate or empty approvers, a non-positive expiry, and a quorum larger than the
-// approvers listed.
-//
-// An unreachable quorum is an error, not a warning: every request of that risk would
-// wait until it expired. It is judged only when approvers are listed; with none, nothing
-// can be approved at all, which is the fail-closed default of an unconfigured warden
-// (Decide then says that no approvers are configured).
+// approvers listed (CheckQuorum with no other channel).
 func (c Config) Validate() error {
+	if err := c.validateFields(); err != nil {
+		return err
+	}
+	return c.CheckQuorum(0, false)
+}
+
+// validateFields is Validate without the quorum check, which needs every channel's
+// approvers.
+func (c Config) validateFields() error {
 	risks := func(field string, rs []findings.Risk) error {
 		for i, r := range rs {
 			f := fmt.Sprintf("%s[%d]", field, i)
@@ -212,19 +216,40 @@ func (c Config) Validate() error {
 	if c.Expiry < 0 {
 		return c.errorf("expiry", "%s: want a positive duration such as 24h", c.Expiry)
 	}
-	if n := len(c.Approvers); n > 0 {
-		for _, r := range findings.Risks {
-			v := c.Verdict(r)
-			if !v.NeedsApproval() || v.Quorum <= n {
-				continue
-			}
-			field, how := "approvers", "the default quorum"
-			if _, ok := c.Quorum[r]; ok {
-				field, how = "quorum."+r.String(), "gates.quorum"
-			}
-			return c.errorf(field, "%s-risk actions need %d distinct approvals (%s) but gates.approvers lists %d: list more approvers, lower quorum.%s, or refuse %s",
-				r, v.Quorum, how, n, r, r)
+	return nil
+}
+
+// CheckQuorum refuses a quorum no set of approvers can reach: more distinct approvals
+// than gates.approvers lists plus others, the approvers other channels add (Slack users
+// listed in slack.approvers and not mapped to a gates approver). unbounded means a channel
+// adds approvers whose number only it knows (a Slack user group): nothing is refused
+// then. The config calls it once every channel's section is read; Validate calls it
+// with none.
+//
+// An unreachable quorum is an error, not a warning: every request of that risk would
+// wait until it expired. It is judged only when approvers are listed; with none, nothing
+// can be approved at all, which is the fail-closed default of an unconfigured warden
+// (Decide then says that no approvers are configured).
+func (c Config) CheckQuorum(others int, unbounded bool) error {
+	n := len(c.Approvers) + others
+	if n == 0 || unbounded {
+		return nil
+	}
+	for _, r := range findings.Risks {
+		v := c.Verdict(r)
+		if !v.NeedsApproval() || v.Quorum <= n {
+			continue
 		}
+		field, how := "approvers", "the default quorum"
+		if _, ok := c.Quorum[r]; ok {
+			field, how = "quorum."+r.String(), "gates.quorum"
+		}
+		lists := fmt.Sprintf("gates.approvers lists %d", len(c.Approvers))
+		if others > 0 {
+			lists = fmt.Sprintf("gates.approvers and the other channels list %d", n)
+		}
+		return c.errorf(field, "%s-risk actions need %d distinct approvals (%s) but %s: list more approvers, lower quorum.%s, or refuse %s",
+			r, v.Quorum, how, lists, r, r)
 	}
 	return nil
 }
@@ -295,7 +320,8 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 			return &ConfigError{Line: v.Line, Field: k.Value, Msg: err.Error()}
 		}
 	}
-	if err := out.Validate(); err != nil {
+	// The quorum is checked by the config once the other channels' approvers are known.
+	if err := out.validateFields(); err != nil {
 		return err
 	}
 	*c = out

@@ -134,7 +134,12 @@ func TestUnmarshalYAML_errorsNameTheirLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := decodeGates(tt.in)
+			c, err := decodeGates(tt.in)
+			if err == nil {
+				// The quorum is judged once every channel's approvers are known: with
+				// none but gates.approvers, as a config without slack: does.
+				err = c.CheckQuorum(0, false)
+			}
 			ce, ok := errors.AsType[*gates.ConfigError](err)
 			if !ok {
 				t.Fatalf("error = %v (%T), want a *gates.ConfigError", err, err)
@@ -143,6 +148,21 @@ func TestUnmarshalYAML_errorsNameTheirLine(t *testing.T) {
 				t.Errorf("error = line %d: %s\nwant    line %d: %s", ce.Line, ce.Detail(), tt.line, tt.msg)
 			}
 		})
+	}
+}
+
+// Approvers of another channel count towards the quorum; a channel's group, whose size
+// only that channel knows, makes any quorum reachable.
+func TestCheckQuorum_otherChannels(t *testing.T) {
+	c := gates.Config{Approvers: []string{"bob"}}
+	if err := c.CheckQuorum(0, false); err == nil || !strings.Contains(err.Error(), "critical-risk actions need 2") {
+		t.Errorf("one approver for a critical quorum of 2: %v", err)
+	}
+	if err := c.CheckQuorum(1, false); err != nil {
+		t.Errorf("bob and one Slack approver: %v", err)
+	}
+	if err := (gates.Config{}).CheckQuorum(0, true); err != nil {
+		t.Errorf("an approver group: %v", err)
 	}
 }
 

@@ -117,6 +117,10 @@ func NewPlan(in PlanInput) (*Plan, error) {
 			return nil, fmt.Errorf("plan finding %s: resource %s is not in the snapshot", f.Fingerprint, f.Resource)
 		}
 		targets, err := rem.Targets(res, f.Remediation.Params)
+		if errors.Is(err, remediators.ErrNotApplicable) {
+			notice(err.Error())
+			continue
+		}
 		if err != nil {
 			return nil, fmt.Errorf("plan %s on %s (%s): %w", f.Remediation.Action, f.Resource, f.Policy, err)
 		}

@@ -42,7 +42,8 @@ func ExampleRegistry_Catalog() {
 	for _, p := range reg.Catalog()["gcp.iam.remove_binding_member"] {
 		fmt.Println(p.Name, p.Required)
 	}
-	fmt.Println(reg.Pending("certs.renew"))
+	_, renews := reg.Get("certs.renew")
+	fmt.Println(renews)
 	// Output:
 	// role true
 	// member true

@@ -22,17 +22,12 @@ type Registry struct {
 func IsAction(name string) bool { return name != "" && name != "notify" && name != "manual" }
 
 // Planned declares the actions the policy pack names whose remediators have not arrived
-// yet (they come with the next issue). Their parameters are known, so that the engine can
-// check the policies naming them at load, and a plan turns their findings into notices
-// ("no remediator yet") rather than pretending to fix them. A fresh map on every call.
+// yet: their parameters are known, so that the engine can check the policies naming
+// them at load, and a plan turns their findings into notices ("no remediator yet")
+// rather than pretending to fix them. None today: every action the pack names has its
+// remediator. A fresh map on every call.
 func Planned() map[string][]Param {
-	return map[string][]Param{
-		// Rotation creates a new key, hands it over and deactivates the old one: the
-		// finding's resource (the key) is all it needs.
-		"aws.iam.rotate_access_key": nil,
-		// Renewal re-issues the certificate the finding names (ACM, IAM, a TLS endpoint).
-		"certs.renew": nil,
-	}
+	return map[string][]Param{}
 }
 
 // NewRegistry registers rs. It refuses a nil remediator, one without a name, one named

@@ -24,6 +24,12 @@ var ErrNoRollback = errors.New("this fix cannot be rolled back")
 // call made no change, and the action is a success without a write.
 var ErrConverged = errors.New("already converged")
 
+// ErrNotApplicable is returned (wrapped, with the reason) by Targets when the fix cannot
+// act on this resource at all (a certificate ACM issued and renews itself, an endpoint
+// warden has no delivery for): the plan turns the finding into a notice saying why,
+// rather than pretending the resource looks fixed.
+var ErrNotApplicable = errors.New("this fix does not apply here")
+
 // Param is one parameter an action needs from the violation that asks for it.
 type Param struct {
 	// Name is the violation field carrying the value ("member", "role", "target").

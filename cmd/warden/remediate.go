@@ -19,6 +19,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
+	"github.com/warden-sec/warden/collectors/tlsprobe"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/gates"
@@ -86,6 +87,17 @@ func openClouds(ctx context.Context, t collect.Targets) (*clouds, error) {
 		c.readers = append(c.readers, gc)
 		c.close = func() { _ = gc.Close(); _ = cl.Close() }
 	}
+	// Endpoints are read again by probing them, whether or not they were listed: a
+	// renewed certificate is verified on the endpoint that serves it.
+	var tlsTargets []tlsprobe.Target
+	for _, s := range t.TLS {
+		tt, err := tlsprobe.ParseTarget(s)
+		if err != nil {
+			return nil, err
+		}
+		tlsTargets = append(tlsTargets, tt)
+	}
+	c.readers = append(c.readers, &tlsprobe.Collector{Targets: tlsTargets, Timeout: t.TLSTimeout})
 	return c, nil
 }
 
@@ -152,10 +164,7 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 		r.Close()
 		return nil, err
 	}
-	if r.reg, err = builtin.New(builtin.Deps{AWS: r.clouds.sessions, GCP: r.clouds.gcp, Rotation: r.cfg.Rotation}); err != nil {
-		r.Close()
-		return nil, err
-	}
+	deps := builtin.Deps{AWS: r.clouds.sessions, GCP: r.clouds.gcp, Rotation: r.cfg.Rotation, Logger: a.log}
 	if needDB {
 		if r.st, err = openHistory(ctx, rf.dbPath, r.cfg, true); err != nil {
 			r.Close()
@@ -163,6 +172,13 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 		}
 		r.log = audit.New(r.st, audit.Options{Now: time.Now})
 		r.gate = gates.New(r.st, r.log, r.cfg.Gates, time.Now)
+		// Renewal archives what it replaces in the database: only commands that keep
+		// one can apply it.
+		deps.Certs, deps.Store = r.cfg.Certs, r.st
+	}
+	if r.reg, err = builtin.New(deps); err != nil {
+		r.Close()
+		return nil, usageErr(err)
 	}
 	return r, nil
 }

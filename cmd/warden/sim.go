@@ -24,8 +24,10 @@ func (a *app) simCmd() *cobra.Command {
 		Long: `Serve a simulated AWS and GCP cloud on a loopback port, for demos, tests and benchmarks.
 
 The simulator speaks the wire protocols of the official SDKs on one port: AWS Query/XML
-(IAM, STS, EC2), AWS JSON (ACM, Organizations), GCP REST (Resource Manager, Compute) and
-gRPC (IAM admin). Any AWS access key and secret are accepted. Its state comes from a world
+(IAM, STS, EC2), AWS JSON (ACM, Organizations, Secrets Manager), GCP REST (Resource
+Manager, Compute) and gRPC (IAM admin). Unknown AWS access keys are accepted with any
+secret; a world user's key must be Active and, when its secret is known (keys made by
+CreateAccessKey), sign with it; GetCallerIdentity names its user. Its state comes from a world
 file (see fixtures/acme/world.yaml) or is an empty account; writes change it in memory.
 The world file can inject faults per call: latency, throttling, 5xx, AccessDenied, and
 rate limits per service; a fault with "writes: true" hits only the calls that change the

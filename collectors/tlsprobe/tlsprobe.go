@@ -228,3 +228,31 @@ func (c *Collector) handshake(ctx context.Context, t Target, version uint16) (tl
 	defer conn.Close()
 	return conn.(*tls.Conn).ConnectionState(), nil
 }
+
+var _ collectors.Reader = (*Collector)(nil)
+
+// Read implements collectors.Reader: it probes the endpoint of a tls:// uid again (with
+// the SNI name of the matching target, if any), for the drift re-check and verification
+// of a certificate renewal. An endpoint that cannot be reached is an error, never "gone":
+// an outage must not pass for a fix. Other uids are collectors.ErrUnsupported.
+func (c *Collector) Read(ctx context.Context, uid string) (snapshot.Resource, error) {
+	addr, ok := strings.CutPrefix(uid, "tls://")
+	if !ok {
+		return snapshot.Resource{}, fmt.Errorf("read %s: %w", uid, collectors.ErrUnsupported)
+	}
+	t, err := ParseTarget(addr)
+	if err != nil {
+		return snapshot.Resource{}, fmt.Errorf("read %s: %w", uid, err)
+	}
+	for _, known := range c.Targets {
+		if known.addr() == t.addr() {
+			t = known
+			break
+		}
+	}
+	res, scope := c.probe(ctx, t)
+	if scope.Status == snapshot.ScopeFailed {
+		return snapshot.Resource{}, fmt.Errorf("read %s: %s", uid, scope.Error)
+	}
+	return res, nil
+}

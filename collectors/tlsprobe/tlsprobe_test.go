@@ -8,6 +8,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"errors"
 	"math/big"
 	"net"
 	"net/http"
@@ -250,5 +251,35 @@ func TestCollect_hostnameMatchesSNI(t *testing.T) {
 				t.Errorf("CERT-006 raised: %v, want %v", mismatch, !tc.match)
 			}
 		})
+	}
+}
+
+// Read probes one endpoint again by uid, as Collect does; a closed one is an error, not
+// gone, and other uids are not its own.
+func TestRead(t *testing.T) {
+	p := newPKI(t)
+	good := serve(t, p.leaf(t, false, []net.IP{net.ParseIP("127.0.0.1")}), tls.VersionTLS12)
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed, _ := tlsprobe.ParseTarget(l.Addr().String())
+	l.Close()
+	c := &tlsprobe.Collector{Targets: []tlsprobe.Target{good}, Roots: p.pool, Timeout: 5 * time.Second}
+	ctx := context.Background()
+	var sink collectors.MemorySink
+	if err := c.Collect(ctx, &sink); err != nil {
+		t.Fatal(err)
+	}
+	uid := "tls://" + net.JoinHostPort(good.Host, itoa(good.Port))
+	res, err := c.Read(ctx, uid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.UID != uid || res.Attributes["trusted"] != true || res.Attributes["certificate"].(map[string]any)["serial"] != sink.Resources[0].Attributes["certificate"].(map[string]any)["serial"] {
+		t.Errorf("Read = %+v, want what Collect saw", res.Attributes)
+	}
+	if _, err := c.Read(ctx, "tls://"+net.JoinHostPort(closed.Host, itoa(closed.Port))); err == nil || errors.Is(err, collectors.ErrNotFound) {
+		t.Errorf("Read of a closed endpoint: %v, want an error that is not ErrNotFound", err)
+	}
+	if _, err := c.Read(ctx, "arn:aws:iam::111111111111:user/alice"); !errors.Is(err, collectors.ErrUnsupported) {
+		t.Errorf("Read of an AWS uid: %v, want ErrUnsupported", err)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/organizations"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
 	"github.com/aws/smithy-go"
 	"github.com/aws/smithy-go/middleware"
@@ -43,7 +44,8 @@ type Options struct {
 	// standard chain.
 	AWS *aws.Config
 	// RateLimits are calls per second per service and account (iam, sts, ec2, acm,
-	// organizations); a missing service uses DefaultRateLimit, zero or less is unlimited.
+	// organizations, secretsmanager); a missing service uses DefaultRateLimit, zero or less
+	// is unlimited.
 	RateLimits map[string]float64
 	// MaxAttempts per call, the first included (default 10).
 	MaxAttempts int
@@ -68,7 +70,7 @@ func DefaultRateLimit(service string) float64 {
 	case "organizations":
 		return 5
 	}
-	return 10 // iam, sts, acm
+	return 10 // iam, sts, acm, secretsmanager
 }
 
 // Sessions holds the base configuration and the accounts opened from it. It is safe for
@@ -314,6 +316,15 @@ func (a *Account) ACM(region string, optFns ...func(*acm.Options)) *acm.Client {
 	return acm.NewFromConfig(a.cfg, append([]func(*acm.Options){func(o *acm.Options) {
 		o.Region = region
 		o.APIOptions = append(o.APIOptions, a.pace("acm"))
+	}}, optFns...)...)
+}
+
+// SecretsManager is a paced, retrying Secrets Manager client of the account in region
+// (secrets are regional).
+func (a *Account) SecretsManager(region string, optFns ...func(*secretsmanager.Options)) *secretsmanager.Client {
+	return secretsmanager.NewFromConfig(a.cfg, append([]func(*secretsmanager.Options){func(o *secretsmanager.Options) {
+		o.Region = region
+		o.APIOptions = append(o.APIOptions, a.pace("secretsmanager"))
 	}}, optFns...)...)
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
+	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
 
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
@@ -56,7 +57,7 @@ func start(t *testing.T, w *cloudsim.World, opts awsapi.Options) (*awsapi.Sessio
 	opts.Endpoint = srv.URL
 	opts.AWS = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
 	if opts.RateLimits == nil {
-		opts.RateLimits = map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0}
+		opts.RateLimits = map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0, "secretsmanager": 0}
 	}
 	if opts.BaseBackoff == 0 {
 		opts.BaseBackoff, opts.MaxBackoff = time.Millisecond, 10*time.Millisecond
@@ -158,6 +159,18 @@ func TestClassification(t *testing.T) {
 			_, err := a.EC2("eu-west-1").DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{})
 			return err
 		}, "RequestLimitExceeded", "throttled"},
+		{"secret gone", nil, func(ctx context.Context, a *awsapi.Account) error {
+			_, err := a.SecretsManager("eu-west-1").GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String("nope")})
+			return err
+		}, "ResourceNotFoundException", "notfound"},
+		{"Secrets Manager denied", []cloudsim.Fault{{Service: "secretsmanager", AccessDenied: true}}, func(ctx context.Context, a *awsapi.Account) error {
+			_, err := a.SecretsManager("eu-west-1").ListSecrets(ctx, &secretsmanager.ListSecretsInput{})
+			return err
+		}, "AccessDeniedException", "denied"},
+		{"Secrets Manager throttled", []cloudsim.Fault{{Service: "secretsmanager", ThrottleRate: 1}}, func(ctx context.Context, a *awsapi.Account) error {
+			_, err := a.SecretsManager("eu-west-1").ListSecrets(ctx, &secretsmanager.ListSecretsInput{})
+			return err
+		}, "ThrottlingException", "throttled"},
 		{"server error", []cloudsim.Fault{{Service: "iam", ErrorRate: 1}}, func(ctx context.Context, a *awsapi.Account) error {
 			_, err := a.IAM().GetUser(ctx, &iam.GetUserInput{UserName: aws.String("alice")})
 			return err
@@ -333,9 +346,48 @@ func TestCaller_errorsSayWhatToCheck(t *testing.T) {
 }
 
 func TestDefaultRateLimit(t *testing.T) {
-	for svc, want := range map[string]float64{"iam": 10, "sts": 10, "acm": 10, "ec2": 20, "organizations": 5} {
+	for svc, want := range map[string]float64{"iam": 10, "sts": 10, "acm": 10, "ec2": 20, "organizations": 5, "secretsmanager": 10} {
 		if got := awsapi.DefaultRateLimit(svc); got != want {
 			t.Errorf("DefaultRateLimit(%q) = %v, want %v", svc, got, want)
 		}
+	}
+}
+
+// TestAccount_secretsManager: the Secrets Manager client calls the region it is given,
+// is retried through throttling, and is paced by a bucket of its own: a slow IAM budget
+// does not hold it back.
+func TestAccount_secretsManager(t *testing.T) {
+	w := world()
+	w.Faults = []cloudsim.Fault{{Service: "secretsmanager", Action: "PutSecretValue", ThrottleRate: 0.5}}
+	w.Seed = 5
+	s, sim := start(t, w, awsapi.Options{MaxAttempts: 30, RateLimits: map[string]float64{"iam": 0.001, "sts": 0, "secretsmanager": 0}})
+	ctx := context.Background()
+	a, err := s.Account(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The one IAM call the bucket allows at once is spent; the next would wait 1000 s.
+	if _, err := a.IAM().GetUser(ctx, &iam.GetUserInput{UserName: aws.String("alice")}); err != nil {
+		t.Fatal(err)
+	}
+	sm := a.SecretsManager("eu-west-1")
+	created, err := sm.CreateSecret(ctx, &secretsmanager.CreateSecretInput{Name: aws.String("warden/iam/111111111111/alice"), SecretString: aws.String("k1")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if arn := aws.ToString(created.ARN); !strings.HasPrefix(arn, "arn:aws:secretsmanager:eu-west-1:111111111111:secret:warden/iam/111111111111/alice-") {
+		t.Errorf("secret ARN %s: not in the client's region and account", arn)
+	}
+	for i := range 10 {
+		if _, err := sm.PutSecretValue(ctx, &secretsmanager.PutSecretValueInput{SecretId: created.ARN, SecretString: aws.String(fmt.Sprint("k", i+2))}); err != nil {
+			t.Fatalf("PutSecretValue failed despite retries: %v", err)
+		}
+	}
+	got, err := sm.GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: created.ARN})
+	if err != nil || aws.ToString(got.SecretString) != "k11" {
+		t.Errorf("GetSecretValue = %+v, %v; want k11", got, err)
+	}
+	if st := sim.Calls()["secretsmanager:PutSecretValue"]; st.Throttled == 0 || st.Calls != 10+st.Throttled {
+		t.Errorf("PutSecretValue served %+v: want every throttled attempt retried once more", st)
 	}
 }

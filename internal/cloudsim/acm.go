@@ -30,8 +30,9 @@ func (s *Sim) acmHandlers() map[string]jsonHandler {
 	}
 }
 
-// acmAccount is the caller's account, provided the call's region is enabled in it.
-func (s *Sim) acmAccount(c *call) (*Account, error) {
+// regionalAccount is the caller's account, provided the call's region is enabled in it
+// (ACM, Secrets Manager).
+func (s *Sim) regionalAccount(c *call) (*Account, error) {
 	a, err := s.account(c)
 	if err != nil {
 		return nil, err
@@ -48,7 +49,7 @@ func acmARN(a *Account, c *Certificate) string {
 
 // acmFind resolves a CertificateArn within the call's account and region.
 func (s *Sim) acmFind(c *call, arn string) (*Account, *Certificate, error) {
-	a, err := s.acmAccount(c)
+	a, err := s.regionalAccount(c)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -117,7 +118,7 @@ func (s *Sim) acmListCertificates(c *call, body []byte) (any, error) {
 	if err := decodeJSON(body, &in); err != nil {
 		return nil, err
 	}
-	a, err := s.acmAccount(c)
+	a, err := s.regionalAccount(c)
 	if err != nil {
 		return nil, err
 	}
@@ -300,7 +301,7 @@ func (s *Sim) acmImportCertificate(c *call, body []byte) (any, error) {
 	if err := decodeJSON(body, &in); err != nil {
 		return nil, err
 	}
-	a, err := s.acmAccount(c)
+	a, err := s.regionalAccount(c)
 	if err != nil {
 		return nil, err
 	}

@@ -169,6 +169,103 @@ func TestAWSCLI(t *testing.T) {
 	}
 }
 
+// TestAWSCLI_secretsAndKeys: the AWS CLI keeps a secret's versions in Secrets Manager,
+// and signs with an IAM user's key, which the simulator verifies (botocore's SigV4, not
+// the Go SDK's) and refuses once the key is deactivated.
+func TestAWSCLI_secretsAndKeys(t *testing.T) {
+	cli := awsCLI(t)
+	sim, err := cloudsim.New(&cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{
+		{ID: "111111111111", Regions: []string{"us-east-1", "eu-west-1"}}}}}, cloudsim.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := sim.Listen("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	dir := t.TempDir()
+	base := append(os.Environ(), "AWS_DEFAULT_REGION=eu-west-1", "AWS_PAGER=", "AWS_EC2_METADATA_DISABLED=true",
+		"AWS_CONFIG_FILE="+filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(dir, "none"), "HOME="+dir)
+	run := func(akid, secret string, args ...string) (map[string]any, string, error) {
+		t.Helper()
+		cmd := exec.Command(cli, append([]string{"--endpoint-url", srv.URL, "--output", "json"}, args...)...)
+		cmd.Env = append(base, "AWS_ACCESS_KEY_ID="+akid, "AWS_SECRET_ACCESS_KEY="+secret)
+		out, err := cmd.CombinedOutput()
+		var v map[string]any
+		if err == nil && len(strings.TrimSpace(string(out))) > 0 {
+			if jerr := json.Unmarshal(out, &v); jerr != nil {
+				t.Fatalf("aws %s: not JSON: %v\n%s", strings.Join(args, " "), jerr, out)
+			}
+		}
+		return v, string(out), err
+	}
+	aws := func(args ...string) map[string]any {
+		t.Helper()
+		v, out, err := run("AKIDCLI", "secret", args...)
+		if err != nil {
+			t.Fatalf("aws %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		return v
+	}
+	awsFails := func(code string, akid, secret string, args ...string) {
+		t.Helper()
+		if _, out, err := run(akid, secret, args...); err == nil || !strings.Contains(out, code) {
+			t.Errorf("aws %s: %v %s, want error %s", strings.Join(args, " "), err, out, code)
+		}
+	}
+
+	// A secret through its versions.
+	created := aws("secretsmanager", "create-secret", "--name", "warden/iam/111111111111/bob", "--secret-string", "v1",
+		"--description", "bob's key", "--tags", "Key=owner,Value=warden")
+	arn, _ := created["ARN"].(string)
+	if !strings.HasPrefix(arn, "arn:aws:secretsmanager:eu-west-1:111111111111:secret:warden/iam/111111111111/bob-") || created["VersionId"] == "" {
+		t.Fatalf("create-secret = %v", created)
+	}
+	put := aws("secretsmanager", "put-secret-value", "--secret-id", arn, "--secret-string", "v2")
+	if stages, _ := put["VersionStages"].([]any); len(stages) != 1 || stages[0] != "AWSCURRENT" {
+		t.Errorf("put-secret-value = %v", put)
+	}
+	for stage, want := range map[string]string{"AWSCURRENT": "v2", "AWSPREVIOUS": "v1"} {
+		got := aws("secretsmanager", "get-secret-value", "--secret-id", "warden/iam/111111111111/bob", "--version-stage", stage)
+		if got["SecretString"] != want || got["ARN"] != arn {
+			t.Errorf("get-secret-value --version-stage %s = %v, want %s", stage, got, want)
+		}
+	}
+	desc := aws("secretsmanager", "describe-secret", "--secret-id", arn)
+	if vs, _ := desc["VersionIdsToStages"].(map[string]any); len(vs) != 2 || desc["Description"] != "bob's key" {
+		t.Errorf("describe-secret = %v", desc)
+	}
+	aws("secretsmanager", "create-secret", "--name", "other", "--secret-string", "x")
+	// The CLI follows NextToken itself: a page size of 1 still lists both.
+	if l, _ := aws("secretsmanager", "list-secrets", "--page-size", "1")["SecretList"].([]any); len(l) != 2 {
+		t.Errorf("list-secrets listed %d, want 2", len(l))
+	}
+	awsFails("ResourceExistsException", "AKIDCLI", "secret", "secretsmanager", "create-secret", "--name", "other", "--secret-string", "y")
+	awsFails("ResourceNotFoundException", "AKIDCLI", "secret", "secretsmanager", "get-secret-value", "--secret-id", "nope")
+	aws("secretsmanager", "delete-secret", "--secret-id", "other", "--recovery-window-in-days", "7")
+	awsFails("InvalidRequestException", "AKIDCLI", "secret", "secretsmanager", "get-secret-value", "--secret-id", "other")
+	if w := sim.Writes(); w["secretsmanager:CreateSecret"] != 3 || w["secretsmanager:PutSecretValue"] != 1 || w["secretsmanager:DeleteSecret"] != 1 {
+		t.Errorf("writes %v", w)
+	}
+
+	// An IAM user's key, as the CLI signs with it.
+	aws("iam", "create-user", "--user-name", "bob")
+	ak := aws("iam", "create-access-key", "--user-name", "bob")["AccessKey"].(map[string]any)
+	id, secret := ak["AccessKeyId"].(string), ak["SecretAccessKey"].(string)
+	who, out, err := run(id, secret, "sts", "get-caller-identity")
+	if err != nil || who["Arn"] != "arn:aws:iam::111111111111:user/bob" {
+		t.Errorf("get-caller-identity with bob's key = %v, %v\n%s", who, err, out)
+	}
+	if v, out, err := run(id, secret, "secretsmanager", "get-secret-value", "--secret-id", arn); err != nil || v["SecretString"] != "v2" {
+		t.Errorf("get-secret-value with bob's key = %v, %v\n%s", v, err, out)
+	}
+	awsFails("SignatureDoesNotMatch", id, secret+"x", "sts", "get-caller-identity")
+	awsFails("InvalidSignatureException", id, secret+"x", "secretsmanager", "list-secrets")
+	aws("iam", "update-access-key", "--user-name", "bob", "--access-key-id", id, "--status", "Inactive")
+	awsFails("InvalidClientTokenId", id, secret, "sts", "get-caller-identity")
+}
+
 func selfSigned(t *testing.T, name string) (certPEM, keyPEM string) {
 	t.Helper()
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)

@@ -2,12 +2,17 @@ package cloudsim
 
 import (
 	"bytes"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -29,35 +34,25 @@ var queryNS = map[string]string{
 
 // jsonTargets are the X-Amz-Target prefixes of the JSON services.
 var jsonTargets = map[string]string{
-	"acm":           "CertificateManager.",
-	"organizations": "AWSOrganizationsV20161128.",
+	"acm":            "CertificateManager.",
+	"organizations":  "AWSOrganizationsV20161128.",
+	"secretsmanager": "secretsmanager.",
 }
 
 // sigv4 reads the access key id, region and service of a SigV4 Authorization header:
-// "AWS4-HMAC-SHA256 Credential=AKID/20261202/us-east-1/iam/aws4_request, …". Signatures
-// are not checked: any key and secret are accepted.
+// "AWS4-HMAC-SHA256 Credential=AKID/20261202/us-east-1/iam/aws4_request, …".
 func sigv4(h string) (akid, region, service string, ok bool) {
-	i := strings.Index(h, "Credential=")
-	if i < 0 {
-		return "", "", "", false
-	}
-	cred := h[i+len("Credential="):]
-	if j := strings.IndexAny(cred, ", "); j >= 0 {
-		cred = cred[:j]
-	}
-	parts := strings.Split(cred, "/")
-	if len(parts) != 5 {
-		return "", "", "", false
-	}
-	return parts[0], parts[2], parts[3], true
+	a, ok := parseSigV4(h)
+	return a.AKID, a.Region, a.Service, ok
 }
 
 func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
-	akid, region, service, ok := sigv4(r.Header.Get("Authorization"))
+	auth, ok := parseSigV4(r.Header.Get("Authorization"))
 	if !ok {
 		http.Error(w, "malformed Authorization header", http.StatusBadRequest)
 		return
 	}
+	region, service := auth.Region, auth.Service
 	c := &call{ctx: r.Context(), Service: service, Region: region}
 	body, err := readBody(r)
 	if err != nil {
@@ -73,7 +68,7 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	c.ReqID = fmt.Sprintf("%08x-sim0-4000-8000-%012x", s.nextID(), len(body))
-	c.Account, c.Principal = s.callerOf(akid)
+	c.Account, c.Principal, c.authErr = s.callerOf(r, body, auth)
 	s.mu.Unlock()
 	if service == "iam" || service == "sts" {
 		c.Region = "global"
@@ -100,6 +95,7 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		res, err := h(c, form)
 		s.mu.Unlock()
+		s.delayAnswer(r.Context(), c)
 		if err != nil {
 			s.writeQueryError(w, c, asAPIError(err))
 			return
@@ -121,6 +117,7 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		s.mu.Lock()
 		res, err := h(c, body)
 		s.mu.Unlock()
+		s.delayAnswer(r.Context(), c)
 		if err != nil {
 			s.writeJSONError(w, c, asAPIError(err))
 			return
@@ -141,26 +138,45 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, fmt.Sprintf("the simulator does not serve AWS service %q", service), http.StatusNotImplemented)
 }
 
-// callerOf names the account and principal behind an access key id: a session the
-// simulator issued, a world user's key, or else the world's caller account's root.
-func (s *Sim) callerOf(akid string) (account, principal string) {
-	if se, ok := s.sessions[akid]; ok {
-		return se.Account, se.ARN
+// callerOf names the account and principal behind a request's access key id — a session
+// the simulator issued, a world user's key, or else the world's caller account's root —
+// and authenticates it (see authenticate). s.mu is held.
+func (s *Sim) callerOf(r *http.Request, body []byte, auth sigv4Auth) (account, principal string, refused *apiError) {
+	if se, ok := s.sessions[auth.AKID]; ok {
+		return se.Account, se.ARN, s.authenticate(r, body, auth, se.Secret, nil)
 	}
-	for _, a := range s.world.AWS.Accounts {
-		for _, u := range a.Users {
-			for _, k := range u.AccessKeys {
-				if k.ID == akid {
-					return a.ID, userARN(a.ID, u)
-				}
-			}
-		}
+	if a, u, k := s.keyOf(auth.AKID); k != nil {
+		return a.ID, userARN(a.ID, u), s.authenticate(r, body, auth, k.Secret, k)
 	}
+	account, principal = s.unknownCaller()
+	if s.deletedKeys[auth.AKID] {
+		refused = s.authError(auth.Service, false)
+	}
+	return account, principal, refused
+}
+
+// unknownCaller is who credentials the simulator does not know act as: the root user of
+// the world's caller account.
+func (s *Sim) unknownCaller() (account, principal string) {
 	acct := s.callerAccount()
 	if acct == "" {
 		acct = "123456789012"
 	}
 	return acct, "arn:aws:iam::" + acct + ":root"
+}
+
+// keyOf finds a world user's access key by id.
+func (s *Sim) keyOf(akid string) (*Account, *User, *AccessKey) {
+	for _, a := range s.world.AWS.Accounts {
+		for _, u := range a.Users {
+			for _, k := range u.AccessKeys {
+				if k.ID == akid {
+					return a, u, k
+				}
+			}
+		}
+	}
+	return nil, nil, nil
 }
 
 // callerAccount is the account of credentials the simulator did not issue.
@@ -254,7 +270,7 @@ func awsCode(service string, e *apiError) (code string, status int) {
 		switch service {
 		case "ec2":
 			return "RequestLimitExceeded", 503
-		case "acm":
+		case "acm", "secretsmanager":
 			return "ThrottlingException", 400
 		case "organizations":
 			return "TooManyRequestsException", 400
@@ -264,7 +280,7 @@ func awsCode(service string, e *apiError) (code string, status int) {
 		switch service {
 		case "ec2":
 			return "UnauthorizedOperation", 403
-		case "acm", "organizations":
+		case "acm", "organizations", "secretsmanager":
 			return "AccessDeniedException", 400
 		}
 		return "AccessDenied", 403
@@ -274,6 +290,8 @@ func awsCode(service string, e *apiError) (code string, status int) {
 			return "Unavailable", 503
 		case "acm", "organizations":
 			return "ServiceUnavailableException", 503
+		case "secretsmanager":
+			return "InternalServiceError", 500
 		}
 		return "ServiceUnavailable", 503
 	case kindNotFound:
@@ -359,4 +377,175 @@ func decodeJSON(body []byte, v any) error {
 		return errf(kindInvalid, "ValidationException", "malformed request: %v", err)
 	}
 	return nil
+}
+
+// Authentication. The simulator cannot know the secret of a key it never saw, so any
+// unknown access key id is accepted with any secret (tests and demos rely on it). A key it
+// does know is held to AWS's rules: a world user's key that is Inactive, or one deleted
+// through DeleteAccessKey, is refused; a key whose secret it knows (CreateAccessKey and
+// AssumeRole issue them, a world file may give them) must sign with that secret.
+
+// sigv4Auth is a parsed SigV4 Authorization header.
+type sigv4Auth struct {
+	AKID, Date, Region, Service string
+	SignedHeaders               []string
+	Signature                   string
+}
+
+// parseSigV4 reads "AWS4-HMAC-SHA256 Credential=AKID/20261202/us-east-1/iam/aws4_request,
+// SignedHeaders=host;x-amz-date, Signature=…"; ok needs at least the credential scope.
+func parseSigV4(h string) (a sigv4Auth, ok bool) {
+	rest, found := strings.CutPrefix(h, "AWS4-HMAC-SHA256")
+	if !found {
+		return a, false
+	}
+	for _, part := range strings.Split(rest, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "Credential":
+			p := strings.Split(v, "/")
+			if len(p) != 5 {
+				return a, false
+			}
+			a.AKID, a.Date, a.Region, a.Service = p[0], p[1], p[2], p[3]
+			ok = true
+		case "SignedHeaders":
+			a.SignedHeaders = strings.Split(v, ";")
+		case "Signature":
+			a.Signature = v
+		}
+	}
+	return a, ok
+}
+
+// authenticate checks a known key (see above): a world user's key k must be Active, and
+// the request must be signed with secret when it is known. A user's key that passes
+// records its last use, as IAM does. A non-nil answer refuses the call. s.mu is held.
+func (s *Sim) authenticate(r *http.Request, body []byte, auth sigv4Auth, secret string, k *AccessKey) *apiError {
+	if k != nil && k.Status == "Inactive" {
+		return s.authError(auth.Service, false)
+	}
+	if secret != "" && !signatureOK(r, body, auth, secret) {
+		return s.authError(auth.Service, true)
+	}
+	if k != nil {
+		now := s.stamp()
+		k.LastUsed, k.LastUsedService, k.LastUsedRegion = &now, auth.Service, auth.Region
+	}
+	return nil
+}
+
+// authError is the service's answer to an invalid access key id, or (badSignature) to a
+// signature made with another secret.
+func (s *Sim) authError(service string, badSignature bool) *apiError {
+	const (
+		invalid  = "The security token included in the request is invalid."
+		mismatch = "The request signature we calculated does not match the signature you provided. Check your AWS Secret Access Key and signing method. Consult the service documentation for details."
+	)
+	e := &apiError{Kind: kindInvalid, Code: "InvalidClientTokenId", Status: http.StatusForbidden, Message: invalid}
+	_, json := s.jsonx[service]
+	switch {
+	case service == "ec2":
+		e.Code, e.Status, e.Message = "AuthFailure", http.StatusUnauthorized, "AWS was not able to validate the provided access credentials"
+	case json && badSignature:
+		e.Code, e.Status, e.Message = "InvalidSignatureException", http.StatusBadRequest, mismatch
+	case json:
+		e.Code, e.Status = "UnrecognizedClientException", http.StatusBadRequest
+	case badSignature:
+		e.Code, e.Message = "SignatureDoesNotMatch", mismatch
+	}
+	return e
+}
+
+// signatureOK recomputes the request's SigV4 signature with secret, over the headers the
+// client says it signed, and compares it in constant time.
+func signatureOK(r *http.Request, body []byte, auth sigv4Auth, secret string) bool {
+	amzDate := r.Header.Get("X-Amz-Date")
+	if auth.Signature == "" || len(auth.SignedHeaders) == 0 || !strings.HasPrefix(amzDate, auth.Date) {
+		return false
+	}
+	payload := sha256Hex(body)
+	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" {
+		if h != payload && h != "UNSIGNED-PAYLOAD" {
+			return false
+		}
+		payload = h
+	}
+	var cr strings.Builder
+	cr.WriteString(r.Method + "\n")
+	path := r.URL.EscapedPath()
+	if path == "" {
+		path = "/"
+	}
+	cr.WriteString(sigv4Escape(path, false) + "\n")
+	cr.WriteString(sigv4Query(r.URL.Query()) + "\n")
+	for _, name := range auth.SignedHeaders {
+		var v string
+		switch name {
+		case "host":
+			v = r.Host
+		case "content-length":
+			v = r.Header.Get("Content-Length")
+			if v == "" && r.ContentLength >= 0 {
+				v = strconv.FormatInt(r.ContentLength, 10)
+			}
+		default:
+			vals := r.Header.Values(name)
+			for i, x := range vals {
+				vals[i] = strings.Join(strings.Fields(x), " ")
+			}
+			v = strings.Join(vals, ",")
+		}
+		cr.WriteString(name + ":" + v + "\n")
+	}
+	cr.WriteString("\n" + strings.Join(auth.SignedHeaders, ";") + "\n" + payload)
+	scope := auth.Date + "/" + auth.Region + "/" + auth.Service + "/aws4_request"
+	toSign := "AWS4-HMAC-SHA256\n" + amzDate + "\n" + scope + "\n" + sha256Hex([]byte(cr.String()))
+	key := []byte("AWS4" + secret)
+	for _, p := range []string{auth.Date, auth.Region, auth.Service, "aws4_request"} {
+		key = hmacSHA256(key, p)
+	}
+	want := hex.EncodeToString(hmacSHA256(key, toSign))
+	return hmac.Equal([]byte(want), []byte(auth.Signature))
+}
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+func hmacSHA256(key []byte, data string) []byte {
+	h := hmac.New(sha256.New, key)
+	h.Write([]byte(data))
+	return h.Sum(nil)
+}
+
+// sigv4Escape is SigV4's URI encoding: every byte but the unreserved characters (and '/'
+// when slash is false) percent-encoded in upper case.
+func sigv4Escape(s string, slash bool) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9', c == '-', c == '_', c == '.', c == '~':
+			b.WriteByte(c)
+		case c == '/' && !slash:
+			b.WriteByte(c)
+		default:
+			fmt.Fprintf(&b, "%%%02X", c)
+		}
+	}
+	return b.String()
+}
+
+// sigv4Query is the canonical query string: keys and values encoded, sorted.
+func sigv4Query(q url.Values) string {
+	var pairs []string
+	for k, vs := range q {
+		for _, v := range vs {
+			pairs = append(pairs, sigv4Escape(k, true)+"="+sigv4Escape(v, true))
+		}
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, "&")
 }

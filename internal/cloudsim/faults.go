@@ -20,8 +20,12 @@ type Fault struct {
 	// Writes matches only the calls that change the world (IsWrite): latency or
 	// AccessDenied on every write while reads go through.
 	Writes bool `yaml:"writes,omitempty"`
-	// Latency is added to the call.
+	// Latency is added to the call, before it is served: a client that gives up meanwhile
+	// leaves the call unmade.
 	Latency Duration `yaml:"latency,omitempty"`
+	// AnswerLatency delays the answer of a call already served: a client that gives up
+	// meanwhile (a timeout, a killed process) never learns what the call did.
+	AnswerLatency Duration `yaml:"answer_latency,omitempty"`
 	// ThrottleRate is the share of calls throttled (0–1).
 	ThrottleRate float64 `yaml:"throttle_rate,omitempty"`
 	// ErrorRate is the share of calls answered with a 5xx (0–1); 1 takes the scope down.
@@ -107,6 +111,11 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 		s.calls[key] = st
 	}
 	st.Calls++
+	if c.authErr != nil {
+		st.AccessDenied++
+		s.faultMu.Unlock()
+		return c.authErr
+	}
 	latency := time.Duration(s.world.Latency)
 	var out *apiError
 	if lim, ok := s.world.RateLimits[c.Service]; ok && lim > 0 {
@@ -125,6 +134,7 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 			continue
 		}
 		latency += time.Duration(f.Latency)
+		c.answerLatency += time.Duration(f.AnswerLatency)
 		if out != nil {
 			continue
 		}
@@ -163,12 +173,34 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 		defer t.Stop()
 		select {
 		case <-ctx.Done():
+			// The client went away (killed, timed out) before the call ran: it changed
+			// nothing, and write counters must not count it.
+			s.faultMu.Lock()
+			st.Cancelled++
+			s.faultMu.Unlock()
 			return &apiError{Kind: kindUnavailable, Message: "request cancelled"}
 		case <-t.C:
 		}
 	}
 	s.log.Debug("call", "service", c.Service, "action", c.Action, "account", c.Account, "region", c.Region, "fault", out != nil)
+	if out != nil {
+		c.answerLatency = 0
+	}
 	return out
+}
+
+// delayAnswer waits out the call's AnswerLatency, after it was served; a client gone
+// meanwhile ends the wait (its answer is lost, the call's effect is not).
+func (s *Sim) delayAnswer(ctx context.Context, c *call) {
+	if c.answerLatency <= 0 {
+		return
+	}
+	t := time.NewTimer(c.answerLatency)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+	case <-t.C:
+	}
 }
 
 // call is one API call as the simulator sees it.
@@ -180,4 +212,9 @@ type call struct {
 	Region    string // AWS region ("global" for IAM, STS), GCP location
 	Principal string // the caller's ARN or email
 	ReqID     string
+	// authErr refuses the call's credentials (AWS: an inactive or deleted key, a wrong
+	// signature): admit answers it before any fault.
+	authErr *apiError
+	// answerLatency is the faults' AnswerLatency, waited after the call is served.
+	answerLatency time.Duration
 }

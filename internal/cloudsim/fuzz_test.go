@@ -20,11 +20,15 @@ func FuzzAWSRequest(f *testing.F) {
 	f.Add("acm", `{"CertificateArn": 5}`, "CertificateManager.DescribeCertificate")
 	f.Add("acm", `{"Certificate": "bm90IGEgY2VydA=="}`, "CertificateManager.ImportCertificate")
 	f.Add("organizations", `{"MaxResults": -1}`, "AWSOrganizationsV20161128.ListAccounts")
+	f.Add("secretsmanager", `{"Name": "a", "SecretString": "x", "ClientRequestToken": "00000000000000000000000000000001"}`, "secretsmanager.CreateSecret")
+	f.Add("secretsmanager", `{"SecretId": "s", "VersionStage": "AWSCURRENT", "RemoveFromVersionId": "v1"}`, "secretsmanager.UpdateSecretVersionStage")
+	f.Add("secretsmanager", `{"SecretId": "arn:aws:secretsmanager:us-east-1:111111111111:secret:s", "VersionStages": []}`, "secretsmanager.PutSecretValue")
 	f.Fuzz(func(t *testing.T, service, body, target string) {
 		s, err := New(&World{AWS: AWS{
 			Organization: &Organization{ID: "o-abcdefghij", Management: "111111111111"},
 			Accounts: []*Account{{ID: "111111111111", Users: []*User{{Name: "a"}},
-				SecurityGroups: []*SecurityGroup{{ID: "sg-1", Name: "g", Region: "us-east-1"}}}},
+				SecurityGroups: []*SecurityGroup{{ID: "sg-1", Name: "g", Region: "us-east-1"}},
+				Secrets:        []*Secret{{Name: "s", Region: "us-east-1", String: "v"}}}},
 		}}, Options{})
 		if err != nil {
 			t.Fatal(err)

@@ -40,6 +40,7 @@ func (s *Sim) serveREST(w http.ResponseWriter, r *http.Request, service, action,
 	s.mu.Lock()
 	res, err := h(c)
 	s.mu.Unlock()
+	s.delayAnswer(r.Context(), c)
 	if err != nil {
 		writeGCPError(w, asAPIError(err))
 		return
@@ -121,6 +122,7 @@ func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServ
 	s.mu.Lock()
 	res, err := handler(context.WithValue(ctx, callKey{}, c), req)
 	s.mu.Unlock()
+	s.delayAnswer(ctx, c)
 	if err != nil {
 		if _, ok := status.FromError(err); ok && !isAPIError(err) {
 			return nil, err

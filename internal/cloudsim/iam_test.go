@@ -206,6 +206,12 @@ func TestIAMAccessKeyReads(t *testing.T) {
 		{"the calling user", iamAliceKey, "", []string{iamAliceKey + "/Active", "AKIAALICE0000002/Inactive"}},
 		{"the root user", "AKIDSIM", "", []string{rootKeyID(iamTestAcct, 0) + "/Active"}},
 	}
+	c := iam.NewFromConfig(cfg)
+	lu, err := c.GetAccessKeyLastUsed(ctx, &iam.GetAccessKeyLastUsedInput{AccessKeyId: aws.String(iamAliceKey)})
+	if err != nil || aws.ToString(lu.UserName) != "alice" || aws.ToString(lu.AccessKeyLastUsed.ServiceName) != "s3" ||
+		aws.ToString(lu.AccessKeyLastUsed.Region) != "eu-west-1" || lu.AccessKeyLastUsed.LastUsedDate == nil {
+		t.Errorf("GetAccessKeyLastUsed = %+v, %v", lu, err)
+	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			c := iam.NewFromConfig(iamTestConfig(srv, tc.signer))
@@ -227,11 +233,11 @@ func TestIAMAccessKeyReads(t *testing.T) {
 		})
 	}
 
-	c := iam.NewFromConfig(cfg)
-	lu, err := c.GetAccessKeyLastUsed(ctx, &iam.GetAccessKeyLastUsedInput{AccessKeyId: aws.String(iamAliceKey)})
-	if err != nil || aws.ToString(lu.UserName) != "alice" || aws.ToString(lu.AccessKeyLastUsed.ServiceName) != "s3" ||
-		aws.ToString(lu.AccessKeyLastUsed.Region) != "eu-west-1" || lu.AccessKeyLastUsed.LastUsedDate == nil {
-		t.Errorf("GetAccessKeyLastUsed = %+v, %v", lu, err)
+	// Signing with alice's key ("the calling user") was a use of it.
+	lu, err = c.GetAccessKeyLastUsed(ctx, &iam.GetAccessKeyLastUsedInput{AccessKeyId: aws.String(iamAliceKey)})
+	if err != nil || aws.ToString(lu.AccessKeyLastUsed.ServiceName) != "iam" || aws.ToString(lu.AccessKeyLastUsed.Region) != "us-east-1" ||
+		!aws.ToTime(lu.AccessKeyLastUsed.LastUsedDate).Equal(iamTestNow) {
+		t.Errorf("GetAccessKeyLastUsed after a call signed with the key = %+v, %v", lu.AccessKeyLastUsed, err)
 	}
 	never, err := c.GetAccessKeyLastUsed(ctx, &iam.GetAccessKeyLastUsedInput{AccessKeyId: aws.String("AKIAALICE0000002")})
 	if err != nil || never.AccessKeyLastUsed.LastUsedDate != nil || aws.ToString(never.AccessKeyLastUsed.Region) != "N/A" {
@@ -270,15 +276,16 @@ func TestIAMUserLifecycle(t *testing.T) {
 		t.Fatalf("third access key: %v, want LimitExceeded", err)
 	}
 	iamWantErr(t, err, "LimitExceeded", 409)
-	must(c.UpdateAccessKey(ctx, &iam.UpdateAccessKeyInput{UserName: aws.String("dave"), AccessKeyId: k1.AccessKey.AccessKeyId, Status: types.StatusTypeInactive}))
-
-	// The new key signs requests as dave.
-	me, err := iam.NewFromConfig(aws.Config{Region: "us-east-1", BaseEndpoint: cfg.BaseEndpoint,
-		Credentials: credentials.NewStaticCredentialsProvider(aws.ToString(k1.AccessKey.AccessKeyId), aws.ToString(k1.AccessKey.SecretAccessKey), "")}).
-		GetUser(ctx, &iam.GetUserInput{})
+	// The new key signs requests as dave, until it is deactivated.
+	dave := iam.NewFromConfig(aws.Config{Region: "us-east-1", BaseEndpoint: cfg.BaseEndpoint,
+		Credentials: credentials.NewStaticCredentialsProvider(aws.ToString(k1.AccessKey.AccessKeyId), aws.ToString(k1.AccessKey.SecretAccessKey), "")})
+	me, err := dave.GetUser(ctx, &iam.GetUserInput{})
 	if err != nil || aws.ToString(me.User.Arn) != "arn:aws:iam::111111111111:user/eng/dave" {
 		t.Errorf("GetUser with dave's key = %+v, %v", me, err)
 	}
+	must(c.UpdateAccessKey(ctx, &iam.UpdateAccessKeyInput{UserName: aws.String("dave"), AccessKeyId: k1.AccessKey.AccessKeyId, Status: types.StatusTypeInactive}))
+	_, err = dave.GetUser(ctx, &iam.GetUserInput{})
+	iamWantErr(t, err, "InvalidClientTokenId", 403)
 
 	tags, err := c.ListUserTags(ctx, &iam.ListUserTagsInput{UserName: aws.String("dave")})
 	if err != nil || len(tags.Tags) != 2 || aws.ToString(tags.Tags[0].Key) != "env" {

@@ -296,6 +296,7 @@ func (s *Sim) deleteAccessKey(a *Account, c *call, f url.Values) (any, error) {
 		return nil, nil
 	}
 	u.AccessKeys = slices.DeleteFunc(u.AccessKeys, func(x *AccessKey) bool { return x == k })
+	s.deletedKeys[k.ID] = true // refused from now on, as AWS refuses a deleted key
 	return nil, nil
 }
 

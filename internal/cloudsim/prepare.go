@@ -121,6 +121,7 @@ func (s *Sim) prepareAccount(a *Account) error {
 			c.Created = now
 		}
 	}
+	prepareSecrets(a, now)
 	for _, g := range a.SecurityGroups {
 		if g.VPC == "" {
 			g.VPC = "vpc-" + strings.ToLower(makeID("", a.ID+"/"+g.Region+"/vpc", 8))

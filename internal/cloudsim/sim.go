@@ -1,6 +1,6 @@
 // Package cloudsim is a loopback AWS and GCP API simulator for tests, demos and
 // benchmarks. It speaks the wire protocols the official SDKs use — AWS Query/XML (IAM,
-// STS, EC2), AWS JSON (ACM, Organizations), GCP REST/JSON (Resource Manager, Compute) and
+// STS, EC2), AWS JSON (ACM, Organizations, Secrets Manager), GCP REST/JSON (Resource Manager, Compute) and
 // gRPC (IAM admin) — on one HTTP port, so that warden's collectors and remediators run
 // their real clients against it unchanged. Its state is a World, loaded from a file or
 // built in code; faults (latency, throttling, 5xx, AccessDenied) and rate limits are
@@ -42,7 +42,9 @@ type Sim struct {
 
 	// sessions maps access key ids the simulator issued (STS AssumeRole) to who holds them.
 	sessions map[string]session
-	seq      int
+	// deletedKeys are the access key ids DeleteAccessKey removed: refused from then on.
+	deletedKeys map[string]bool
+	seq         int
 
 	faultMu  sync.Mutex
 	rng      *rand.Rand
@@ -60,6 +62,7 @@ type Sim struct {
 type session struct {
 	Account string
 	ARN     string
+	Secret  string // the secret access key the requests must be signed with
 }
 
 // CallStats counts the calls of one operation ("iam:GetAccountAuthorizationDetails").
@@ -68,6 +71,9 @@ type CallStats struct {
 	Throttled    int `json:"throttled"`
 	Failed       int `json:"failed"` // injected 5xx
 	AccessDenied int `json:"access_denied"`
+	// Cancelled calls were abandoned by their client during the simulated latency, before
+	// they ran: they changed nothing.
+	Cancelled int `json:"cancelled,omitempty"`
 	// Write marks an operation that changes the world (IsWrite).
 	Write bool `json:"write,omitempty"`
 }
@@ -78,7 +84,7 @@ func New(w *World, opts Options) (*Sim, error) {
 	if w == nil {
 		w = &World{}
 	}
-	s := &Sim{world: w, now: opts.Now, log: opts.Logger, sessions: map[string]session{},
+	s := &Sim{world: w, now: opts.Now, log: opts.Logger, sessions: map[string]session{}, deletedKeys: map[string]bool{},
 		limiters: map[string]*rate.Limiter{}, calls: map[string]*CallStats{}}
 	if s.now == nil {
 		s.now = time.Now
@@ -95,7 +101,7 @@ func New(w *World, opts Options) (*Sim, error) {
 		return nil, err
 	}
 	s.query = map[string]map[string]queryHandler{"iam": s.iamHandlers(), "sts": s.stsHandlers(), "ec2": s.ec2Handlers()}
-	s.jsonx = map[string]map[string]jsonHandler{"acm": s.acmHandlers(), "organizations": s.orgHandlers()}
+	s.jsonx = map[string]map[string]jsonHandler{"acm": s.acmHandlers(), "organizations": s.orgHandlers(), "secretsmanager": s.smHandlers()}
 	s.rest = http.NewServeMux()
 	s.gcpRoutes(s.rest)
 	s.grpc = grpc.NewServer(grpc.UnaryInterceptor(s.grpcInterceptor))

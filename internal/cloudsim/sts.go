@@ -99,7 +99,8 @@ func (s *Sim) assumeRole(c *call, f url.Values) (any, error) {
 	seed := "sts/" + strconv.Itoa(s.nextID())
 	akid := makeID("ASIA", seed, 16)
 	sessionARN := assumedRoleARN(acct, role.Name, name)
-	s.sessions[akid] = session{Account: acct, ARN: sessionARN}
+	secret := makeID("", seed+"/secret", 40)
+	s.sessions[akid] = session{Account: acct, ARN: sessionARN, Secret: secret}
 	role.LastUsed, role.LastUsedRegion = &now, "us-east-1"
 
 	type user struct {
@@ -118,6 +119,6 @@ func (s *Sim) assumeRole(c *call, f url.Values) (any, error) {
 	}{
 		user{sessionARN, role.ID + ":" + name},
 		credentials{akid, awsTime(now.Add(time.Duration(duration) * time.Second)),
-			makeID("", seed+"/secret", 40), "FwoGZXIvYXdzE" + makeID("", seed+"/token", 180)},
+			secret, "FwoGZXIvYXdzE" + makeID("", seed+"/token", 180)},
 	}, nil
 }

@@ -61,6 +61,7 @@ type Account struct {
 	ServerCertificates []*ServerCertificate `yaml:"server_certificates,omitempty"`
 	SecurityGroups     []*SecurityGroup     `yaml:"security_groups,omitempty"`
 	Certificates       []*Certificate       `yaml:"certificates,omitempty"`
+	Secrets            []*Secret            `yaml:"secrets,omitempty"`
 }
 
 // Root is the account's root user, as the credential report and account summary show it.
@@ -215,6 +216,40 @@ type Certificate struct {
 	Cert                 CertSpec  `yaml:"certificate"`
 	// Tags are the certificate's tags (ImportCertificate, AddTagsToCertificate).
 	Tags map[string]string `yaml:"tags,omitempty"`
+}
+
+// Secret is a Secrets Manager secret in one region. A world file may give its value as
+// String or Binary instead of Versions: it becomes the secret's one version, AWSCURRENT.
+type Secret struct {
+	Name   string `yaml:"name"`
+	Region string `yaml:"region"`
+	// Suffix is the six characters Secrets Manager appends to the name in the ARN
+	// ("prod/db-a1B2c3"); default derived from the account, region and name.
+	Suffix      string            `yaml:"suffix,omitempty"`
+	Description string            `yaml:"description,omitempty"`
+	KMSKeyID    string            `yaml:"kms_key_id,omitempty"`
+	Tags        map[string]string `yaml:"tags,omitempty"`
+	Created     time.Time         `yaml:"created,omitempty"`
+	Changed     time.Time         `yaml:"changed,omitempty"`  // LastChangedDate; default Created
+	Accessed    *time.Time        `yaml:"accessed,omitempty"` // LastAccessedDate: a day, as AWS keeps it
+	// Deleted is when DeleteSecret marked the secret for deletion, Purge when the deletion
+	// happens (DeletionDate). A marked secret refuses reads and writes until RestoreSecret;
+	// once the simulator's clock passes Purge it is gone.
+	Deleted  *time.Time       `yaml:"deleted,omitempty"`
+	Purge    *time.Time       `yaml:"deletion_date,omitempty"`
+	String   string           `yaml:"string,omitempty"`
+	Binary   []byte           `yaml:"binary,omitempty"`
+	Versions []*SecretVersion `yaml:"versions,omitempty"`
+}
+
+// SecretVersion is one version of a secret's value, with its staging labels (AWSCURRENT,
+// AWSPREVIOUS, AWSPENDING or the caller's own); a version without any is deprecated.
+type SecretVersion struct {
+	ID      string    `yaml:"id"` // VersionId, the ClientRequestToken that made it
+	Stages  []string  `yaml:"stages,omitempty"`
+	String  string    `yaml:"string,omitempty"`
+	Binary  []byte    `yaml:"binary,omitempty"`
+	Created time.Time `yaml:"created,omitempty"`
 }
 
 // GCP is the simulated Google Cloud.
@@ -519,6 +554,9 @@ func (w *World) validate() error {
 			if c.Region == "" {
 				return fmt.Errorf("aws.accounts[%d].certificates[%d] (%s): region is required", i, j, c.ID)
 			}
+		}
+		if err := validateSecrets(a.Secrets); err != nil {
+			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 	}
 	if o := w.AWS.Organization; o != nil && !seen[o.Management] {

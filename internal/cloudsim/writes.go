@@ -36,13 +36,15 @@ func IsWrite(service, action string) bool {
 
 // Writes returns the write calls served since the counters were last reset, by
 // "service:Operation", each with its number of calls (refused ones included: a denied
-// or throttled write was still attempted). Operations never called are left out.
+// or throttled write was still attempted; calls their client abandoned before they ran
+// are not: they wrote nothing). Operations never called are left out.
 func (s *Sim) Writes() map[string]int {
 	out := map[string]int{}
 	for k, v := range s.Calls() {
 		service, action, _ := strings.Cut(k, ":")
-		if v.Calls > 0 && IsWrite(service, action) {
-			out[k] = v.Calls
+		// A call abandoned before it ran wrote nothing.
+		if n := v.Calls - v.Cancelled; n > 0 && IsWrite(service, action) {
+			out[k] = n
 		}
 	}
 	return out

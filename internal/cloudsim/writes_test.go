@@ -38,6 +38,15 @@ func TestIsWrite(t *testing.T) {
 		{"compute", "PatchFirewall", true},
 		{"compute", "GetGlobalOperation", false},
 		{"iamadmin", "DisableServiceAccountKey", true},
+		{"secretsmanager", "CreateSecret", true},
+		{"secretsmanager", "PutSecretValue", true},
+		{"secretsmanager", "UpdateSecretVersionStage", true},
+		{"secretsmanager", "DeleteSecret", true},
+		{"secretsmanager", "RestoreSecret", true},
+		{"secretsmanager", "TagResource", true},
+		{"secretsmanager", "GetSecretValue", false},
+		{"secretsmanager", "DescribeSecret", false},
+		{"secretsmanager", "ListSecretVersionIds", false},
 	}
 	for _, tt := range tests {
 		if got := IsWrite(tt.service, tt.action); got != tt.want {
@@ -297,5 +306,35 @@ func TestParseWorld_writesOnlyLatency(t *testing.T) {
 	}
 	if d := time.Since(start); d < 200*time.Millisecond {
 		t.Errorf("a write took %v, want the 200ms latency", d)
+	}
+}
+
+// TestFaults_answerLatency: with AnswerLatency the call is served before its answer is
+// delayed; a client that gives up meanwhile never hears of a write that happened.
+func TestFaults_answerLatency(t *testing.T) {
+	w := &World{AWS: AWS{Accounts: []*Account{{ID: "111111111111"}}}}
+	w.Faults = []Fault{{Service: "iam", Action: "CreateUser", AnswerLatency: Duration(time.Hour)}}
+	sim, cfg := sdkSim(t, w, Options{})
+	cfg.Retryer = func() aws.Retryer { return aws.NopRetryer{} }
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := iam.NewFromConfig(cfg).CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("ghost")})
+		done <- err
+	}()
+	// Give up once the user exists: the call was served, its answer not yet sent.
+	for exists := false; !exists; {
+		sim.Do(func(w *World) { exists = findUser(w.AWS.Accounts[0], "ghost") != nil })
+		if !exists {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("CreateUser = %v, want the client's own cancellation", err)
+	}
+	// Another action is not delayed, and sees the user.
+	if _, err := iam.NewFromConfig(cfg).GetUser(context.Background(), &iam.GetUserInput{UserName: aws.String("ghost")}); err != nil {
+		t.Errorf("GetUser after the unanswered CreateUser: %v", err)
 	}
 }

@@ -1,13 +1,17 @@
 package builtin
 
 import (
+	"fmt"
+	"log/slog"
 	"slices"
 
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/remediators"
 	awsfix "github.com/warden-sec/warden/remediators/aws"
+	"github.com/warden-sec/warden/remediators/certs"
 	gcpfix "github.com/warden-sec/warden/remediators/gcp"
+	"github.com/warden-sec/warden/store"
 )
 
 // Deps are what the built-in fixes call through and are configured by. Every field may
@@ -17,9 +21,19 @@ type Deps struct {
 	GCP *gcpapi.Clients
 	// Rotation configures aws.iam.rotate_access_key (the rotation: section).
 	Rotation awsfix.RotationConfig
+	// Certs configures certs.renew (the certs: section; nil: planning only), which keeps
+	// the material it replaces, encrypted, in Store.
+	Certs  *certs.Config
+	Store  *store.Store
+	Logger *slog.Logger
 }
 
 // New registers every built-in fix with its dependencies.
 func New(d Deps) (*remediators.Registry, error) {
-	return remediators.NewRegistry(slices.Concat(awsfix.All(d.AWS), gcpfix.All(d.GCP))...)
+	renew, err := certs.New(d.Certs, d.Store, d.AWS, certs.Options{Logger: d.Logger})
+	if err != nil {
+		return nil, fmt.Errorf("certs.renew: %w", err)
+	}
+	return remediators.NewRegistry(slices.Concat(awsfix.All(d.AWS), gcpfix.All(d.GCP),
+		[]remediators.Remediator{awsfix.NewRotateAccessKey(d.AWS, d.Rotation), renew})...)
 }

@@ -1,0 +1,325 @@
+package slackgate
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/warden-sec/warden/internal/suggest"
+)
+
+// Config is the slack: section of warden's config: where approval requests are posted
+// and who may decide them from Slack.
+//
+//	slack:
+//	  channel: C0123456789               # where approval requests are posted
+//	  approvers: [U0AAAAAAA, U0BBBBBBB]  # Slack user ids, and/or
+//	  approver_group: S0CCCCCCC          # a user group whose members may approve
+//	  api_url: ""                        # default Slack's; tests and proxies point elsewhere
+//	  bot_token_file: /etc/warden/slack-bot-token          # when not in the environment
+//	  signing_secret_file: /etc/warden/slack-signing-secret
+//
+// A Slack user may decide when listed in Approvers, a member of ApproverGroup, or mapped
+// (Identities) to an identity listed in gates.approvers. The bot token and the signing
+// secret are never in this section: see LoadSecrets.
+type Config struct {
+	// Channel is the id of the channel approval requests are posted to.
+	Channel string `yaml:"channel"`
+	// Approvers are Slack user ids who may decide requests from Slack.
+	Approvers []string `yaml:"approvers"`
+	// ApproverGroup is a Slack user group id whose members may decide.
+	ApproverGroup string `yaml:"approver_group"`
+	// APIURL is Slack's Web API base URL (empty: DefaultAPIURL).
+	APIURL string `yaml:"api_url"`
+	// BotTokenFile and SigningSecretFile name files holding the bot token and the
+	// signing secret, read when the environment does not give them. Each must be
+	// readable by its owner only.
+	BotTokenFile      string `yaml:"bot_token_file"`
+	SigningSecretFile string `yaml:"signing_secret_file"`
+
+	// lines locate each field in the YAML it was read from, for errors; nil for a
+	// Config built in Go.
+	lines map[string]int
+}
+
+// DefaultAPIURL is Slack's Web API.
+const DefaultAPIURL = "https://slack.com/api/"
+
+// ConfigError is a problem with the slack: or identities: section. Line is its line in
+// the YAML it was read from (0 for a config built in Go); Field names the key from the
+// section down ("slack.approvers[1]", "identities.alice.slack").
+type ConfigError struct {
+	Line  int
+	Field string
+	Msg   string
+}
+
+func (e *ConfigError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d: %s", e.Line, e.Detail())
+	}
+	return e.Detail()
+}
+
+// Detail is the error without its line: the field and what is wrong with it.
+func (e *ConfigError) Detail() string { return e.Field + ": " + e.Msg }
+
+var (
+	channelID = regexp.MustCompile(`^[CGD][A-Z0-9]{2,20}$`)
+	userID    = regexp.MustCompile(`^[UW][A-Z0-9]{2,20}$`)
+	groupID   = regexp.MustCompile(`^S[A-Z0-9]{2,20}$`)
+)
+
+// APIURLOrDefault is the Web API base URL, ending in a slash as slack-go wants it.
+func (c Config) APIURLOrDefault() string {
+	u := strings.TrimSpace(c.APIURL)
+	if u == "" {
+		return DefaultAPIURL
+	}
+	if !strings.HasSuffix(u, "/") {
+		u += "/"
+	}
+	return u
+}
+
+// IsApprover reports whether the Slack user is listed in slack.approvers.
+func (c Config) IsApprover(user string) bool { return slices.Contains(c.Approvers, user) }
+
+// Validate checks the section: a channel id, Slack user ids (each once), a user group
+// id, an http(s) API URL. Errors are *ConfigError naming the field.
+func (c Config) Validate() error {
+	switch {
+	case c.Channel == "":
+		return c.errorf("channel", "missing: the id of the channel approval requests are posted to, such as C0123456789")
+	case !channelID.MatchString(c.Channel):
+		return c.errorf("channel", "%q is not a channel id (such as C0123456789: in Slack, the channel's details show it)", c.Channel)
+	}
+	for i, a := range c.Approvers {
+		f := fmt.Sprintf("approvers[%d]", i)
+		if !userID.MatchString(a) {
+			return c.errorf(f, "%q is not a Slack user id (such as U0AAAAAAA: a member's profile shows it under \"Copy member ID\")", a)
+		}
+		if j := slices.Index(c.Approvers, a); j < i {
+			return c.errorf(f, "%s is listed twice (also approvers[%d])", a, j)
+		}
+	}
+	if c.ApproverGroup != "" && !groupID.MatchString(c.ApproverGroup) {
+		return c.errorf("approver_group", "%q is not a user group id (such as S0CCCCCCC)", c.ApproverGroup)
+	}
+	if c.APIURL != "" {
+		u, err := url.Parse(c.APIURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return c.errorf("api_url", "%q: want an http(s) URL such as %s", c.APIURL, DefaultAPIURL)
+		}
+		if u.User != nil {
+			return c.errorf("api_url", "credentials in the URL are refused: the bot token comes from WARDEN_SLACK_BOT_TOKEN or slack.bot_token_file")
+		}
+	}
+	for _, f := range []struct{ name, path string }{{"bot_token_file", c.BotTokenFile}, {"signing_secret_file", c.SigningSecretFile}} {
+		if f.path != "" && strings.TrimSpace(f.path) != f.path {
+			return c.errorf(f.name, "%q: the path has leading or trailing spaces", f.path)
+		}
+	}
+	return nil
+}
+
+func (c Config) errorf(field, format string, args ...any) *ConfigError {
+	return &ConfigError{Line: c.lines[field], Field: "slack." + field, Msg: fmt.Sprintf(format, args...)}
+}
+
+var configKeys = []string{"channel", "approvers", "approver_group", "api_url", "bot_token_file", "signing_secret_file"}
+
+// UnmarshalYAML reads the slack: section and validates it; errors are *ConfigError with
+// the line of the offending key. Unknown keys are errors (a typo must not leave a
+// setting out), and so is a secret written in the section itself.
+func (c *Config) UnmarshalYAML(n *yaml.Node) error {
+	out := Config{lines: map[string]int{}}
+	if n.Kind != yaml.MappingNode {
+		return &ConfigError{Line: n.Line, Field: "slack", Msg: "want a mapping with keys " + strings.Join(configKeys, ", ")}
+	}
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		field := "slack." + k.Value
+		if l, ok := seen[k.Value]; ok {
+			return &ConfigError{Line: k.Line, Field: field, Msg: fmt.Sprintf("given twice (also line %d)", l)}
+		}
+		seen[k.Value] = k.Line
+		out.lines[k.Value] = k.Line
+		scalar := func(to *string) error {
+			if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!str" && v.ShortTag() != "!!null") {
+				return &ConfigError{Line: v.Line, Field: field, Msg: "want a string"}
+			}
+			*to = v.Value
+			return nil
+		}
+		var err error
+		switch k.Value {
+		case "channel":
+			err = scalar(&out.Channel)
+		case "approver_group":
+			err = scalar(&out.ApproverGroup)
+		case "api_url":
+			err = scalar(&out.APIURL)
+		case "bot_token_file":
+			err = scalar(&out.BotTokenFile)
+		case "signing_secret_file":
+			err = scalar(&out.SigningSecretFile)
+		case "approvers":
+			switch {
+			case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
+			case v.Kind != yaml.SequenceNode:
+				err = &ConfigError{Line: v.Line, Field: field, Msg: "want a list of Slack user ids, such as [U0AAAAAAA]"}
+			default:
+				for j, it := range v.Content {
+					f := fmt.Sprintf("approvers[%d]", j)
+					out.lines[f] = it.Line
+					if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
+						err = &ConfigError{Line: it.Line, Field: "slack." + f, Msg: "want a Slack user id"}
+						break
+					}
+					out.Approvers = append(out.Approvers, it.Value)
+				}
+			}
+		case "bot_token", "signing_secret", "token":
+			return &ConfigError{Line: k.Line, Field: field, Msg: "secrets are never written in the config: set WARDEN_SLACK_BOT_TOKEN and WARDEN_SLACK_SIGNING_SECRET, or name files with bot_token_file and signing_secret_file"}
+		default:
+			msg := fmt.Sprintf("unknown key (known: %s)", strings.Join(configKeys, ", "))
+			if s := suggest.Closest(k.Value, configKeys); s != "" {
+				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
+			}
+			return &ConfigError{Line: k.Line, Field: field, Msg: msg}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*c = out
+	return nil
+}
+
+// Identities is the top-level identities: section: the one name a person has on every
+// channel, with their Slack user id.
+//
+//	identities:
+//	  alice: {slack: U0AAAAAAA}
+//
+// A Slack user listed here decides as that name, so that alice, who requested a fix from
+// the CLI as alice, cannot approve it from Slack either, and an approval she gave on one
+// channel counts once. A Slack user not listed decides as "slack:<USERID>".
+type Identities map[string]Identity
+
+// Identity is one person's accounts on the channels.
+type Identity struct {
+	// Slack is their Slack user id.
+	Slack string `yaml:"slack"`
+
+	line int
+}
+
+// SlackPrefix starts the identity of a Slack user not listed in identities.
+const SlackPrefix = "slack:"
+
+// ForSlack is the identity a Slack user decides as: their name in identities, else
+// "slack:<USERID>".
+func (ids Identities) ForSlack(user string) string {
+	for _, name := range ids.names() {
+		if ids[name].Slack == user {
+			return name
+		}
+	}
+	return SlackPrefix + user
+}
+
+// SlackUser is the Slack user id of an identity, if it has one: the one listed in
+// identities, or the id in "slack:<USERID>".
+func (ids Identities) SlackUser(identity string) (string, bool) {
+	if id, ok := ids[identity]; ok && id.Slack != "" {
+		return id.Slack, true
+	}
+	if u, ok := strings.CutPrefix(identity, SlackPrefix); ok && userID.MatchString(u) {
+		return u, true
+	}
+	return "", false
+}
+
+func (ids Identities) names() []string {
+	out := make([]string, 0, len(ids))
+	for n := range ids {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Validate checks the section: names that are plain identities (not "slack:…", no
+// spaces), Slack user ids, and no Slack user linked to two names. Errors are
+// *ConfigError naming the field ("identities.alice.slack").
+func (ids Identities) Validate() error {
+	owner := map[string]string{}
+	for _, name := range ids.names() {
+		id := ids[name]
+		switch {
+		case strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\r\n"):
+			return &ConfigError{Line: id.line, Field: fmt.Sprintf("identities.%q", name), Msg: "an identity name is one word, such as alice"}
+		case strings.HasPrefix(name, SlackPrefix):
+			return &ConfigError{Line: id.line, Field: "identities." + name, Msg: "names starting with slack: are the identities of unlisted Slack users: pick a plain name"}
+		case id.Slack == "":
+			return &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: "missing: the person's Slack user id, such as U0AAAAAAA"}
+		case !userID.MatchString(id.Slack):
+			return &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: fmt.Sprintf("%q is not a Slack user id (such as U0AAAAAAA)", id.Slack)}
+		}
+		if other, dup := owner[id.Slack]; dup {
+			return &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: fmt.Sprintf("%s is also identities.%s: one Slack user is one person", id.Slack, other)}
+		}
+		owner[id.Slack] = name
+	}
+	return nil
+}
+
+// UnmarshalYAML reads the identities: section and validates it; unknown keys are errors.
+func (ids *Identities) UnmarshalYAML(n *yaml.Node) error {
+	out := Identities{}
+	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
+		*ids = out
+		return nil
+	}
+	if n.Kind != yaml.MappingNode {
+		return &ConfigError{Line: n.Line, Field: "identities", Msg: "want a mapping of names to accounts, such as alice: {slack: U0AAAAAAA}"}
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		field := "identities." + k.Value
+		if _, dup := out[k.Value]; dup {
+			return &ConfigError{Line: k.Line, Field: field, Msg: "given twice"}
+		}
+		if v.Kind != yaml.MappingNode {
+			return &ConfigError{Line: v.Line, Field: field, Msg: "want a mapping such as {slack: U0AAAAAAA}"}
+		}
+		id := Identity{line: k.Line}
+		for j := 0; j+1 < len(v.Content); j += 2 {
+			kk, vv := v.Content[j], v.Content[j+1]
+			if kk.Value != "slack" {
+				return &ConfigError{Line: kk.Line, Field: field + "." + kk.Value, Msg: "unknown key (known: slack)"}
+			}
+			if vv.Kind != yaml.ScalarNode || vv.ShortTag() != "!!str" {
+				return &ConfigError{Line: vv.Line, Field: field + ".slack", Msg: "want a Slack user id, such as U0AAAAAAA"}
+			}
+			id.Slack = vv.Value
+		}
+		out[k.Value] = id
+	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*ids = out
+	return nil
+}
