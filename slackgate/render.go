@@ -85,7 +85,7 @@ func render(req gates.Request, rec *remediate.Record, ids Identities, now time.T
 
 	var why, change, account, region, hash, msg string
 	hash = shortHash(req.ContentHash)
-	after := afterOf(req.Remediator)
+	after := remediate.After(req.Remediator)
 	if rec != nil {
 		why = rec.Policy
 		msg = rec.Message
@@ -236,30 +236,6 @@ func viaChannel(ch gates.Channel) string {
 		return ""
 	}
 	return " via " + string(ch)
-}
-
-// afterOf says in a word what a fix leaves in place of the part (as warden plan's
-// table says it).
-func afterOf(remediator string) string {
-	switch {
-	case strings.Contains(remediator, "deactivate"), strings.Contains(remediator, "disable"):
-		return "disabled"
-	case strings.Contains(remediator, "revoke"):
-		return "revoked"
-	case strings.Contains(remediator, "detach"):
-		return "detached (inline: deleted)"
-	case strings.Contains(remediator, "delete"):
-		return "deleted"
-	case strings.Contains(remediator, "remove"):
-		return "removed"
-	case strings.Contains(remediator, "rotate"):
-		return "rotated (a new key stored, the old one deactivated after the grace period)"
-	case strings.Contains(remediator, "renew"):
-		return "renewed"
-	case strings.Contains(remediator, "set_"), strings.Contains(remediator, "update"):
-		return "rewritten to the fixed value"
-	}
-	return "fixed"
 }
 
 func section(text string) *slack.SectionBlock { return slack.NewSectionBlock(mrkdwn(text), nil, nil) }

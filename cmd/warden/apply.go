@@ -85,7 +85,7 @@ func writePlanTable(w io.Writer, p *remediate.Plan, approvers []string) {
 		fmt.Fprintf(w, "\n%s  %s  risk %s\n", a.ID, a.Remediator, a.Risk)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  target\t%s\n", a.Target)
-		fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, clip(string(a.Before), 100), afterOf(a.Remediator))
+		fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, clip(string(a.Before), 100), remediate.After(a.Remediator))
 		fmt.Fprintf(tw, "  why\t%s: %s\n", a.Policy, a.Message)
 		fmt.Fprintf(tw, "  approval\t%s\n", approvalText(a.Approvals, approvers))
 		undo := "yes"
@@ -114,25 +114,6 @@ func approvalText(ap remediate.Approvals, approvers []string) string {
 		return fmt.Sprintf("%d needed, but no approvers are configured (gates.approvers): nobody can approve it yet", ap.Needed)
 	}
 	return fmt.Sprintf("%d of %s, never the requester", ap.Needed, strings.Join(approvers, ", "))
-}
-
-// afterOf says in a word what a fix leaves in place of the part.
-func afterOf(remediator string) string {
-	switch {
-	case strings.Contains(remediator, "deactivate"), strings.Contains(remediator, "disable"):
-		return "disabled"
-	case strings.Contains(remediator, "revoke"):
-		return "revoked"
-	case strings.Contains(remediator, "detach"):
-		return "detached (inline: deleted)"
-	case strings.Contains(remediator, "delete"):
-		return "deleted"
-	case strings.Contains(remediator, "remove"):
-		return "removed"
-	case strings.Contains(remediator, "set_"), strings.Contains(remediator, "update"):
-		return "rewritten to the fixed value"
-	}
-	return "fixed"
 }
 
 func clip(s string, n int) string {
