@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/slackgate/slackgatetest"
 	"github.com/warden-sec/warden/store/storetest"
 )
 
@@ -29,7 +30,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			hs := start(t, dsn(t))
 			id, actionID := hs.request(trustFix)
 			hs.sync()
-			posts := hs.ws.posts()
+			posts := hs.ws.Posts()
 			if len(posts) != 1 {
 				t.Fatalf("%d messages posted, want 1", len(posts))
 			}
@@ -41,7 +42,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			if err != nil || rec == nil {
 				t.Fatalf("action %s: %v", actionID, err)
 			}
-			first := textOf(m.Versions[0])
+			first := slackgatetest.Text(m.Versions[0])
 			wantContains(t, "the request's message", first,
 				"Approval needed: aws.iam.update_trust_policy (critical risk)",
 				"WARDEN-AWS-IAM-005", "can be assumed by anyone", // finding and policy
@@ -56,7 +57,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			if strings.Contains(first, "&quot;") {
 				t.Errorf("the before-state is over-escaped:\n%s", first)
 			}
-			bs := buttons(m.Versions[0])
+			bs := slackgatetest.Buttons(m.Versions[0])
 			ap, dn := bs["warden_approve"], bs["warden_deny"]
 			if ap == nil || dn == nil || ap.Value != id || dn.Value != id {
 				t.Fatalf("want Approve and Deny buttons carrying %s, got %+v", id, bs)
@@ -64,14 +65,14 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			if ap.Confirm == nil || dn.Confirm == nil || ap.Style != slack.StylePrimary || dn.Style != slack.StyleDanger {
 				t.Errorf("both buttons ask for confirmation: approve %+v, deny %+v", ap.Confirm, dn.Confirm)
 			}
-			if !hasReasonInput(m.Versions[0]) {
+			if !slackgatetest.HasReasonInput(m.Versions[0]) {
 				t.Error("no reason box for a deny")
 			}
 
 			// Sync again: nothing changed, nothing is sent.
 			hs.sync()
 			hs.sync()
-			if p, u := hs.ws.callsOf("chat.postMessage"), hs.ws.callsOf("chat.update"); p != 1 || u != 0 {
+			if p, u := hs.ws.Calls("chat.postMessage"), hs.ws.Calls("chat.update"); p != 1 || u != 0 {
 				t.Fatalf("idle syncs: %d posts, %d updates; want 1, 0", p, u)
 			}
 
@@ -82,7 +83,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			if r := hs.get(id); len(r.Decisions) != 1 || r.Decisions[0].Actor != "slack:"+uBob || r.Decisions[0].Channel != gates.ChannelSlack {
 				t.Fatalf("after bob: %+v", r.Decisions)
 			}
-			wantContains(t, "bob's reply", strings.Join(hs.ws.replies(uBob), "\n"), "you approved request "+id+" (1 of 2); 1 more needed")
+			wantContains(t, "bob's reply", strings.Join(hs.ws.Replies(uBob), "\n"), "you approved request "+id+" (1 of 2); 1 more needed")
 			wantContains(t, "the message after bob", last(hs.messageOf(id)), "waiting for approval: 1 of 2 (approved by <@"+uBob+">); 1 more needed")
 
 			// Refusals: each is told why, and bob's one decision stays the only one.
@@ -95,14 +96,14 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 				{"a deny without a reason", uDave, "warden_deny", "", "a deny needs a reason"},
 			}
 			for _, c := range refusals {
-				before := len(hs.ws.replies(c.user))
+				before := len(hs.ws.Replies(c.user))
 				if code := hs.click(c.user, c.action, id, c.reason); code != http.StatusOK {
 					t.Fatalf("%s: %d", c.name, code)
 				}
 				if r := hs.get(id); len(r.Decisions) != 1 || r.State != gates.StatePending {
 					t.Fatalf("%s: decisions %+v, state %s; want bob's only, pending", c.name, r.Decisions, r.State)
 				}
-				got := hs.ws.replies(c.user)
+				got := hs.ws.Replies(c.user)
 				if len(got) != before+1 || !strings.Contains(got[len(got)-1], c.want) {
 					t.Errorf("%s: replies %q, want one more saying %q", c.name, got, c.want)
 				}
@@ -123,7 +124,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			}
 			msg := last(hs.messageOf(id))
 			wantContains(t, "the approved message", msg, "approved by <@"+uBob+">, carol (<@"+uCarol+">) (2 of 2); waiting to be applied")
-			if len(buttons(hs.messageOf(id).Versions[len(hs.messageOf(id).Versions)-1])) != 0 {
+			if len(slackgatetest.Buttons(hs.messageOf(id).Versions[len(hs.messageOf(id).Versions)-1])) != 0 {
 				t.Error("an approved request's message still has buttons")
 			}
 
@@ -158,7 +159,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			if err := n2.Sync(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if p := hs.ws.callsOf("chat.postMessage"); p != 1 {
+			if p := hs.ws.Calls("chat.postMessage"); p != 1 {
 				t.Errorf("%d posts after a restart, want 1", p)
 			}
 			hs.e.VerifyAudit(t)
@@ -174,7 +175,7 @@ func TestHandler_refusesUnsignedForgedAndStale(t *testing.T) {
 			id, _ := hs.request(trustFix)
 			hs.sync()
 			body := payload(uBob, "warden_approve", id, "", "")
-			bad := sign(signingSecret, body, time.Now())
+			bad := slackgatetest.Sign(signingSecret, body, time.Now())
 			bad.Set("X-Slack-Signature", "v0=zz")
 			cases := []struct {
 				name   string
@@ -183,15 +184,15 @@ func TestHandler_refusesUnsignedForgedAndStale(t *testing.T) {
 			}{
 				{"unsigned", http.Header{}, body},
 				{"no timestamp", func() http.Header {
-					h := sign(signingSecret, body, time.Now())
+					h := slackgatetest.Sign(signingSecret, body, time.Now())
 					h.Del("X-Slack-Request-Timestamp")
 					return h
 				}(), body},
-				{"forged: the wrong secret", sign("0000000000000000wrongsecret00000", body, time.Now()), body},
-				{"forged: the body changed after signing", sign(signingSecret, body, time.Now()), payload(uBob, "warden_approve", id, "", "x")},
+				{"forged: the wrong secret", slackgatetest.Sign("0000000000000000wrongsecret00000", body, time.Now()), body},
+				{"forged: the body changed after signing", slackgatetest.Sign(signingSecret, body, time.Now()), payload(uBob, "warden_approve", id, "", "x")},
 				{"forged: not hex", bad, body},
-				{"stale: signed 6 minutes ago", sign(signingSecret, body, time.Now().Add(-6*time.Minute)), body},
-				{"stale: 6 minutes ahead", sign(signingSecret, body, time.Now().Add(6*time.Minute)), body},
+				{"stale: signed 6 minutes ago", slackgatetest.Sign(signingSecret, body, time.Now().Add(-6*time.Minute)), body},
+				{"stale: 6 minutes ahead", slackgatetest.Sign(signingSecret, body, time.Now().Add(6*time.Minute)), body},
 			}
 			for _, c := range cases {
 				if code := hs.send(c.body, c.header); code != http.StatusUnauthorized {
@@ -205,11 +206,11 @@ func TestHandler_refusesUnsignedForgedAndStale(t *testing.T) {
 			if r := hs.get(id); len(r.Decisions) != 0 || r.State != gates.StatePending {
 				t.Errorf("a refused request decided: %+v", r)
 			}
-			if got := hs.ws.replies(uBob); len(got) != 0 {
+			if got := hs.ws.Replies(uBob); len(got) != 0 {
 				t.Errorf("replies to refused requests: %q", got)
 			}
 			// The same body, signed: accepted.
-			if code := hs.send(body, sign(signingSecret, body, time.Now())); code != http.StatusOK {
+			if code := hs.send(body, slackgatetest.Sign(signingSecret, body, time.Now())); code != http.StatusOK {
 				t.Fatalf("signed: %d", code)
 			}
 			if r := hs.get(id); len(r.Decisions) != 1 {
@@ -217,11 +218,11 @@ func TestHandler_refusesUnsignedForgedAndStale(t *testing.T) {
 			}
 			// Signed, but not an interaction: 400; another app's button: ignored.
 			junk := "payload=%7Bnot+json"
-			if code := hs.send(junk, sign(signingSecret, junk, time.Now())); code != http.StatusBadRequest {
+			if code := hs.send(junk, slackgatetest.Sign(signingSecret, junk, time.Now())); code != http.StatusBadRequest {
 				t.Errorf("signed junk: %d, want 400", code)
 			}
 			other := strings.Replace(payload(uBob, "someone_elses_button", id, "", ""), "someone_elses_button", "other", 1)
-			if code := hs.send(other, sign(signingSecret, other, time.Now())); code != http.StatusOK || hs.h.Stats().Ignored != 1 {
+			if code := hs.send(other, slackgatetest.Sign(signingSecret, other, time.Now())); code != http.StatusOK || hs.h.Stats().Ignored != 1 {
 				t.Errorf("another button: %d, stats %+v", code, hs.h.Stats())
 			}
 		})
@@ -243,17 +244,17 @@ func TestHandler_groupMemberDeniesWithReason(t *testing.T) {
 			}
 			m := hs.messageOf(id)
 			v := m.Versions[len(m.Versions)-1]
-			wantContains(t, "the denied message", textOf(v), "Denied", "denied by <@"+uDave+">", "our CI &lt;through&gt; OIDC")
-			if len(buttons(v)) != 0 || hasReasonInput(v) {
+			wantContains(t, "the denied message", slackgatetest.Text(v), "Denied", "denied by <@"+uDave+">", "our CI &lt;through&gt; OIDC")
+			if len(slackgatetest.Buttons(v)) != 0 || slackgatetest.HasReasonInput(v) {
 				t.Error("a denied request's message still takes clicks")
 			}
 			hs.click(uBob, "warden_approve", id, "")
 			if r := hs.get(id); len(r.Decisions) != 1 {
 				t.Errorf("an approval after the deny was recorded: %+v", r.Decisions)
 			}
-			wantContains(t, "bob's reply", strings.Join(hs.ws.replies(uBob), "\n"), "already decided")
+			wantContains(t, "bob's reply", strings.Join(hs.ws.Replies(uBob), "\n"), "already decided")
 			// One group lookup served both clicks.
-			if n := hs.ws.callsOf("usergroups.users.list"); n != 1 {
+			if n := hs.ws.Calls("usergroups.users.list"); n != 1 {
 				t.Errorf("usergroups.users.list called %d times, want 1 (cached)", n)
 			}
 		})
@@ -277,7 +278,7 @@ func TestSlack_expiredAndVoided(t *testing.T) {
 			if r.State != gates.StateExpired || len(r.Decisions) != 0 {
 				t.Fatalf("a click after the expiry: %s %+v", r.State, r.Decisions)
 			}
-			wantContains(t, "bob's reply", strings.Join(hs.ws.replies(uBob), "\n"), "the request expired")
+			wantContains(t, "bob's reply", strings.Join(hs.ws.Replies(uBob), "\n"), "the request expired")
 			wantContains(t, "the expired message", last(hs.messageOf(id)), "expired at")
 			if m, ok, _ := hs.n.Message(ctx, id); !ok || !m.Settled {
 				t.Errorf("the expired message is not settled: %+v", m)
@@ -330,7 +331,7 @@ func TestNotifier_respectsRateLimits(t *testing.T) {
 	hs := start(t, storetest.Backends(t)["sqlite"](t))
 	ctx := context.Background()
 	id, _ := hs.request(trustFix)
-	hs.ws.rateLimit("chat.postMessage", 1)
+	hs.ws.RateLimit("chat.postMessage", 1)
 	err := hs.n.Sync(ctx)
 	var rl *slack.RateLimitedError
 	if !errors.As(err, &rl) || rl.RetryAfter != 30*time.Second {
@@ -341,7 +342,7 @@ func TestNotifier_respectsRateLimits(t *testing.T) {
 			t.Fatalf("sync while waiting: %v", err)
 		}
 	}
-	if n := hs.ws.callsOf("chat.postMessage"); n != 1 {
+	if n := hs.ws.Calls("chat.postMessage"); n != 1 {
 		t.Errorf("%d posts tried while rate-limited, want 1", n)
 	}
 	hs.advance(31 * time.Second)
@@ -352,7 +353,7 @@ func TestNotifier_respectsRateLimits(t *testing.T) {
 	}
 
 	// An update hit by a 429 is sent once the wait is over.
-	hs.ws.rateLimit("chat.update", 1)
+	hs.ws.RateLimit("chat.update", 1)
 	if _, err := hs.e.Gate.Decide(ctx, id, "carol", "cli", true, ""); err != nil {
 		t.Fatal(err)
 	}
@@ -379,7 +380,7 @@ func TestNotifier_restartUpdatesWhatItPosted(t *testing.T) {
 	if err := n2.Sync(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if got := len(hs.ws.posts()); got != 2 {
+	if got := len(hs.ws.Posts()); got != 2 {
 		t.Fatalf("%d messages, want 2", got)
 	}
 	wantContains(t, "the first message", last(hs.messageOf(id)), "1 of 2 (approved by carol")
@@ -392,7 +393,7 @@ func TestSlack_slackErrorsAreReturnedNotFatal(t *testing.T) {
 	hs := start(t, storetest.Backends(t)["sqlite"](t))
 	ctx := context.Background()
 	hs.request(trustFix)
-	hs.ws.srv.Stop()
+	hs.ws.Stop()
 	err := hs.n.Sync(ctx)
 	if err == nil {
 		t.Fatal("sync with Slack down: no error")
@@ -430,7 +431,7 @@ func TestNotifier_twoProcessesPostOnce(t *testing.T) {
 				}
 			}
 			hs.messageOf(id)
-			if p := hs.ws.callsOf("chat.postMessage"); p != 1 {
+			if p := hs.ws.Calls("chat.postMessage"); p != 1 {
 				t.Errorf("%d posts, want 1", p)
 			}
 		})
