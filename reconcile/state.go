@@ -1,0 +1,220 @@
+package reconcile
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/snapshot"
+	"github.com/warden-sec/warden/store"
+)
+
+// ScopeState is a scope as the daemon last read it.
+type ScopeState struct {
+	Scope snapshot.Scope
+	// ReadAt is the last read's time, OKAt the last read in full (zero if none yet).
+	ReadAt, OKAt time.Time
+	// EvaluatedWith is the engine and settings version its findings were judged with;
+	// FullAt when every resource of it was last evaluated.
+	EvaluatedWith string
+	FullAt        time.Time
+}
+
+// FindingState is a finding's life as the daemon follows it.
+type FindingState struct {
+	Finding  findings.Finding
+	Status   string // findings.StatusOpen, StatusWaived, StatusUnknown, or StatusResolved
+	OpenedAt time.Time
+	SeenAt   time.Time
+	// ResolvedAt is when the finding stopped being seen (zero unless resolved).
+	ResolvedAt time.Time
+}
+
+// StatusResolved marks a finding the daemon no longer sees on a resource it read again,
+// or whose resource its scope's full read no longer lists.
+const StatusResolved = "resolved"
+
+// querier is a store.Tx or a store.Reader.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// active statuses are those of findings not (yet) resolved.
+func active(status string) bool { return status != StatusResolved }
+
+// hashResource is the SHA-256 of the resource's JSON: encoding/json sorts map keys, so
+// equal resources hash equal.
+func hashResource(r snapshot.Resource) (string, []byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return "", nil, fmt.Errorf("hash resource %s: %w", r.UID, err)
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), b, nil
+}
+
+// resourceHashes returns the stored hash of every resource of the scope.
+func resourceHashes(ctx context.Context, q querier, scope string) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT uid, hash FROM resource_state WHERE scope = ?`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("read the resources of %s: %w", scope, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var uid, h string
+		if err := rows.Scan(&uid, &h); err != nil {
+			return nil, fmt.Errorf("read the resources of %s: %w", scope, err)
+		}
+		out[uid] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the resources of %s: %w", scope, err)
+	}
+	return out, nil
+}
+
+func putResource(ctx context.Context, tx *store.Tx, r snapshot.Resource, hash string, data []byte, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO resource_state (uid, scope, type, hash, data, read_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (uid) DO UPDATE SET scope = excluded.scope, type = excluded.type, hash = excluded.hash, data = excluded.data, read_at = excluded.read_at`,
+		r.UID, r.Scope, r.Type, hash, string(data), store.FormatTime(at))
+	if err != nil {
+		return fmt.Errorf("save resource %s: %w", r.UID, err)
+	}
+	return nil
+}
+
+func deleteResource(ctx context.Context, tx *store.Tx, uid string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM resource_state WHERE uid = ?`, uid); err != nil {
+		return fmt.Errorf("forget resource %s: %w", uid, err)
+	}
+	return nil
+}
+
+// readScope returns the scope's state, and false if it was never read.
+func readScope(ctx context.Context, q querier, scope string) (ScopeState, bool, error) {
+	var st ScopeState
+	var data, readAt, okAt, fullAt string
+	err := q.QueryRowContext(ctx, `SELECT data, read_at, ok_at, evaluated_with, full_at FROM scope_state WHERE scope = ?`, scope).
+		Scan(&data, &readAt, &okAt, &st.EvaluatedWith, &fullAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return ScopeState{}, false, nil
+	}
+	if err != nil {
+		return ScopeState{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
+	}
+	if err := json.Unmarshal([]byte(data), &st.Scope); err != nil {
+		return ScopeState{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
+	}
+	for _, t := range []struct {
+		s   string
+		dst *time.Time
+	}{{readAt, &st.ReadAt}, {okAt, &st.OKAt}, {fullAt, &st.FullAt}} {
+		if t.s == "" {
+			continue
+		}
+		v, err := store.ParseTime(t.s)
+		if err != nil {
+			return ScopeState{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
+		}
+		*t.dst = v
+	}
+	return st, true, nil
+}
+
+func putScope(ctx context.Context, tx *store.Tx, st ScopeState) error {
+	data, err := json.Marshal(st.Scope)
+	if err != nil {
+		return fmt.Errorf("save scope %s: %w", st.Scope.ID, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO scope_state (scope, status, error, resources, read_at, ok_at, evaluated_with, full_at, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scope) DO UPDATE SET status = excluded.status, error = excluded.error, resources = excluded.resources,
+			read_at = excluded.read_at, ok_at = excluded.ok_at, evaluated_with = excluded.evaluated_with, full_at = excluded.full_at, data = excluded.data`,
+		st.Scope.ID, st.Scope.Status, st.Scope.Error, st.Scope.Resources, formatOpt(st.ReadAt), formatOpt(st.OKAt), st.EvaluatedWith, formatOpt(st.FullAt), string(data))
+	if err != nil {
+		return fmt.Errorf("save scope %s: %w", st.Scope.ID, err)
+	}
+	return nil
+}
+
+// formatOpt formats t, or "" for the zero time.
+func formatOpt(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return store.FormatTime(t)
+}
+
+// scopeFindings returns the findings of the scope that are not resolved, by fingerprint.
+func scopeFindings(ctx context.Context, q querier, scope string) (map[string]FindingState, error) {
+	rows, err := q.QueryContext(ctx, `SELECT status, opened_at, seen_at, resolved_at, data FROM finding_state WHERE scope = ? AND status <> ?`, scope, StatusResolved)
+	if err != nil {
+		return nil, fmt.Errorf("read the findings of %s: %w", scope, err)
+	}
+	defer rows.Close()
+	out := map[string]FindingState{}
+	for rows.Next() {
+		fs, err := scanFinding(rows)
+		if err != nil {
+			return nil, fmt.Errorf("read the findings of %s: %w", scope, err)
+		}
+		out[fs.Finding.Fingerprint] = fs
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the findings of %s: %w", scope, err)
+	}
+	return out, nil
+}
+
+func scanFinding(rows *sql.Rows) (FindingState, error) {
+	var fs FindingState
+	var opened, seen, resolved, data string
+	if err := rows.Scan(&fs.Status, &opened, &seen, &resolved, &data); err != nil {
+		return FindingState{}, err
+	}
+	if err := json.Unmarshal([]byte(data), &fs.Finding); err != nil {
+		return FindingState{}, err
+	}
+	var err error
+	if fs.OpenedAt, err = store.ParseTime(opened); err != nil {
+		return FindingState{}, err
+	}
+	if fs.SeenAt, err = store.ParseTime(seen); err != nil {
+		return FindingState{}, err
+	}
+	if resolved != "" {
+		if fs.ResolvedAt, err = store.ParseTime(resolved); err != nil {
+			return FindingState{}, err
+		}
+	}
+	return fs, nil
+}
+
+func putFinding(ctx context.Context, tx *store.Tx, fs FindingState) error {
+	f := fs.Finding
+	f.Status = fs.Status
+	f.FirstSeen = fs.OpenedAt
+	data, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO finding_state (fingerprint, scope, resource, policy, severity, status, opened_at, seen_at, resolved_at, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (fingerprint) DO UPDATE SET scope = excluded.scope, resource = excluded.resource, policy = excluded.policy,
+			severity = excluded.severity, status = excluded.status, opened_at = excluded.opened_at, seen_at = excluded.seen_at,
+			resolved_at = excluded.resolved_at, data = excluded.data`,
+		f.Fingerprint, f.Scope, f.Resource, f.Policy, f.Severity.String(), fs.Status,
+		store.FormatTime(fs.OpenedAt), store.FormatTime(fs.SeenAt), formatOpt(fs.ResolvedAt), string(data))
+	if err != nil {
+		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+	}
+	return nil
+}
