@@ -67,6 +67,19 @@ type GCP struct {
 // Empty says whether the targets name nothing to collect.
 func (t Targets) Empty() bool { return len(t.TLS) == 0 && t.AWS == nil && t.GCP == nil }
 
+// TLSTargets parses the TLS endpoints; the error names the first that is not one.
+func (t Targets) TLSTargets() ([]tlsprobe.Target, error) {
+	var out []tlsprobe.Target
+	for _, s := range t.TLS {
+		tt, err := tlsprobe.ParseTarget(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, tt)
+	}
+	return out, nil
+}
+
 // Resolve builds the collectors for the targets: AWS first, then GCP, then TLS. It
 // returns ErrNoTargets when the targets are empty, and an error naming the target when
 // one is malformed (a TLS endpoint that does not parse, GCP without a project). It makes
@@ -78,13 +91,9 @@ func Resolve(t Targets, log *slog.Logger) ([]collectors.Collector, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	var tlsTargets []tlsprobe.Target
-	for _, s := range t.TLS {
-		tt, err := tlsprobe.ParseTarget(s)
-		if err != nil {
-			return nil, err
-		}
-		tlsTargets = append(tlsTargets, tt)
+	tlsTargets, err := t.TLSTargets()
+	if err != nil {
+		return nil, err
 	}
 	var cs []collectors.Collector
 	if a := t.AWS; a != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/suggest"
+	"github.com/warden-sec/warden/internal/yamlerr"
 	awsfix "github.com/warden-sec/warden/remediators/aws"
 	"github.com/warden-sec/warden/remediators/certs"
 	"github.com/warden-sec/warden/slackgate"
@@ -149,14 +150,9 @@ func Parse(data []byte, file string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
-		// The gates: section validates itself as it is decoded and knows its lines.
-		if ge, ok := errors.AsType[*gates.ConfigError](err); ok {
-			return nil, &Error{File: file, Line: ge.Line, Msg: ge.Detail()}
-		}
-		if ce, ok := errors.AsType[*certs.ConfigError](err); ok {
-			return nil, &Error{File: file, Line: ce.Line, Msg: ce.Detail()}
-		}
-		if se, ok := errors.AsType[*slackgate.ConfigError](err); ok {
+		// The gates:, certs:, slack: and identities: sections validate themselves as they
+		// are decoded and know their lines.
+		if se, ok := errors.AsType[*yamlerr.Error](err); ok {
 			return nil, &Error{File: file, Line: se.Line, Msg: se.Detail()}
 		}
 		return nil, yamlError(file, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/suggest"
+	"github.com/warden-sec/warden/internal/yamlerr"
 )
 
 // Defaults of the gates: section, used where a key is absent.
@@ -53,27 +54,12 @@ type Config struct {
 
 // ConfigError is a problem with the gates: section. Line is its line in the YAML it was
 // read from, or 0 for a Config built in Go; Field is the key below gates: ("quorum.critical").
-type ConfigError struct {
-	Line  int
-	Field string
-	Msg   string
-}
+// Its Detail is the error without the line ("gates.quorum.critical: …").
+type ConfigError = yamlerr.Error
 
-func (e *ConfigError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s", e.Line, e.Detail())
-	}
-	return e.Detail()
-}
-
-// Detail is the error without its line: the field and what is wrong with it, for callers
-// that place the line themselves ("gates.quorum.critical: …").
-func (e *ConfigError) Detail() string {
-	where := "gates"
-	if e.Field != "" {
-		where += "." + e.Field
-	}
-	return where + ": " + e.Msg
+// configError is a problem with field of the gates: section, at line.
+func configError(line int, field, msg string) *ConfigError {
+	return &ConfigError{Section: "gates", Line: line, Field: field, Msg: msg}
 }
 
 // Kind is what the gates do with an action of some risk.
@@ -255,7 +241,7 @@ func (c Config) CheckQuorum(others int, unbounded bool) error {
 }
 
 func (c Config) errorf(field, format string, args ...any) *ConfigError {
-	return &ConfigError{Line: c.lines[field], Field: field, Msg: fmt.Sprintf(format, args...)}
+	return configError(c.lines[field], field, fmt.Sprintf(format, args...))
 }
 
 func (c Config) lineNote(field string) string {
@@ -284,13 +270,13 @@ var riskNames = []string{"none", "low", "medium", "high", "critical"}
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	out := Config{lines: map[string]int{"": n.Line}}
 	if n.Kind != yaml.MappingNode {
-		return &ConfigError{Line: n.Line, Msg: "want a mapping with keys " + strings.Join(configKeys, ", ")}
+		return configError(n.Line, "", "want a mapping with keys "+strings.Join(configKeys, ", "))
 	}
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if l, ok := seen[k.Value]; ok {
-			return &ConfigError{Line: k.Line, Field: k.Value, Msg: fmt.Sprintf("given twice (also line %d)", l)}
+			return configError(k.Line, k.Value, fmt.Sprintf("given twice (also line %d)", l))
 		}
 		seen[k.Value] = k.Line
 		out.lines[k.Value] = k.Line
@@ -311,13 +297,13 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 			if s := suggest.Closest(k.Value, configKeys); s != "" {
 				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
 			}
-			return &ConfigError{Line: k.Line, Field: k.Value, Msg: msg}
+			return configError(k.Line, k.Value, msg)
 		}
 		if err != nil {
 			if ce, ok := err.(*ConfigError); ok {
 				return ce
 			}
-			return &ConfigError{Line: v.Line, Field: k.Value, Msg: err.Error()}
+			return configError(v.Line, k.Value, err.Error())
 		}
 	}
 	// The quorum is checked by the config once the other channels' approvers are known.
@@ -347,7 +333,7 @@ func (c *Config) risks(field string, v *yaml.Node) ([]findings.Risk, error) {
 func (c *Config) risk(field string, n *yaml.Node) (findings.Risk, error) {
 	c.lines[field] = n.Line
 	if n.Kind != yaml.ScalarNode {
-		return 0, &ConfigError{Line: n.Line, Field: field, Msg: "want a risk name (none, low, medium, high or critical)"}
+		return 0, configError(n.Line, field, "want a risk name (none, low, medium, high or critical)")
 	}
 	r, err := findings.ParseRisk(n.Value)
 	if err != nil {
@@ -355,7 +341,7 @@ func (c *Config) risk(field string, n *yaml.Node) (findings.Risk, error) {
 		if s := suggest.Closest(strings.ToLower(n.Value), riskNames); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return 0, &ConfigError{Line: n.Line, Field: field, Msg: msg}
+		return 0, configError(n.Line, field, msg)
 	}
 	return r, nil
 }
@@ -370,7 +356,7 @@ func (c *Config) names(field string, v *yaml.Node) ([]string, error) {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		c.lines[f] = it.Line
 		if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
-			return nil, &ConfigError{Line: it.Line, Field: f, Msg: "want a name"}
+			return nil, configError(it.Line, f, "want a name")
 		}
 		out = append(out, it.Value)
 	}
@@ -386,7 +372,7 @@ func (c *Config) sequence(field string, v *yaml.Node) ([]*yaml.Node, error) {
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
 		return nil, nil
 	}
-	return nil, &ConfigError{Line: v.Line, Field: field, Msg: fmt.Sprintf("want a list, such as %s: [low]", field)}
+	return nil, configError(v.Line, field, fmt.Sprintf("want a list, such as %s: [low]", field))
 }
 
 func (c *Config) quorumMap(v *yaml.Node) (map[findings.Risk]int, error) {
@@ -394,7 +380,7 @@ func (c *Config) quorumMap(v *yaml.Node) (map[findings.Risk]int, error) {
 		return nil, nil
 	}
 	if v.Kind != yaml.MappingNode {
-		return nil, &ConfigError{Line: v.Line, Field: "quorum", Msg: "want a mapping of risk to approvals, such as {critical: 2}"}
+		return nil, configError(v.Line, "quorum", "want a mapping of risk to approvals, such as {critical: 2}")
 	}
 	out := map[findings.Risk]int{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
@@ -405,13 +391,13 @@ func (c *Config) quorumMap(v *yaml.Node) (map[findings.Risk]int, error) {
 			return nil, err
 		}
 		if _, dup := out[r]; dup {
-			return nil, &ConfigError{Line: k.Line, Field: field, Msg: "given twice"}
+			return nil, configError(k.Line, field, "given twice")
 		}
 		// Validate names the field by the canonical risk name.
 		c.lines["quorum."+r.String()] = k.Line
 		q, err := strconv.Atoi(val.Value)
 		if val.Kind != yaml.ScalarNode || val.ShortTag() != "!!int" || err != nil {
-			return nil, &ConfigError{Line: val.Line, Field: field, Msg: fmt.Sprintf("%q: want a whole number of approvals", val.Value)}
+			return nil, configError(val.Line, field, fmt.Sprintf("%q: want a whole number of approvals", val.Value))
 		}
 		out[r] = q
 	}

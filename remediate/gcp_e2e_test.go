@@ -13,13 +13,13 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
-	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/internal/gcpapi"
-	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/remediatetest"
 	"github.com/warden-sec/warden/remediators/builtin"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store/storetest"
@@ -45,16 +45,8 @@ func TestApply_gcpBindingMemberRemovedVerifiedAndRolledBack(t *testing.T) {
 			Networks: []*cloudsim.Network{{Name: "default"}},
 		}},
 	}}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	clients, err := gcpapi.New(ctx, gcpapi.Options{Endpoint: srv.URL, RateLimit: 1000, MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	_, url := simtest.Start(t, w, cloudsim.Options{})
+	clients, err := gcpapi.New(ctx, gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,18 +55,7 @@ func TestApply_gcpBindingMemberRemovedVerifiedAndRolledBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog := map[string][]engine.ActionParam{}
-	for name, ps := range reg.Catalog() {
-		catalog[name] = nil
-		for _, p := range ps {
-			catalog[name] = append(catalog[name], engine.ActionParam{Name: p.Name, Required: p.Required})
-		}
-	}
-	eng, err := engine.New(ctx, engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Actions: catalog,
-		Settings: map[string]any{"allowed_domains": []any{"acme.example"}}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := remediatetest.Engine(t, reg, map[string]any{"allowed_domains": []any{"acme.example"}})
 	reader := gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients})
 	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
 	log := audit.New(st, audit.Options{})

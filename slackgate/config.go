@@ -11,6 +11,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/warden-sec/warden/internal/suggest"
+	"github.com/warden-sec/warden/internal/yamlerr"
 )
 
 // Config is the slack: section of warden's config: where approval requests are posted
@@ -52,22 +53,9 @@ const DefaultAPIURL = "https://slack.com/api/"
 
 // ConfigError is a problem with the slack: or identities: section. Line is its line in
 // the YAML it was read from (0 for a config built in Go); Field names the key from the
-// section down ("slack.approvers[1]", "identities.alice.slack").
-type ConfigError struct {
-	Line  int
-	Field string
-	Msg   string
-}
-
-func (e *ConfigError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s", e.Line, e.Detail())
-	}
-	return e.Detail()
-}
-
-// Detail is the error without its line: the field and what is wrong with it.
-func (e *ConfigError) Detail() string { return e.Field + ": " + e.Msg }
+// section down ("slack.approvers[1]", "identities.alice.slack"), and Section is empty:
+// one error type serves both sections.
+type ConfigError = yamlerr.Error
 
 var (
 	channelID = regexp.MustCompile(`^[CGD][A-Z0-9]{2,20}$`)

@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediators/builtin"
 )
@@ -55,15 +55,7 @@ type simEnv struct {
 
 func startSimEnv(t *testing.T, w *cloudsim.World) *simEnv {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
 	dir := t.TempDir()
 	// The standard credential chain, and nothing of this machine's own AWS setup.
 	for k, v := range map[string]string{
@@ -74,17 +66,17 @@ func startSimEnv(t *testing.T, w *cloudsim.World) *simEnv {
 	} {
 		t.Setenv(k, v)
 	}
-	e := &simEnv{sim: sim, url: srv.URL, dir: dir, db: filepath.Join(dir, "warden.db")}
+	e := &simEnv{sim: sim, url: url, dir: dir, db: filepath.Join(dir, "warden.db")}
 	e.cfg = write(t, dir, "warden.yaml", `gates:
   approvers: [bob, carol]
 targets:
   aws:
     regions: [us-east-1]
-    endpoint: `+srv.URL+`
+    endpoint: `+url+`
     rate_limits: {iam: 0, sts: 0, ec2: 0, acm: 0, organizations: 0}
 `)
-	e.sdk = aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", ""),
-		BaseEndpoint: aws.String(srv.URL), RetryMaxAttempts: 1}
+	e.sdk = simtest.AWSConfig(url)
+	e.sdk.RetryMaxAttempts = 1
 	return e
 }
 

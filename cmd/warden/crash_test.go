@@ -8,12 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/store"
 )
@@ -37,36 +39,58 @@ func wardenChild(simURL string, args ...string) *exec.Cmd {
 	return cmd
 }
 
+// childRun is a simulator and what the warden child processes of one test share against
+// it: a config file, a SQLite database and a plan file.
+type childRun struct {
+	sim      *cloudsim.Sim
+	url      string // the simulator's
+	dir      string
+	cfg, db  string
+	planFile string
+}
+
+// startChildRun serves w and writes config as the run's warden.yaml.
+func startChildRun(t *testing.T, w *cloudsim.World, config string) *childRun {
+	t.Helper()
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
+	dir := t.TempDir()
+	r := &childRun{sim: sim, url: url, dir: dir, cfg: filepath.Join(dir, "warden.yaml"), db: filepath.Join(dir, "w.db"),
+		planFile: filepath.Join(dir, "plan.json")}
+	if err := os.WriteFile(r.cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// args are args followed by the flags every command of the run takes: the simulated AWS
+// account, the config and the database.
+func (r *childRun) args(args ...string) []string {
+	return slices.Concat(args, []string{"--aws", "--region", "us-east-1", "--config", r.cfg, "--db", r.db})
+}
+
+// warden is warden as a child process with args and the run's flags.
+func (r *childRun) warden(args ...string) *exec.Cmd { return wardenChild(r.url, r.args(args...)...) }
+
+// plan plans the world into the run's plan file, and returns the plan as read back.
+func (r *childRun) plan(t *testing.T) *remediate.Plan {
+	t.Helper()
+	if out, err := r.warden("plan", "--out", r.planFile).CombinedOutput(); err != nil {
+		t.Fatalf("plan: %v\n%s", err, out)
+	}
+	p, err := readPlan(r.planFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // A SIGKILL in the middle of apply loses nothing and repeats nothing: the next apply
 // resolves what the killed one left, and every rule is revoked by exactly one call.
 func TestApply_sigkillMidRunAppliesEachActionOnce(t *testing.T) {
 	const groups = 12
-	sim, err := cloudsim.New(crashWorld(groups), cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
-	cfg := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(cfg, []byte("gates:\n  auto: [low, medium]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	planFile := filepath.Join(dir, "plan.json")
-	common := []string{"--aws", "--region", "us-east-1", "--config", cfg, "--db", db}
-	if out, err := wardenChild(srv.URL, append([]string{"plan", "--out", planFile}, common...)...).CombinedOutput(); err != nil {
-		t.Fatalf("plan: %v\n%s", err, out)
-	}
-
-	p, err := readPlan(planFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	actions := len(p.Actions) // the open SSH rules, and the default group's rules
+	cr := startChildRun(t, crashWorld(groups), "gates:\n  auto: [low, medium]\n")
+	sim := cr.sim
+	actions := len(cr.plan(t).Actions) // the open SSH rules, and the default group's rules
 	if actions < groups {
 		t.Fatalf("plan has %d actions, want at least %d", actions, groups)
 	}
@@ -75,7 +99,7 @@ func TestApply_sigkillMidRunAppliesEachActionOnce(t *testing.T) {
 	// between a call and its verification.
 	sim.SetLatency(40 * time.Millisecond)
 	sim.ResetCalls()
-	child := wardenChild(srv.URL, append([]string{"apply", planFile, "--confirm", "--max-per-account", "100"}, common...)...)
+	child := cr.warden("apply", cr.planFile, "--confirm", "--max-per-account", "100")
 	var out strings.Builder
 	child.Stdout, child.Stderr = &out, &out
 	if err := child.Start(); err != nil {
@@ -107,7 +131,7 @@ func TestApply_sigkillMidRunAppliesEachActionOnce(t *testing.T) {
 	}
 
 	sim.SetLatency(0)
-	again, err := wardenChild(srv.URL, append([]string{"apply", planFile, "--confirm", "--max-per-account", "100", "--format", "json"}, common...)...).CombinedOutput()
+	again, err := cr.warden("apply", cr.planFile, "--confirm", "--max-per-account", "100", "--format", "json").CombinedOutput()
 	if err != nil {
 		t.Fatalf("apply after the kill: %v\n%s", err, again)
 	}
@@ -138,7 +162,7 @@ func TestApply_sigkillMidRunAppliesEachActionOnce(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	st, err := store.OpenExisting(ctx, db)
+	st, err := store.OpenExisting(ctx, cr.db)
 	if err != nil {
 		t.Fatal(err)
 	}

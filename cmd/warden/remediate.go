@@ -89,13 +89,9 @@ func openClouds(ctx context.Context, t collect.Targets) (*clouds, error) {
 	}
 	// Endpoints are read again by probing them, whether or not they were listed: a
 	// renewed certificate is verified on the endpoint that serves it.
-	var tlsTargets []tlsprobe.Target
-	for _, s := range t.TLS {
-		tt, err := tlsprobe.ParseTarget(s)
-		if err != nil {
-			return nil, err
-		}
-		tlsTargets = append(tlsTargets, tt)
+	tlsTargets, err := t.TLSTargets()
+	if err != nil {
+		return nil, err
 	}
 	c.readers = append(c.readers, &tlsprobe.Collector{Targets: tlsTargets, Timeout: t.TLSTimeout})
 	return c, nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/store"
 )
@@ -31,30 +32,9 @@ func TestRotate_sigkillMidStepResumes(t *testing.T) {
 	w := &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{{ID: "111111111111", Regions: []string{"us-east-1"},
 		Users: []*cloudsim.User{{Name: "deploy", Created: created, AccessKeys: []*cloudsim.AccessKey{
 			{ID: "AKIA111111DEPLOY0001", Created: created, LastUsed: &used, LastUsedService: "s3", LastUsedRegion: "us-east-1"}}}}}}}}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
-	cfg := filepath.Join(dir, "warden.yaml")
-	if err := os.WriteFile(cfg, []byte("gates:\n  auto: [low, medium, high]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	planFile := filepath.Join(dir, "plan.json")
-	common := []string{"--aws", "--region", "us-east-1", "--config", cfg, "--db", db}
-	if out, err := wardenChild(srv.URL, append([]string{"plan", "--out", planFile}, common...)...).CombinedOutput(); err != nil {
-		t.Fatalf("plan: %v\n%s", err, out)
-	}
-	p, err := readPlan(planFile)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cr := startChildRun(t, w, "gates:\n  auto: [low, medium, high]\n")
+	sim, db := cr.sim, cr.db
+	p := cr.plan(t)
 	var id string
 	for _, a := range p.Actions {
 		if a.Remediator == "aws.iam.rotate_access_key" {
@@ -68,7 +48,7 @@ func TestRotate_sigkillMidStepResumes(t *testing.T) {
 	// The kill lands after the new key is created and before its secret is stored:
 	// the killed process held the only copy of the key's secret. The store call it had
 	// started is slow, and dies with it.
-	child := wardenChild(srv.URL, append([]string{"apply", planFile, "--confirm"}, common...)...)
+	child := cr.warden("apply", cr.planFile, "--confirm")
 	var out strings.Builder
 	child.Stdout, child.Stderr = &out, &out
 	sim.OnNextCall("secretsmanager:CreateSecret", func() {
@@ -84,26 +64,16 @@ func TestRotate_sigkillMidStepResumes(t *testing.T) {
 	}
 	time.Sleep(300 * time.Millisecond) // the simulator ends the call the client left
 	sim.SetLatency(0)
-	var orphan []string
-	sim.Do(func(w *cloudsim.World) {
-		for _, k := range w.AWS.Accounts[0].Users[0].AccessKeys {
-			orphan = append(orphan, k.ID)
-		}
-	})
+	orphan := deployKeys(sim)
 	if len(orphan) != 2 {
 		t.Fatalf("keys after the kill: %v, want the old one and the new one nobody knows", orphan)
 	}
 
-	again, err := wardenChild(srv.URL, append([]string{"apply", planFile, "--confirm", "--format", "json"}, common...)...).CombinedOutput()
+	again, err := cr.warden("apply", cr.planFile, "--confirm", "--format", "json").CombinedOutput()
 	if err != nil {
 		t.Fatalf("apply after the kill: %v\n%s", err, again)
 	}
-	var keys []string
-	sim.Do(func(w *cloudsim.World) {
-		for _, k := range w.AWS.Accounts[0].Users[0].AccessKeys {
-			keys = append(keys, k.ID)
-		}
-	})
+	keys := deployKeys(sim)
 	if len(keys) != 2 {
 		t.Fatalf("keys after the resumed rotation: %v, want the old one and exactly one new one", keys)
 	}
@@ -115,7 +85,7 @@ func TestRotate_sigkillMidStepResumes(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	sdk := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	sdk := simtest.AWSConfig(cr.url)
 	sec, err := secretsmanager.NewFromConfig(sdk).GetSecretValue(ctx, &secretsmanager.GetSecretValueInput{SecretId: aws.String("warden/iam/111111111111/deploy")})
 	if err != nil {
 		t.Fatalf("the new key's secret: %v", err)
@@ -151,4 +121,15 @@ func TestRotate_sigkillMidStepResumes(t *testing.T) {
 	if rec.State != remediate.StateInProgress || rec.Progress == nil || rec.Progress.Step != "stored" {
 		t.Fatalf("rotation after the resume: %s %+v (%s)", rec.State, rec.Progress, rec.Detail)
 	}
+}
+
+// deployKeys are the ids of the access keys of the world's one user, in the simulator now.
+func deployKeys(sim *cloudsim.Sim) []string {
+	var ids []string
+	sim.Do(func(w *cloudsim.World) {
+		for _, k := range w.AWS.Accounts[0].Users[0].AccessKeys {
+			ids = append(ids, k.ID)
+		}
+	})
+	return ids
 }

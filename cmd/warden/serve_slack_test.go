@@ -8,9 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -19,11 +17,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/slackgate"
 	"github.com/warden-sec/warden/slackgate/slackgatetest"
 )
@@ -51,21 +49,7 @@ const (
 func TestServe_slackQuorumAppliesThroughTheProcess(t *testing.T) {
 	const openTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`
 	created := time.Date(2024, 1, 10, 9, 0, 0, 0, time.UTC)
-	sim, err := cloudsim.New(&cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{{ID: "111111111111", Regions: []string{"us-east-1"},
-		Roles: []*cloudsim.Role{{Name: "deploy", Created: created, AssumeRolePolicy: openTrust}}}}}}, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	simSrv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = simSrv.Close() })
 	ws := slackgatetest.NewWorkspace(t, sBotToken, map[string][]string{sGroup: {sDave}})
-
-	dir := t.TempDir()
-	db := filepath.Join(dir, "w.db")
-	cfg := filepath.Join(dir, "warden.yaml")
 	conf := fmt.Sprintf(`gates:
   approvers: [carol]
 slack:
@@ -78,18 +62,13 @@ identities:
 serve:
   listen: 127.0.0.1:0
 `, sChannel, sAlice, sBob, sGroup, ws.URL(), sAlice)
-	if err := os.WriteFile(cfg, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	common := []string{"--aws", "--region", "us-east-1", "--config", cfg, "--db", db}
-	planFile := filepath.Join(dir, "plan.json")
-	if out, err := wardenChild(simSrv.URL, append([]string{"plan", "--out", planFile}, common...)...).CombinedOutput(); err != nil {
-		t.Fatalf("plan: %v\n%s", err, out)
-	}
-	if out, err := wardenChild(simSrv.URL, append([]string{"apply", planFile, "--confirm"}, common...)...).CombinedOutput(); err != nil {
+	cr := startChildRun(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{{ID: "111111111111", Regions: []string{"us-east-1"},
+		Roles: []*cloudsim.Role{{Name: "deploy", Created: created, AssumeRolePolicy: openTrust}}}}}}, conf)
+	cr.plan(t)
+	if out, err := cr.warden("apply", cr.planFile, "--confirm").CombinedOutput(); err != nil {
 		t.Fatalf("apply: %v\n%s", err, out)
 	}
-	reqs := approvals(t, simSrv.URL, cfg, db)
+	reqs := approvals(t, cr)
 	var req gates.Request
 	for _, r := range reqs {
 		if r.Remediator == "aws.iam.update_trust_policy" {
@@ -101,7 +80,7 @@ serve:
 	}
 
 	// Every line it logs, at debug, is checked for secrets below.
-	srv := startServe(t, simSrv.URL, append([]string{"serve", "--log-level", "debug"}, common...))
+	srv := startServe(t, cr.url, cr.args("serve", "--log-level", "debug"))
 	msg := waitFor(t, "the request's message", func() (slackgatetest.Posted, bool) {
 		for _, m := range ws.Posts() {
 			if strings.Contains(m.Versions[0].Raw, req.ID) {
@@ -175,7 +154,7 @@ serve:
 	// dave, through the approver group, completes the quorum: serve applies the fix.
 	clicked := time.Now()
 	signed(sDave, slackgate.ActionApprove)
-	sdk := aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(simSrv.URL), Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	sdk := simtest.AWSConfig(cr.url)
 	waitFor(t, "the role's trust fixed in the simulator", func() (string, bool) {
 		out, err := iam.NewFromConfig(sdk).GetRole(context.Background(), &iam.GetRoleInput{RoleName: aws.String("deploy")})
 		if err != nil {
@@ -212,7 +191,7 @@ serve:
 		t.Errorf("%d Slack calls without the bot token", ws.BadTokens())
 	}
 	var got gates.Request
-	for _, r := range approvals(t, simSrv.URL, cfg, db) {
+	for _, r := range approvals(t, cr) {
 		if r.ID == req.ID {
 			got = r
 		}
@@ -220,15 +199,16 @@ serve:
 	if got.State != gates.StateApproved || len(got.Decisions) != 2 || got.Decisions[0].Actor == got.Decisions[1].Actor {
 		t.Errorf("request after the clicks: %s %+v, want approved by two decisions", got.State, got.Decisions)
 	}
-	if out, err := wardenChild(simSrv.URL, "audit", "verify", "--db", db).CombinedOutput(); err != nil {
+	if out, err := wardenChild(cr.url, "audit", "verify", "--db", cr.db).CombinedOutput(); err != nil {
 		t.Errorf("audit verify: %v\n%s", err, out)
 	}
 }
 
-// approvals returns every approval request in db, as `warden approvals list` prints them.
-func approvals(t *testing.T, simURL, cfg, db string) []gates.Request {
+// approvals returns every approval request in the run's database, as `warden approvals
+// list` prints them.
+func approvals(t *testing.T, cr *childRun) []gates.Request {
 	t.Helper()
-	out, err := wardenChild(simURL, "approvals", "list", "--all", "--format", "json", "--config", cfg, "--db", db).Output()
+	out, err := wardenChild(cr.url, "approvals", "list", "--all", "--format", "json", "--config", cr.cfg, "--db", cr.db).Output()
 	if err != nil {
 		t.Fatalf("approvals list: %v\n%s", err, out)
 	}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 )
 
 // world is an organisation of three accounts; 333333333333 lacks the organisation role.
@@ -45,17 +45,10 @@ func world() *cloudsim.World {
 // backoff in milliseconds.
 func start(t *testing.T, w *cloudsim.World, opts awsapi.Options) (*awsapi.Sessions, *cloudsim.Sim) {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	opts.Endpoint = srv.URL
-	opts.AWS = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
+	opts.Endpoint = url
+	sdk := simtest.AWSConfig(url)
+	opts.AWS = &sdk
 	if opts.RateLimits == nil {
 		opts.RateLimits = map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0, "secretsmanager": 0}
 	}
@@ -320,19 +313,11 @@ func TestRedact(t *testing.T) {
 // TestCaller_errorsSayWhatToCheck: a caller that cannot be identified gets the operation
 // and, when AWS never answered, what to check; a refused call does not get the hint.
 func TestCaller_errorsSayWhatToCheck(t *testing.T) {
-	sim, err := cloudsim.New(world(), cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, url := simtest.Start(t, world(), cloudsim.Options{})
 	noCreds := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 		return aws.Credentials{}, errors.New("no EC2 IMDS role found")
 	})
-	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: srv.URL, MaxAttempts: 1,
+	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: url, MaxAttempts: 1,
 		AWS: &aws.Config{Region: "us-east-1", Credentials: noCreds}})
 	if err != nil {
 		t.Fatal(err)

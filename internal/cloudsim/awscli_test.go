@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 )
 
 // awsCLI finds the official AWS CLI: WARDEN_AWS_CLI, or Debian's awscli package, which
@@ -42,7 +43,7 @@ func awsCLI(t *testing.T) string {
 // what warden reads and fixes, with pagination, error codes and XML as AWS has them.
 func TestAWSCLI(t *testing.T) {
 	cli := awsCLI(t)
-	sim, err := cloudsim.New(&cloudsim.World{
+	sim, url := simtest.Start(t, &cloudsim.World{
 		AWS: cloudsim.AWS{
 			Organization: &cloudsim.Organization{ID: "o-abcdefghij", Management: "111111111111"},
 			Accounts: []*cloudsim.Account{
@@ -51,21 +52,13 @@ func TestAWSCLI(t *testing.T) {
 			},
 		},
 	}, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	dir := t.TempDir()
 	env := append(os.Environ(), "AWS_ACCESS_KEY_ID=AKIDCLI", "AWS_SECRET_ACCESS_KEY=secret", "AWS_DEFAULT_REGION=us-east-1",
 		"AWS_PAGER=", "AWS_EC2_METADATA_DISABLED=true", "AWS_CONFIG_FILE="+filepath.Join(dir, "none"),
 		"AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(dir, "none"), "HOME="+dir)
 	aws := func(args ...string) map[string]any {
 		t.Helper()
-		cmd := exec.Command(cli, append([]string{"--endpoint-url", srv.URL, "--output", "json"}, args...)...)
+		cmd := exec.Command(cli, append([]string{"--endpoint-url", url, "--output", "json"}, args...)...)
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err != nil {
@@ -81,7 +74,7 @@ func TestAWSCLI(t *testing.T) {
 	}
 	awsFails := func(code string, args ...string) {
 		t.Helper()
-		cmd := exec.Command(cli, append([]string{"--endpoint-url", srv.URL}, args...)...)
+		cmd := exec.Command(cli, append([]string{"--endpoint-url", url}, args...)...)
 		cmd.Env = env
 		out, err := cmd.CombinedOutput()
 		if err == nil || !strings.Contains(string(out), code) {
@@ -174,22 +167,14 @@ func TestAWSCLI(t *testing.T) {
 // the Go SDK's) and refuses once the key is deactivated.
 func TestAWSCLI_secretsAndKeys(t *testing.T) {
 	cli := awsCLI(t)
-	sim, err := cloudsim.New(&cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{
+	sim, url := simtest.Start(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{
 		{ID: "111111111111", Regions: []string{"us-east-1", "eu-west-1"}}}}}, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	dir := t.TempDir()
 	base := append(os.Environ(), "AWS_DEFAULT_REGION=eu-west-1", "AWS_PAGER=", "AWS_EC2_METADATA_DISABLED=true",
 		"AWS_CONFIG_FILE="+filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE="+filepath.Join(dir, "none"), "HOME="+dir)
 	run := func(akid, secret string, args ...string) (map[string]any, string, error) {
 		t.Helper()
-		cmd := exec.Command(cli, append([]string{"--endpoint-url", srv.URL, "--output", "json"}, args...)...)
+		cmd := exec.Command(cli, append([]string{"--endpoint-url", url, "--output", "json"}, args...)...)
 		cmd.Env = append(base, "AWS_ACCESS_KEY_ID="+akid, "AWS_SECRET_ACCESS_KEY="+secret)
 		out, err := cmd.CombinedOutput()
 		var v map[string]any

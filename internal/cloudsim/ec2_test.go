@@ -14,8 +14,9 @@ import (
 	"github.com/aws/smithy-go"
 )
 
-// sdkSim serves w on a loopback port and returns an AWS SDK configuration that talks to it.
-func sdkSim(t *testing.T, w *World, opts Options) (*Sim, aws.Config) {
+// startSim serves a simulator over w on a loopback port until the test ends. (Tests
+// outside this package use simtest, which imports it.)
+func startSim(t *testing.T, w *World, opts Options) (*Sim, *Server) {
 	t.Helper()
 	sim, err := New(w, opts)
 	if err != nil {
@@ -26,6 +27,13 @@ func sdkSim(t *testing.T, w *World, opts Options) (*Sim, aws.Config) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = srv.Close() })
+	return sim, srv
+}
+
+// sdkSim serves w on a loopback port and returns an AWS SDK configuration that talks to it.
+func sdkSim(t *testing.T, w *World, opts Options) (*Sim, aws.Config) {
+	t.Helper()
+	sim, srv := startSim(t, w, opts)
 	return sim, aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(srv.URL),
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDSIM", "secret", "")}
 }

@@ -70,16 +70,7 @@ func gcpTestWorld() *World {
 // startGCP serves a simulator over w on a loopback port.
 func startGCP(t *testing.T, w *World) (*Sim, *Server) {
 	t.Helper()
-	sim, err := New(w, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	return sim, srv
+	return startSim(t, w, Options{})
 }
 
 func restOpts(srv *Server) []option.ClientOption {

@@ -78,15 +78,7 @@ func iamTestWorld() *World {
 // (an unknown key acts as the caller account's root user).
 func iamTestSim(t *testing.T, w *World, akid string) (*Sim, *Server, aws.Config) {
 	t.Helper()
-	s, err := New(w, Options{Now: func() time.Time { return iamTestNow }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := s.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	s, srv := startSim(t, w, Options{Now: func() time.Time { return iamTestNow }})
 	return s, srv, iamTestConfig(srv, akid)
 }
 

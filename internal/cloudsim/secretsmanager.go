@@ -631,12 +631,9 @@ func (s *Sim) smListSecrets(c *call, body []byte) (any, error) {
 	if err := decodeJSON(body, &in); err != nil {
 		return nil, err
 	}
-	size := 100
-	if in.MaxResults != nil {
-		if *in.MaxResults < 1 || *in.MaxResults > 100 {
-			return nil, smConstraint("Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 100", *in.MaxResults)
-		}
-		size = *in.MaxResults
+	size, err := smPageSize(in.MaxResults)
+	if err != nil {
+		return nil, err
 	}
 	for _, f := range in.Filters {
 		if !slices.Contains([]string{"description", "name", "tag-key", "tag-value", "primary-region", "owning-service", "all"}, f.Key) {
@@ -679,11 +676,10 @@ func (s *Sim) smListSecrets(c *call, body []byte) (any, error) {
 	if in.SortOrder == "desc" {
 		slices.Reverse(list)
 	}
-	off, ok := offsetFromToken(in.NextToken)
-	if !ok {
-		return nil, errf(kindInvalid, "InvalidNextTokenException", "The NextToken value is invalid.")
+	start, end, next, err := smPage(in.NextToken, len(list), size)
+	if err != nil {
+		return nil, err
 	}
-	start, end, next := offsetWindow(len(list), off, size)
 	out := struct {
 		SecretList []smEntry
 		NextToken  string `json:",omitempty"`
@@ -694,6 +690,28 @@ func (s *Sim) smListSecrets(c *call, body []byte) (any, error) {
 		out.SecretList = append(out.SecretList, e)
 	}
 	return out, nil
+}
+
+// smPageSize is a list call's MaxResults: 1 to 100, 100 when not given.
+func smPageSize(maxResults *int) (int, error) {
+	if maxResults == nil {
+		return 100, nil
+	}
+	if *maxResults < 1 || *maxResults > 100 {
+		return 0, smConstraint("Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 100", *maxResults)
+	}
+	return *maxResults, nil
+}
+
+// smPage is the page [start, end) of a list of n items that a list call's NextToken and
+// page size ask for, and the token of the page after it ("" for none).
+func smPage(token string, n, size int) (start, end int, next string, err error) {
+	off, ok := offsetFromToken(token)
+	if !ok {
+		return 0, 0, "", errf(kindInvalid, "InvalidNextTokenException", "The NextToken value is invalid.")
+	}
+	start, end, next = offsetWindow(n, off, size)
+	return start, end, next, nil
 }
 
 func smDayOf(t *time.Time) time.Time {
@@ -757,12 +775,9 @@ func (s *Sim) smListSecretVersionIds(c *call, body []byte) (any, error) {
 	if err := decodeJSON(body, &in); err != nil {
 		return nil, err
 	}
-	size := 100
-	if in.MaxResults != nil {
-		if *in.MaxResults < 1 || *in.MaxResults > 100 {
-			return nil, smConstraint("Value '%d' at 'maxResults' failed to satisfy constraint: Member must have value between 1 and 100", *in.MaxResults)
-		}
-		size = *in.MaxResults
+	size, err := smPageSize(in.MaxResults)
+	if err != nil {
+		return nil, err
 	}
 	a, sec, err := s.smFind(c, in.SecretId)
 	if err != nil {
@@ -779,11 +794,10 @@ func (s *Sim) smListSecretVersionIds(c *call, body []byte) (any, error) {
 			list = append(list, entry{v.ID, slices.Clone(v.Stages), epochOf(v.Created)})
 		}
 	}
-	off, ok := offsetFromToken(in.NextToken)
-	if !ok {
-		return nil, errf(kindInvalid, "InvalidNextTokenException", "The NextToken value is invalid.")
+	start, end, next, err := smPage(in.NextToken, len(list), size)
+	if err != nil {
+		return nil, err
 	}
-	start, end, next := offsetWindow(len(list), off, size)
 	return struct {
 		ARN       string
 		Name      string

@@ -69,21 +69,13 @@ func holdConnections(t *testing.T, srv *Server) []net.Conn {
 // clients keep connections open to: it must not wait for them (net/http waits 5 s for a
 // connection that never sent a request, and h2c ones outlive GOAWAY).
 func TestServerShutdown_closesIdleAndLongLivedConnectionsAtOnce(t *testing.T) {
-	sim, err := New(gcpTestWorld(), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	_, srv := startGCP(t, gcpTestWorld())
 	raw := holdConnections(t, srv)
 
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	start := time.Now()
-	err = srv.Shutdown(ctx)
+	err := srv.Shutdown(ctx)
 	elapsed := time.Since(start)
 	if err != nil {
 		t.Fatalf("Shutdown after %v: %v", elapsed, err)
@@ -143,15 +135,7 @@ func TestServerShutdown_finishesCallsInFlight(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			w := gcpTestWorld()
 			w.Latency = Duration(300 * time.Millisecond)
-			sim, err := New(w, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := sim.Listen("127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = srv.Close() })
+			sim, srv := startGCP(t, w)
 			got := make(chan error, 1)
 			go func() { got <- tt.call(srv) }()
 			for deadline := time.Now().Add(5 * time.Second); sim.CallsTo(tt.service) == 0; time.Sleep(5 * time.Millisecond) {
@@ -176,15 +160,7 @@ func TestServerShutdown_finishesCallsInFlight(t *testing.T) {
 func TestServerShutdown_cutsCallsPastTheDeadline(t *testing.T) {
 	w := gcpTestWorld()
 	w.Latency = Duration(3 * time.Second)
-	sim, err := New(w, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	sim, srv := startGCP(t, w)
 	go func() {
 		if resp, err := http.Get(srv.URL + "/v3/projects/acme-prod"); err == nil {
 			resp.Body.Close()
@@ -198,7 +174,7 @@ func TestServerShutdown_cutsCallsPastTheDeadline(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	err = srv.Shutdown(ctx)
+	err := srv.Shutdown(ctx)
 	if err == nil || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "in flight") {
 		t.Fatalf("Shutdown = %v, want a deadline error naming the calls in flight", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/internal/gcpapi"
 )
 
@@ -31,16 +32,8 @@ func world() *cloudsim.World {
 
 func start(t *testing.T, w *cloudsim.World, opts gcpapi.Options) (*gcpapi.Clients, *cloudsim.Sim) {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	opts.Endpoint = srv.URL
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
+	opts.Endpoint = url
 	if opts.RateLimit == 0 {
 		opts.RateLimit = 1000
 	}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
 	"github.com/warden-sec/warden/audit"
@@ -23,6 +22,7 @@ import (
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediators"
@@ -107,18 +107,10 @@ func (e *Env) SetNow(now func() time.Time) {
 func Start(t testing.TB, dsn string, w *cloudsim.World, gcfg gates.Config, opts Options) *Env {
 	t.Helper()
 	ctx := context.Background()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	base := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
+	base := simtest.AWSConfig(url)
 	limit := opts.RateLimit
-	sessions, err := awsapi.NewSessions(ctx, awsapi.Options{Endpoint: srv.URL, AWS: &base,
+	sessions, err := awsapi.NewSessions(ctx, awsapi.Options{Endpoint: url, AWS: &base,
 		RateLimits:  map[string]float64{"iam": limit, "sts": limit, "ec2": limit, "acm": limit, "organizations": limit, "secretsmanager": limit},
 		MaxAttempts: 2, BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
 	if err != nil {
@@ -130,19 +122,9 @@ func Start(t testing.TB, dsn string, w *cloudsim.World, gcfg gates.Config, opts 
 	if err != nil {
 		t.Fatal(err)
 	}
-	catalog := map[string][]engine.ActionParam{}
-	for name, ps := range reg.Catalog() {
-		catalog[name] = nil
-		for _, p := range ps {
-			catalog[name] = append(catalog[name], engine.ActionParam{Name: p.Name, Required: p.Required})
-		}
-	}
-	eng, err := engine.New(ctx, engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Actions: catalog})
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng := Engine(t, reg, nil)
 	st := storetest.Open(t, dsn)
-	e := &Env{Sim: sim, URL: srv.URL, Sessions: sessions, Registry: reg, Engine: eng, Store: st, Gates: gcfg, now: time.Now,
+	e := &Env{Sim: sim, URL: url, Sessions: sessions, Registry: reg, Engine: eng, Store: st, Gates: gcfg, now: time.Now,
 		Accounts: []string{Account}, DSN: dsn}
 	for _, a := range w.AWS.Accounts {
 		if a.ID != Account {
@@ -150,13 +132,31 @@ func Start(t testing.TB, dsn string, w *cloudsim.World, gcfg gates.Config, opts 
 		}
 	}
 	e.SDK = base.Copy()
-	e.SDK.BaseEndpoint = aws.String(srv.URL)
 	e.SDK.RetryMaxAttempts = 1
-	e.Reader = awscollector.New(awscollector.Config{Sessions: sessions, Endpoint: srv.URL, AWS: &base, Regions: []string{"us-east-1"},
+	e.Reader = awscollector.New(awscollector.Config{Sessions: sessions, Endpoint: url, AWS: &base, Regions: []string{"us-east-1"},
 		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
 	e.Log = audit.New(st, audit.Options{Now: e.Now})
 	e.Gate = gates.New(st, e.Log, gcfg, e.Now)
 	return e
+}
+
+// Engine is the built-in policy pack with settings, its remediation checked against
+// reg's catalog as warden checks it.
+func Engine(t testing.TB, reg *remediators.Registry, settings map[string]any) *engine.Engine {
+	t.Helper()
+	catalog := map[string][]engine.ActionParam{}
+	for name, ps := range reg.Catalog() {
+		catalog[name] = nil
+		for _, p := range ps {
+			catalog[name] = append(catalog[name], engine.ActionParam{Name: p.Name, Required: p.Required})
+		}
+	}
+	eng, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}},
+		Actions: catalog, Settings: settings})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng
 }
 
 // Plan collects the account, evaluates it and plans its findings, as actor.

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
@@ -17,6 +16,7 @@ import (
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -82,33 +82,24 @@ func world() *cloudsim.World {
 // SDK configuration for the test's own reads.
 type env struct {
 	sim      *cloudsim.Sim
-	srv      *cloudsim.Server
+	url      string // the simulator's
 	sessions *awsapi.Sessions
 	cfg      aws.Config
 }
 
 func start(t *testing.T, w *cloudsim.World) *env {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	base := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
-	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: srv.URL, AWS: &base,
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
+	base := simtest.AWSConfig(url)
+	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: url, AWS: &base,
 		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0},
 		MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := base.Copy()
-	cfg.BaseEndpoint = aws.String(srv.URL)
 	cfg.RetryMaxAttempts = 1
-	return &env{sim: sim, srv: srv, sessions: s, cfg: cfg}
+	return &env{sim: sim, url: url, sessions: s, cfg: cfg}
 }
 
 func (e *env) iam() *iam.Client { return iam.NewFromConfig(e.cfg) }
@@ -118,8 +109,8 @@ func (e *env) ec2() *ec2.Client { return ec2.NewFromConfig(e.cfg) }
 // snapshot file would carry it (numbers become float64).
 func (e *env) collect(t *testing.T) map[string]snapshot.Resource {
 	t.Helper()
-	base := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
-	c := awscollector.New(awscollector.Config{Endpoint: e.srv.URL, AWS: &base, Regions: []string{"us-east-1"},
+	base := simtest.AWSConfig(e.url)
+	c := awscollector.New(awscollector.Config{Endpoint: e.url, AWS: &base, Regions: []string{"us-east-1"},
 		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	var sink collectors.MemorySink

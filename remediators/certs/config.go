@@ -19,6 +19,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/warden-sec/warden/internal/suggest"
+	"github.com/warden-sec/warden/internal/yamlerr"
 )
 
 // ArchiveKeyEnv names the environment variable holding the archive key (base64 of 32
@@ -128,27 +129,13 @@ var keyTypes = map[string]string{"ec256": "EC256", "ec384": "EC384", "rsa2048": 
 
 // ConfigError is a problem with the certs: section. Line is its line in the YAML it was
 // read from (0 for a Config built in Go); Field is the key below certs:
-// ("targets.shop.acme.example:443.files.key").
-type ConfigError struct {
-	Line  int
-	Field string
-	Msg   string
-}
+// ("targets.shop.acme.example:443.files.key"). Its Detail is the error without the line
+// ("certs.challenge.http01.listen: …").
+type ConfigError = yamlerr.Error
 
-func (e *ConfigError) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("line %d: %s", e.Line, e.Detail())
-	}
-	return e.Detail()
-}
-
-// Detail is the error without its line ("certs.challenge.http01.listen: …").
-func (e *ConfigError) Detail() string {
-	where := "certs"
-	if e.Field != "" {
-		where += "." + e.Field
-	}
-	return where + ": " + e.Msg
+// configError is a problem with field of the certs: section, at line.
+func configError(line int, field, msg string) *ConfigError {
+	return &ConfigError{Section: "certs", Line: line, Field: field, Msg: msg}
 }
 
 // ParseConfig reads the body of a certs: section (a YAML mapping) and validates it.
@@ -157,9 +144,9 @@ func ParseConfig(data []byte) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
-			return nil, &ConfigError{Msg: "empty: want a mapping with directory, challenge, …"}
+			return nil, configError(0, "", "empty: want a mapping with directory, challenge, …")
 		}
-		return nil, &ConfigError{Msg: strings.TrimPrefix(err.Error(), "yaml: ")}
+		return nil, configError(0, "", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
 	n := &root
 	if n.Kind == yaml.DocumentNode && len(n.Content) == 1 {
@@ -208,14 +195,14 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 		},
 		"targets": func(field string, v *yaml.Node) error {
 			if v.Kind != yaml.MappingNode {
-				return &ConfigError{Line: v.Line, Field: field, Msg: "want a mapping of host:port to a delivery"}
+				return configError(v.Line, field, "want a mapping of host:port to a delivery")
 			}
 			out.Targets = map[string]Target{}
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				k, tv := v.Content[i], v.Content[i+1]
 				name := field + "." + k.Value
 				if _, dup := out.Targets[k.Value]; dup {
-					return &ConfigError{Line: k.Line, Field: name, Msg: fmt.Sprintf("given twice (also line %d)", out.lines[name])}
+					return configError(k.Line, name, fmt.Sprintf("given twice (also line %d)", out.lines[name]))
 				}
 				out.lines[name] = k.Line
 				var t Target
@@ -258,7 +245,7 @@ func (p *parser) mapping(n *yaml.Node, field string, keys map[string]func(string
 	}
 	slices.Sort(names)
 	if n.Kind != yaml.MappingNode {
-		return &ConfigError{Line: n.Line, Field: field, Msg: "want a mapping with keys " + strings.Join(names, ", ")}
+		return configError(n.Line, field, "want a mapping with keys "+strings.Join(names, ", "))
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -273,10 +260,10 @@ func (p *parser) mapping(n *yaml.Node, field string, keys map[string]func(string
 			if s := suggest.Closest(k.Value, names); s != "" {
 				msg = fmt.Sprintf("unknown key %q (did you mean %q?)", k.Value, s)
 			}
-			return &ConfigError{Line: k.Line, Field: strings.TrimPrefix(field+"."+k.Value, "."), Msg: msg}
+			return configError(k.Line, strings.TrimPrefix(field+"."+k.Value, "."), msg)
 		}
 		if seen[k.Value] {
-			return &ConfigError{Line: k.Line, Field: name, Msg: fmt.Sprintf("given twice (also line %d)", p.lines[name])}
+			return configError(k.Line, name, fmt.Sprintf("given twice (also line %d)", p.lines[name]))
 		}
 		seen[k.Value] = true
 		p.lines[name] = k.Line
@@ -290,7 +277,7 @@ func (p *parser) mapping(n *yaml.Node, field string, keys map[string]func(string
 func (p *parser) str(dst *string) func(string, *yaml.Node) error {
 	return func(field string, v *yaml.Node) error {
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			return &ConfigError{Line: v.Line, Field: field, Msg: "want a string"}
+			return configError(v.Line, field, "want a string")
 		}
 		*dst = v.Value
 		return nil
@@ -300,12 +287,12 @@ func (p *parser) str(dst *string) func(string, *yaml.Node) error {
 func (p *parser) strs(dst *[]string) func(string, *yaml.Node) error {
 	return func(field string, v *yaml.Node) error {
 		if v.Kind != yaml.SequenceNode {
-			return &ConfigError{Line: v.Line, Field: field, Msg: "want a list of strings"}
+			return configError(v.Line, field, "want a list of strings")
 		}
 		out := make([]string, 0, len(v.Content))
 		for i, e := range v.Content {
 			if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
-				return &ConfigError{Line: e.Line, Field: fmt.Sprintf("%s[%d]", field, i), Msg: "want a string"}
+				return configError(e.Line, fmt.Sprintf("%s[%d]", field, i), "want a string")
 			}
 			out = append(out, e.Value)
 		}
@@ -317,11 +304,11 @@ func (p *parser) strs(dst *[]string) func(string, *yaml.Node) error {
 func (p *parser) duration(dst *time.Duration) func(string, *yaml.Node) error {
 	return func(field string, v *yaml.Node) error {
 		if v.Kind != yaml.ScalarNode {
-			return &ConfigError{Line: v.Line, Field: field, Msg: "want a duration (720h, 30d)"}
+			return configError(v.Line, field, "want a duration (720h, 30d)")
 		}
 		d, err := parseDuration(v.Value)
 		if err != nil {
-			return &ConfigError{Line: v.Line, Field: field, Msg: err.Error()}
+			return configError(v.Line, field, err.Error())
 		}
 		*dst = d
 		return nil
@@ -345,7 +332,7 @@ func parseDuration(s string) (time.Duration, error) {
 }
 
 func (c *Config) errorf(field, format string, args ...any) *ConfigError {
-	return &ConfigError{Line: c.line(field), Field: field, Msg: fmt.Sprintf(format, args...)}
+	return configError(c.line(field), field, fmt.Sprintf(format, args...))
 }
 
 // line is the line of a field, or of the nearest enclosing one given (a missing field

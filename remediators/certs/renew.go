@@ -228,26 +228,53 @@ func (r *Renew) Apply(ctx context.Context, a remediators.Action) error {
 	return safe(r.apply(ctx, a))
 }
 
-func (r *Renew) apply(ctx context.Context, a remediators.Action) error {
+// state is where an action starts from: the planned certificate, where it is
+// delivered, what is there now, and the certificate the action obtained (nil until it
+// did).
+type state struct {
+	b   before
+	t   target
+	cur *current
+	iss *record
+}
+
+// load checks that the remediator can write and reads the action's state. It holds
+// private keys: the caller wipes it when done.
+func (r *Renew) load(ctx context.Context, a remediators.Action) (*state, error) {
 	if err := r.ready(); err != nil {
-		return err
+		return nil, err
 	}
 	b, t, err := r.decode(a)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cur, err := t.read(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer cur.m.wipe()
 	iss, err := r.arch.get(ctx, a.ID, kindIssued)
+	if err != nil {
+		cur.m.wipe()
+		return nil, err
+	}
+	return &state{b: b, t: t, cur: cur, iss: iss}, nil
+}
+
+// wipe clears the private keys the state holds.
+func (s *state) wipe() {
+	s.cur.m.wipe()
+	if s.iss != nil {
+		s.iss.M.wipe()
+	}
+}
+
+func (r *Renew) apply(ctx context.Context, a remediators.Action) error {
+	s, err := r.load(ctx, a)
 	if err != nil {
 		return err
 	}
-	if iss != nil {
-		defer iss.M.wipe()
-	}
+	defer s.wipe()
+	b, t, cur, iss := s.b, s.t, s.cur, s.iss
 	if cur.leaf == nil || serialOf(cur.leaf) != b.Serial {
 		switch {
 		case iss != nil && cur.leaf != nil && fingerprint(cur.leaf) == iss.Fingerprint && t.holds(cur, &iss.M):
@@ -325,18 +352,12 @@ func (r *Renew) Rollback(ctx context.Context, a remediators.Action) error {
 }
 
 func (r *Renew) rollback(ctx context.Context, a remediators.Action) error {
-	if err := r.ready(); err != nil {
-		return err
-	}
-	b, t, err := r.decode(a)
+	s, err := r.load(ctx, a)
 	if err != nil {
 		return err
 	}
-	cur, err := t.read(ctx)
-	if err != nil {
-		return err
-	}
-	defer cur.m.wipe()
+	defer s.wipe()
+	b, t, cur, iss := s.b, s.t, s.cur, s.iss
 	prev, err := r.arch.get(ctx, a.ID, kindPrevious)
 	if err != nil {
 		return err
@@ -348,13 +369,6 @@ func (r *Renew) rollback(ctx context.Context, a remediators.Action) error {
 		return fmt.Errorf("%w: the archive holds nothing of action %s (it did not renew %s)", remediators.ErrNoRollback, a.ID, t)
 	}
 	defer prev.M.wipe()
-	iss, err := r.arch.get(ctx, a.ID, kindIssued)
-	if err != nil {
-		return err
-	}
-	if iss != nil {
-		defer iss.M.wipe()
-	}
 	switch {
 	case cur.leaf != nil && fingerprint(cur.leaf) == prev.Fingerprint:
 		if t.holds(cur, &prev.M) {
@@ -376,26 +390,15 @@ func (r *Renew) rollback(ctx context.Context, a remediators.Action) error {
 // Verify checks that the target holds the certificate the action delivered, whole (the
 // files' key matches it): what a re-read of the resource will show.
 func (r *Renew) Verify(ctx context.Context, a remediators.Action) error {
-	if err := r.ready(); err != nil {
-		return err
-	}
-	_, t, err := r.decode(a)
+	s, err := r.load(ctx, a)
 	if err != nil {
 		return err
 	}
-	iss, err := r.arch.get(ctx, a.ID, kindIssued)
-	if err != nil {
-		return err
-	}
+	defer s.wipe()
+	t, cur, iss := s.t, s.cur, s.iss
 	if iss == nil {
 		return fmt.Errorf("action %s delivered no certificate", a.ID)
 	}
-	defer iss.M.wipe()
-	cur, err := t.read(ctx)
-	if err != nil {
-		return err
-	}
-	defer cur.m.wipe()
 	if cur.leaf == nil || fingerprint(cur.leaf) != iss.Fingerprint || !t.holds(cur, &iss.M) {
 		got := "nothing"
 		if cur.leaf != nil {

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/acm"
 
 	"github.com/warden-sec/warden/collectors"
@@ -34,6 +33,7 @@ import (
 	"github.com/warden-sec/warden/collectors/tlsprobe"
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -107,27 +107,17 @@ type simEnv struct {
 
 func startSim(t *testing.T) *simEnv {
 	t.Helper()
-	sim, err := cloudsim.New(&cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{{ID: acct, Regions: []string{"us-east-1"}}}}}, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	base := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
-	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: srv.URL, AWS: &base,
+	_, url := simtest.Start(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{{ID: acct, Regions: []string{"us-east-1"}}}}}, cloudsim.Options{})
+	base := simtest.AWSConfig(url)
+	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: url, AWS: &base,
 		RateLimits: map[string]float64{"acm": 0, "sts": 0}, MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := base.Copy()
-	cfg.BaseEndpoint = aws.String(srv.URL)
-	rd := awscollector.New(awscollector.Config{Endpoint: srv.URL, AWS: &base, Regions: []string{"us-east-1"},
+	rd := awscollector.New(awscollector.Config{Endpoint: url, AWS: &base, Regions: []string{"us-east-1"},
 		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	return &simEnv{sessions: s, acm: acm.NewFromConfig(cfg), reader: rd}
+	return &simEnv{sessions: s, acm: acm.NewFromConfig(base), reader: rd}
 }
 
 // read re-reads a resource through the collector, through a JSON round trip as a

@@ -11,6 +11,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/snapshot"
@@ -59,38 +60,30 @@ func world() *cloudsim.World {
 
 type env struct {
 	sim     *cloudsim.Sim
-	srv     *cloudsim.Server
+	url     string // the simulator's
 	clients *gcpapi.Clients
 }
 
 func start(t *testing.T, w *cloudsim.World, faults ...cloudsim.Fault) *env {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
 	if err := sim.SetFaults(faults, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	c, err := gcpapi.New(context.Background(), gcpapi.Options{Endpoint: srv.URL, RateLimit: 1000, MaxAttempts: 3,
+	c, err := gcpapi.New(context.Background(), gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3,
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close() })
-	return &env{sim: sim, srv: srv, clients: c}
+	return &env{sim: sim, url: url, clients: c}
 }
 
 // collect reads the project with the GCP collector, through a JSON round trip as a
 // snapshot file would carry it.
 func (e *env) collect(t *testing.T) map[string]snapshot.Resource {
 	t.Helper()
-	c := gcpcollector.New(gcpcollector.Config{Projects: []string{project}, Endpoint: e.srv.URL, RateLimit: 1000,
+	c := gcpcollector.New(gcpcollector.Config{Projects: []string{project}, Endpoint: e.url, RateLimit: 1000,
 		MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	var sink collectors.MemorySink
 	if err := c.Collect(context.Background(), &sink); err != nil {
