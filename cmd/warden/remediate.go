@@ -160,7 +160,9 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 		r.Close()
 		return nil, err
 	}
-	deps := builtin.Deps{AWS: r.clouds.sessions, GCP: r.clouds.gcp, Rotation: r.cfg.Rotation, Logger: a.log}
+	// certs: decides where a renewal is delivered, so plans see it too; only commands
+	// that keep a database can apply one, since it archives what it replaces there.
+	deps := builtin.Deps{AWS: r.clouds.sessions, GCP: r.clouds.gcp, Rotation: r.cfg.Rotation, Certs: r.cfg.Certs, Logger: a.log}
 	if needDB {
 		if r.st, err = openHistory(ctx, rf.dbPath, r.cfg, true); err != nil {
 			r.Close()
@@ -168,9 +170,7 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 		}
 		r.log = audit.New(r.st, audit.Options{Now: time.Now})
 		r.gate = gates.New(r.st, r.log, r.cfg.Gates, time.Now)
-		// Renewal archives what it replaces in the database: only commands that keep
-		// one can apply it.
-		deps.Certs, deps.Store = r.cfg.Certs, r.st
+		deps.Store = r.st
 	}
 	if r.reg, err = builtin.New(deps); err != nil {
 		r.Close()

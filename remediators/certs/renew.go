@@ -62,8 +62,10 @@ type Options struct {
 
 // New returns the remediator. cfg nil (no certs: section) makes a remediator for
 // planning only: Targets finds ACM certificates and no endpoint, Apply refuses. Otherwise
-// cfg must be valid, st is where the archive lives, the archive key must load (file or
-// WARDEN_CERTS_ARCHIVE_KEY), and s (may be nil without AWS) re-imports into ACM.
+// cfg must be valid; st nil (warden plan, which keeps no database) plans with the
+// config's targets and refuses to apply; with st, where the archive lives, the archive
+// key must load (file or WARDEN_CERTS_ARCHIVE_KEY), and s (may be nil without AWS)
+// re-imports into ACM.
 func New(cfg *Config, st *store.Store, s *awsapi.Sessions, o Options) (*Renew, error) {
 	r := &Renew{cfg: cfg, sessions: s, now: o.Now}
 	if r.now == nil {
@@ -81,7 +83,7 @@ func New(cfg *Config, st *store.Store, s *awsapi.Sessions, o Options) (*Renew, e
 		return nil, err
 	}
 	if st == nil {
-		return nil, errors.New("certs.renew: no store to archive certificates in")
+		return r, nil // ready refuses to write: there is no archive
 	}
 	key, err := cfg.loadArchiveKey()
 	if err != nil {
@@ -202,8 +204,11 @@ func uniq(names []string) []string {
 
 // ready checks that the remediator can write.
 func (r *Renew) ready() error {
-	if r.cfg == nil || r.arch == nil {
+	if r.cfg == nil {
 		return errors.New("certs.renew is not configured: add a certs: section (directory, challenge, archive key) to the config")
+	}
+	if r.arch == nil {
+		return errors.New("certs.renew: no database to archive the certificate it replaces in (give --db)")
 	}
 	return nil
 }

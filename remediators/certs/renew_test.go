@@ -561,16 +561,15 @@ func TestRenew_errorsNeverPrintTheKey(t *testing.T) {
 	}
 }
 
-// TestRenew_targets: what a renewal replaces, and what it leaves alone.
+// TestRenew_targets: what a renewal replaces, and what it leaves alone. Planning needs
+// the config (where each endpoint's files go) and no database; applying needs both.
 func TestRenew_targets(t *testing.T) {
 	r, err := New(&Config{Directory: "https://acme.example/dir", Challenge: Challenge{HTTP01: &HTTP01{Listen: ":80"}},
-		Targets: map[string]Target{"shop.example.com:443": {Files: Files{Cert: "/etc/tls/c.pem", Key: "/etc/tls/k.pem"}, Domains: []string{"Shop.Example.com"}}}},
+		Targets: map[string]Target{"shop.example.com:443": {Files: Files{Cert: "/etc/tls/c.pem", Key: "/etc/tls/k.pem"}}}},
 		nil, nil, Options{})
-	if err == nil {
-		t.Fatal("New without a store succeeded")
+	if err != nil {
+		t.Fatalf("New for planning (no store): %v", err)
 	}
-	r, _ = New(nil, nil, nil, Options{})
-	r.cfg = &Config{Targets: map[string]Target{"shop.example.com:443": {Files: Files{Cert: "/etc/tls/c.pem", Key: "/etc/tls/k.pem"}}}}
 	cert := map[string]any{"serial": "1a", "not_after": "2026-01-01T00:00:00Z", "dns_names": []any{"shop.example.com"}}
 	tests := []struct {
 		name string
@@ -616,7 +615,11 @@ func TestRenew_targets(t *testing.T) {
 		})
 	}
 	a := remediators.Action{ID: "x", Before: []byte(`{"serial":"1a","domains":["a.example"],"acm":"arn"}`)}
-	if err := r.Apply(context.Background(), a); err == nil || !strings.Contains(err.Error(), "not configured") {
+	if err := r.Apply(context.Background(), a); err == nil || !strings.Contains(err.Error(), "no database") {
+		t.Errorf("Apply without a store = %v", err)
+	}
+	unconfigured, _ := New(nil, nil, nil, Options{})
+	if err := unconfigured.Apply(context.Background(), a); err == nil || !strings.Contains(err.Error(), "not configured") {
 		t.Errorf("Apply without a config = %v", err)
 	}
 }
