@@ -134,6 +134,9 @@ func NewPlan(in PlanInput) (*Plan, error) {
 				Part: t.Part, Params: f.Remediation.Params, Risk: f.Remediation.Risk, Policy: f.Policy, Finding: f.Fingerprint,
 				Message: f.Message, Before: t.Before, Rollback: rem.CanRollback(),
 			}
+			if t.Rollback != nil {
+				a.Rollback = *t.Rollback
+			}
 			a.ID = actionID(a)
 			if seen[a.ID] {
 				continue

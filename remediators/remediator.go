@@ -49,6 +49,10 @@ type Target struct {
 	// Before is the part's observed state, enough to recognise drift (compared byte for
 	// byte with the planned one) and to roll back. Canonical JSON.
 	Before json.RawMessage
+	// Rollback, when set, is what the plan shows for undoing this target's fix instead of
+	// the remediator's CanRollback: some targets can be undone and others of the same
+	// fix cannot.
+	Rollback *Rollback
 }
 
 // Rollback says whether an applied fix can be undone, and if not, why not.

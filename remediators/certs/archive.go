@@ -150,6 +150,19 @@ func (a *archive) get(ctx context.Context, actionID, kind string) (*record, erro
 	return out, nil
 }
 
+// holdsKey reports whether the archive holds the private key of the certificate of this
+// serial that warden delivered to target: what an ACM rollback needs.
+func (a *archive) holdsKey(ctx context.Context, target, serial string) (bool, error) {
+	var n int
+	err := a.st.Read(ctx, func(q *store.Reader) error {
+		return q.QueryRowContext(ctx, `SELECT COUNT(*) FROM cert_archive WHERE target = ? AND serial = ? AND has_key = 1`, target, serial).Scan(&n)
+	})
+	if err != nil {
+		return false, fmt.Errorf("look up certificate %s in the archive: %w", serial, err)
+	}
+	return n > 0, nil
+}
+
 // keyFor finds the private key of a certificate warden delivered to target earlier (by
 // the SHA-256 fingerprint of its DER); "" when warden never held it.
 func (a *archive) keyFor(ctx context.Context, target, fingerprint string) (string, error) {

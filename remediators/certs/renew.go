@@ -112,8 +112,8 @@ func (*Renew) ResourceTypes() []string {
 }
 
 // CanRollback implements remediators.Remediator. Files are restored from the archive; an
-// ACM certificate only when warden holds the previous key (it delivered it, or read it
-// from the files it replaced): otherwise Rollback says so.
+// ACM certificate only when warden holds the previous key (it delivered it), which each
+// ACM target's plan says (Target.Rollback).
 func (*Renew) CanRollback() remediators.Rollback { return remediators.Rollback{Possible: true} }
 
 // before is the part: the certificate now in place (never its key), its names, and
@@ -188,7 +188,35 @@ func (r *Renew) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.
 	if err != nil {
 		return nil, err
 	}
-	return []remediators.Target{{Part: Part(serial), Before: raw}}, nil
+	t := remediators.Target{Part: Part(serial), Before: raw}
+	if b.ACM != "" {
+		t.Rollback = r.acmRollback(b.ACM, serial)
+	}
+	return []remediators.Target{t}, nil
+}
+
+// acmRollback says whether a re-import into ACM can be undone: only with the private key
+// of the certificate in place, which ACM never returns, so only for a certificate warden
+// delivered itself (its key is in the archive).
+func (r *Renew) acmRollback(arn, serial string) *remediators.Rollback {
+	no := &remediators.Rollback{Possible: false, Reason: "ACM never returns a private key: the certificate in place (serial " + serial +
+		") can be imported again only if warden delivered it, and its key is not in warden's archive"}
+	if r.arch == nil {
+		no.Reason = "ACM never returns a private key: the certificate in place (serial " + serial +
+			") can be imported again only if warden delivered it and archived its key; this plan was made without the archive (no --db)"
+		return no
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ok, err := r.arch.holdsKey(ctx, arn, serial)
+	if err != nil {
+		no.Reason = err.Error()
+		return no
+	}
+	if !ok {
+		return no
+	}
+	return &remediators.Rollback{Possible: true}
 }
 
 func uniq(names []string) []string {

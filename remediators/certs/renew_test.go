@@ -196,6 +196,9 @@ func TestRenew_acmReimportsUnderTheSameARNAndRollsBack(t *testing.T) {
 			if tg.Part != Part(serialOf(orig)) {
 				t.Fatalf("part = %s, want %s", tg.Part, Part(serialOf(orig)))
 			}
+			if tg.Rollback == nil || tg.Rollback.Possible {
+				t.Errorf("plan of a certificate someone else imported: rollback %+v, want not possible (ACM keeps its key)", tg.Rollback)
+			}
 			a1 := actionFor("act-acm-1", r, res, tg)
 			if err := r.Apply(ctx, a1); err != nil {
 				t.Fatalf("Apply: %v", err)
@@ -215,6 +218,9 @@ func TestRenew_acmReimportsUnderTheSameARNAndRollsBack(t *testing.T) {
 			tg1 := oneTarget(t, r, res1)
 			if tg1.Part != Part(serialOf(first)) {
 				t.Errorf("re-read part = %s, want %s", tg1.Part, Part(serialOf(first)))
+			}
+			if tg1.Rollback == nil || !tg1.Rollback.Possible {
+				t.Errorf("plan of the certificate warden delivered: rollback %+v, want possible (its key is archived)", tg1.Rollback)
 			}
 			if err := r.Apply(ctx, a1); !errors.Is(err, remediators.ErrConverged) {
 				t.Fatalf("Apply again = %v, want ErrConverged", err)
@@ -611,6 +617,11 @@ func TestRenew_targets(t *testing.T) {
 			}
 			if len(ts) != 1 || ts[0].Part != "certificate/1a" || string(ts[0].Before) != tt.want {
 				t.Fatalf("Targets = %+v, want certificate/1a %s", ts, tt.want)
+			}
+			// ACM keeps no key to give back: without the archive, the plan says undo is
+			// not possible, and why; files are restored from the archive.
+			if acm := tt.res.Type == "aws.acm.certificate"; acm != (ts[0].Rollback != nil && !ts[0].Rollback.Possible) {
+				t.Errorf("rollback of %s: %+v", tt.name, ts[0].Rollback)
 			}
 		})
 	}
