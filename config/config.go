@@ -58,6 +58,9 @@ type Config struct {
 	// Identities link one person's names across channels (alice: {slack: U0AAAAAAA}),
 	// so that the requester of an action never approves it from another channel.
 	Identities slackgate.Identities `yaml:"identities"`
+	// Daemon configures what warden serve reconciles on its own: schedules per kind of
+	// target, how often everything is evaluated again, job timeouts, the events token.
+	Daemon Daemon `yaml:"daemon"`
 
 	File string `yaml:"-"`
 	// Version names the file's content: "sha256:" and the hex digest of its bytes. The
@@ -145,6 +148,7 @@ func Parse(data []byte, file string) (*Config, error) {
 	sum := sha256.Sum256(data)
 	c := &Config{File: file, Version: "sha256:" + hex.EncodeToString(sum[:])}
 	if len(bytes.TrimSpace(data)) == 0 {
+		c.Daemon = c.Daemon.WithDefaults()
 		return c, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -184,8 +188,9 @@ func Parse(data []byte, file string) (*Config, error) {
 			switch k, v := top[i], top[i+1]; k.Value {
 			case "fail_on":
 				failOnLine = k.Line
-			case "rotation", "serve":
+			case "rotation", "serve", "daemon":
 				c.lines["@"+k.Value] = k.Line
+				walkLines(v, "@"+k.Value+".", c.lines)
 			case "settings":
 				if v.Kind != yaml.MappingNode {
 					continue
@@ -221,6 +226,13 @@ func Parse(data []byte, file string) (*Config, error) {
 			return nil, &Error{File: file, Line: c.lines["@serve"], Msg: fmt.Sprintf("serve.listen %q: want host:port: %v", c.Serve.Listen, err)}
 		}
 	}
+	if err := c.Daemon.check(); err != nil {
+		line := c.lines["@daemon"]
+		if de, ok := errors.AsType[*daemonError](err); ok && c.lines["@daemon."+de.Key] > 0 {
+			line = c.lines["@daemon."+de.Key]
+		}
+		return nil, &Error{File: file, Line: line, Msg: err.Error()}
+	}
 	c.Settings = JSONShape(c.Settings).(map[string]any)
 	return c, nil
 }
@@ -245,6 +257,18 @@ func (c *Config) checkApprovers() error {
 		return &Error{File: c.File, Msg: err.Error()}
 	}
 	return nil
+}
+
+// walkLines records the line of every key below n, by its dotted path after prefix.
+func walkLines(n *yaml.Node, prefix string, lines map[string]int) {
+	if n.Kind != yaml.MappingNode {
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		key := prefix + n.Content[i].Value
+		lines[key] = n.Content[i].Line
+		walkLines(n.Content[i+1], key+".", lines)
+	}
 }
 
 var severities = []string{"critical", "high", "medium", "low", "info"}
@@ -291,6 +315,6 @@ func yamlError(file string, err error) error {
 	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates, serve, rotation, certs, slack, identities)", 1)
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates, serve, rotation, certs, slack, identities, daemon)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }

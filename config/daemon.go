@@ -1,0 +1,116 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/warden-sec/warden/internal/suggest"
+)
+
+// Daemon is the daemon: section: what warden serve reconciles on its own, and when.
+//
+//	daemon:
+//	  schedules:                 # cron (minute hour day month weekday), or @every 15m, @hourly
+//	    aws: "*/15 * * * *"
+//	    gcp: "0 * * * *"
+//	    tls: "@every 6h"
+//	  full_every: 24h            # evaluate unchanged resources again at least this often
+//	  rescue_after: 15m          # a job running longer than this on a dead replica is retried
+//	  job_timeout: 10m           # a job running longer than this is cancelled and retried
+//	  events_token_file: /etc/warden/events.token   # or $WARDEN_EVENTS_TOKEN
+//	  dry_run: false             # plan and ask, never apply
+type Daemon struct {
+	// Schedules say when each kind of target (aws, gcp, tls) is read in full.
+	Schedules map[string]string `yaml:"schedules"`
+	// FullEvery bounds how long an unchanged resource goes unevaluated.
+	FullEvery time.Duration `yaml:"full_every"`
+	// RescueAfter is how long a job may run before the queue takes it for abandoned (its
+	// replica died) and runs it again; it must exceed the longest job (JobTimeout).
+	RescueAfter time.Duration `yaml:"rescue_after"`
+	// JobTimeout bounds one job's run.
+	JobTimeout time.Duration `yaml:"job_timeout"`
+	// EventsTokenFile holds the bearer token of /v1/events and /v1/reconcile (readable
+	// by its owner only); $WARDEN_EVENTS_TOKEN takes precedence.
+	EventsTokenFile string `yaml:"events_token_file"`
+	// DryRun plans and asks for approvals but never applies.
+	DryRun bool `yaml:"dry_run"`
+}
+
+// Defaults of the daemon: section.
+const (
+	DefaultFullEvery   = 24 * time.Hour
+	DefaultJobTimeout  = 10 * time.Minute
+	DefaultRescueAfter = 15 * time.Minute
+)
+
+// TargetKinds are the keys of daemon.schedules.
+var TargetKinds = []string{"aws", "gcp", "tls"}
+
+// ParseSchedule reads a cron expression as daemon.schedules and --schedule take it: five
+// fields (minute hour day-of-month month day-of-week) or a descriptor (@hourly, @every 15m).
+func ParseSchedule(expr string) (cron.Schedule, error) {
+	s, err := cron.ParseStandard(strings.TrimSpace(expr))
+	if err != nil {
+		return nil, fmt.Errorf("schedule %q: %v (want 5 fields: minute hour day month weekday, or @every 15m, @hourly)", expr, err)
+	}
+	return s, nil
+}
+
+// WithDefaults is d with the defaults in place of what it leaves out.
+func (d Daemon) WithDefaults() Daemon {
+	if d.FullEvery == 0 {
+		d.FullEvery = DefaultFullEvery
+	}
+	if d.JobTimeout == 0 {
+		d.JobTimeout = DefaultJobTimeout
+	}
+	if d.RescueAfter == 0 {
+		d.RescueAfter = max(DefaultRescueAfter, d.JobTimeout+time.Minute)
+	}
+	return d
+}
+
+// daemonError is a problem with a field of the daemon: section; Key is its path below
+// daemon: ("schedules.aws"), for its line.
+type daemonError struct{ Key, Msg string }
+
+func (e *daemonError) Error() string { return e.Msg }
+
+// check fills in the defaults and checks the section.
+func (d *Daemon) check() error {
+	*d = d.WithDefaults()
+	for _, k := range sortedKeys(d.Schedules) {
+		if !slices.Contains(TargetKinds, k) {
+			msg := fmt.Sprintf("daemon.schedules.%s: not a kind of target (want aws, gcp or tls)", k)
+			if s := suggest.Closest(k, TargetKinds); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			return &daemonError{"schedules." + k, msg}
+		}
+		if _, err := ParseSchedule(d.Schedules[k]); err != nil {
+			return &daemonError{"schedules." + k, fmt.Sprintf("daemon.schedules.%s: %v", k, err)}
+		}
+	}
+	switch {
+	case d.FullEvery < 0:
+		return &daemonError{"full_every", "daemon.full_every must not be negative"}
+	case d.JobTimeout < 0:
+		return &daemonError{"job_timeout", "daemon.job_timeout must not be negative"}
+	case d.RescueAfter <= d.JobTimeout:
+		return &daemonError{"rescue_after", fmt.Sprintf("daemon.rescue_after (%v) must exceed daemon.job_timeout (%v): a job still running would be run twice at once", d.RescueAfter, d.JobTimeout)}
+	}
+	return nil
+}
+
+func sortedKeys(m map[string]string) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
