@@ -66,6 +66,9 @@ const (
 	KindPolicyPack = "policy.pack"
 	// KindConfig records the config file in use when it changes: subject its version.
 	KindConfig = "config.loaded"
+	// KindJobDiscarded records a daemon job that kept failing and was given up: subject
+	// the job's kind and id, data its last error.
+	KindJobDiscarded = "job.discarded"
 )
 
 // Event is what a caller records.

@@ -30,6 +30,9 @@ var ErrNoScans = errors.New("not enough scans in the history")
 type Store struct {
 	db *sql.DB
 	d  dialect
+	// uri is the SQLite file's URI, dsn the PostgreSQL DSN: how another pool on the same
+	// database is opened (OpenSQLitePool, PostgresPoolConfig). Never printed.
+	uri, dsn string
 }
 
 // dialect isolates what differs between databases.
@@ -148,7 +151,7 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 	if path == ":memory:" {
 		db.SetMaxOpenConns(1)
 	}
-	s := &Store{db: db, d: sqliteDialect}
+	s := &Store{db: db, d: sqliteDialect, uri: uri}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
@@ -190,7 +193,7 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fail(err)
 	}
-	s := &Store{db: db, d: postgresDialect}
+	s := &Store{db: db, d: postgresDialect, dsn: dsn}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fail(err)

@@ -1,0 +1,274 @@
+package daemon
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/store"
+)
+
+// Target is one kind of target the daemon reconciles: its collector, which names its
+// scopes and reads each alone, the reader that reads one resource again (nil: a change
+// event reads the whole scope), and when it is swept (nil: only on demand and on events).
+type Target struct {
+	Name      string
+	Collector collectors.ScopeCollector
+	Reader    collectors.Reader
+	Schedule  river.PeriodicSchedule
+}
+
+// Defaults of Options.
+const (
+	DefaultWorkers      = 4
+	DefaultJobTimeout   = 10 * time.Minute
+	DefaultApprovalPoll = 30 * time.Second
+	// DefaultMaxAttempts bounds a failing job's retries (River's backoff is attempt⁴
+	// seconds: the eighth attempt comes about 75 minutes after the first); then it is
+	// discarded, audited and counted.
+	DefaultMaxAttempts = 8
+)
+
+// Options configure a Daemon.
+type Options struct {
+	Store      *store.Store
+	Log        *audit.Log
+	Reconciler *reconcile.Reconciler
+	Machine    *remediate.Machine
+	// Plan says how each scope's fixes are planned (registry, gates).
+	Plan    reconcile.PlanOptions
+	Targets []Target
+	// DryRun plans and says what would be done, and never applies.
+	DryRun bool
+	// Workers is how many jobs this replica works at once (default DefaultWorkers).
+	Workers int
+	// JobTimeout bounds one job (default DefaultJobTimeout). RescueAfter is how long a
+	// job may stay running before the queue takes its replica for dead and runs it again
+	// (default JobTimeout + 5 minutes); it must exceed JobTimeout, or a slow job would
+	// run twice at once. Expect a rescue within RescueAfter + 30 s (River's rescuer runs
+	// every 30 s), plus up to 20 s when the dead replica was the leader.
+	JobTimeout, RescueAfter time.Duration
+	// ApprovalPoll is how often a job waiting for an approval looks again (default
+	// DefaultApprovalPoll); warden serve applies an approved action at once anyway.
+	ApprovalPoll time.Duration
+	// MaxAttempts bounds a failing job's attempts (default DefaultMaxAttempts).
+	MaxAttempts int
+	// ID names this replica in the queue (default the host and start time).
+	ID string
+	// Actor records the daemon in the audit log (default "warden").
+	Actor  string
+	Logger *slog.Logger
+	// Hooks, when set, hear what the daemon does (metrics).
+	Hooks Hooks
+}
+
+// Hooks hear what the daemon does; each may be nil.
+type Hooks struct {
+	// Observed follows each scope or resource judged.
+	Observed func(target string, out *reconcile.Outcome)
+	// Applied follows each remediation job's run with the action's item.
+	Applied func(it remediate.Item, announcedAt time.Time)
+	// JobDone follows each job's end: kind and outcome (completed, retried, snoozed,
+	// discarded, cancelled).
+	JobDone func(kind, outcome string)
+}
+
+// Daemon is warden's reconciliation loop on River: scheduled sweeps enqueue one
+// collection per scope, each collection judges its scope and enqueues one remediation
+// per planned action, change events enqueue a refresh of the resource they name.
+type Daemon struct {
+	o       Options
+	q       queue
+	table   func(string) string
+	close   func()
+	targets map[string]Target
+	log     *slog.Logger
+}
+
+// New opens the daemon's queue on the store's database (running its migrations) and
+// registers its jobs; Run starts it.
+func New(ctx context.Context, o Options) (*Daemon, error) {
+	if o.Store == nil || o.Reconciler == nil || o.Machine == nil || o.Log == nil {
+		return nil, errors.New("daemon: a store, an audit log, a reconciler and a machine are required")
+	}
+	if o.Workers <= 0 {
+		o.Workers = DefaultWorkers
+	}
+	if o.JobTimeout <= 0 {
+		o.JobTimeout = DefaultJobTimeout
+	}
+	if o.RescueAfter <= 0 {
+		o.RescueAfter = o.JobTimeout + 5*time.Minute
+	}
+	if o.RescueAfter <= o.JobTimeout {
+		return nil, fmt.Errorf("daemon: rescue_after (%v) must exceed job_timeout (%v)", o.RescueAfter, o.JobTimeout)
+	}
+	if o.ApprovalPoll <= 0 {
+		o.ApprovalPoll = DefaultApprovalPoll
+	}
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = DefaultMaxAttempts
+	}
+	if o.Actor == "" {
+		o.Actor = "warden"
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger}
+	var periodic []*river.PeriodicJob
+	for _, t := range o.Targets {
+		if t.Name == "" || t.Collector == nil {
+			return nil, errors.New("daemon: a target needs a name and a collector")
+		}
+		if _, dup := d.targets[t.Name]; dup {
+			return nil, fmt.Errorf("daemon: target %s given twice", t.Name)
+		}
+		d.targets[t.Name] = t
+		if t.Schedule != nil {
+			name := t.Name
+			periodic = append(periodic, river.NewPeriodicJob(t.Schedule, func() (river.JobArgs, *river.InsertOpts) {
+				return SweepArgs{Target: name, Correlation: "tick-" + name + "-" + newID()}, nil
+			}, &river.PeriodicJobOpts{ID: "sweep-" + name, RunOnStart: true}))
+		}
+	}
+	workers := river.NewWorkers()
+	river.AddWorker(workers, &sweepWorker{d: d})
+	river.AddWorker(workers, &collectWorker{d: d})
+	river.AddWorker(workers, &refreshWorker{d: d})
+	river.AddWorker(workers, &remediateWorker{d: d})
+	cfg := &river.Config{
+		ID:                   o.ID,
+		Logger:               o.Logger.With("component", "river"),
+		Workers:              workers,
+		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
+		PeriodicJobs:         periodic,
+		JobTimeout:           o.JobTimeout,
+		RescueStuckJobsAfter: o.RescueAfter,
+		MaxAttempts:          o.MaxAttempts,
+		ErrorHandler:         &errorHandler{d: d},
+		// A change event's refresh should start within a fraction of a second: SQLite
+		// has no notifications, so the queue is polled.
+		FetchCooldown:     20 * time.Millisecond,
+		FetchPollInterval: 250 * time.Millisecond,
+	}
+	q, table, closeFn, err := openQueue(ctx, o.Store, cfg)
+	if err != nil {
+		return nil, err
+	}
+	d.q, d.table, d.close = q, table, closeFn
+	return d, nil
+}
+
+// ID is this replica's name in the queue.
+func (d *Daemon) ID() string { return d.q.ID() }
+
+// Run works jobs (and, on the replica elected leader, enqueues the scheduled sweeps)
+// until ctx ends, then stops taking jobs and lets the running ones finish within grace;
+// those still running after it are cancelled and handed back to the queue unfinished (a
+// job is idempotent: the next run completes it). It closes the queue's pool.
+func (d *Daemon) Run(ctx context.Context, grace time.Duration) error {
+	defer d.close()
+	if err := d.q.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("start the job queue: %w", err)
+	}
+	d.log.Info("daemon started", "replica", d.q.ID(), "targets", len(d.targets), "dry_run", d.o.DryRun)
+	<-ctx.Done()
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
+	defer cancel()
+	err := d.q.Stop(stop)
+	if err != nil {
+		d.log.Warn("jobs still running after the grace period: cancelled, they run again later", "grace", grace)
+		hard, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := d.q.StopAndCancel(hard); err != nil {
+			return fmt.Errorf("stop the job queue: %w", err)
+		}
+	}
+	d.log.Info("daemon stopped", "replica", d.q.ID())
+	return nil
+}
+
+// Sweep enqueues a sweep of the named target now (warden's POST /v1/reconcile).
+func (d *Daemon) Sweep(ctx context.Context, target, correlation string) (bool, error) {
+	if _, ok := d.targets[target]; !ok {
+		return false, fmt.Errorf("%w: %q (known: %v)", ErrUnknownTarget, target, d.targetNames())
+	}
+	res, err := d.q.Insert(ctx, SweepArgs{Target: target, Correlation: correlation}, nil)
+	if err != nil {
+		return false, fmt.Errorf("enqueue a sweep of %s: %w", target, err)
+	}
+	return !res.UniqueSkippedAsDuplicate, nil
+}
+
+// ErrUnknownTarget is the error of a request naming a target the daemon does not have.
+var ErrUnknownTarget = errors.New("unknown target")
+
+func (d *Daemon) targetNames() []string {
+	var out []string
+	for n := range d.targets {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// errorHandler audits the jobs given up: the last failure of a job that used all its
+// attempts.
+type errorHandler struct{ d *Daemon }
+
+func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, err error) *river.ErrorHandlerResult {
+	h.d.jobFailed(ctx, job, err.Error())
+	return nil
+}
+
+func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, panicVal any, trace string) *river.ErrorHandlerResult {
+	h.d.log.Error("job panicked", "kind", job.Kind, "job", job.ID, "panic", fmt.Sprint(panicVal), "trace", trace)
+	h.d.jobFailed(ctx, job, fmt.Sprintf("panic: %v", panicVal))
+	return nil
+}
+
+func (d *Daemon) jobFailed(ctx context.Context, job *rivertype.JobRow, msg string) {
+	if job.Attempt < job.MaxAttempts {
+		d.log.Warn("job failed: it runs again", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt, "max_attempts", job.MaxAttempts, "err", msg)
+		d.done(job.Kind, "retried")
+		return
+	}
+	d.log.Error("job failed for the last time: given up", "kind", job.Kind, "job", job.ID, "attempts", job.Attempt, "err", msg)
+	d.done(job.Kind, "discarded")
+	ev := audit.Event{Actor: d.o.Actor, Kind: audit.KindJobDiscarded, Subject: fmt.Sprintf("%s/%d", job.Kind, job.ID),
+		Data: map[string]any{"attempts": job.Attempt, "error": msg, "args": string(job.EncodedArgs)}}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := d.o.Store.InTx(actx, func(tx *store.Tx) error {
+		_, err := d.o.Log.Append(actx, tx, ev)
+		return err
+	}); err != nil {
+		d.log.Error("audit a discarded job", "kind", job.Kind, "job", job.ID, "err", err)
+	}
+}
+
+func (d *Daemon) done(kind, outcome string) {
+	if d.o.Hooks.JobDone != nil {
+		d.o.Hooks.JobDone(kind, outcome)
+	}
+}
+
+// newID is a short random id for correlating logs.
+func newID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}

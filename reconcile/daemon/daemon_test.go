@@ -1,0 +1,215 @@
+package daemon_test
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/store/storetest"
+)
+
+// harness is one daemon over remediatetest's simulated account.
+type harness struct {
+	t *testing.T
+	e *remediatetest.Env
+	r *reconcile.Reconciler
+	d *daemon.Daemon
+
+	mu      sync.Mutex
+	applied []remediate.Item
+	jobs    map[string]int // kind/outcome → count
+
+	stop func() error
+}
+
+func start(t *testing.T, dsn string, groups int, opts daemon.Options) *harness {
+	t.Helper()
+	ctx := context.Background()
+	h := &harness{t: t, jobs: map[string]int{}}
+	w := remediatetest.World(groups)
+	// A role anyone may assume: a critical fix, which waits for two approvers.
+	w.AWS.Accounts[0].Roles = []*cloudsim.Role{{Name: "deploy", Created: remediatetest.T0,
+		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`}}
+	h.e = remediatetest.Start(t, dsn, w,
+		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}}, remediatetest.Options{})
+	h.r = reconcile.New(reconcile.Options{Store: h.e.Store, Log: h.e.Log, Engine: h.e.Engine})
+	opts.Store, opts.Log, opts.Reconciler = h.e.Store, h.e.Log, h.r
+	opts.Machine = h.e.Machine("warden", remediate.Limits{})
+	opts.Plan = reconcile.PlanOptions{Registry: h.e.Registry, Gates: h.e.Gates}
+	if opts.Targets == nil {
+		opts.Targets = []daemon.Target{{Name: "aws", Collector: h.e.Reader, Reader: h.e.Reader, Schedule: river.PeriodicInterval(time.Hour)}}
+	}
+	if os.Getenv("WARDEN_TEST_DAEMON_LOG") != "" {
+		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	opts.Hooks = daemon.Hooks{
+		Applied: func(it remediate.Item, _ time.Time) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.applied = append(h.applied, it)
+		},
+		JobDone: func(kind, outcome string) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.jobs[kind+"/"+outcome]++
+		},
+	}
+	d, err := daemon.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.d = d
+	runCtx, cancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- d.Run(runCtx, 10*time.Second) }()
+	var once sync.Once
+	var runErr error
+	h.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case runErr = <-done:
+			case <-time.After(30 * time.Second):
+				runErr = fmt.Errorf("the daemon did not stop within 30s")
+			}
+		})
+		return runErr
+	}
+	t.Cleanup(func() { _ = h.stop() })
+	return h
+}
+
+// idle waits until no collection, sweep or refresh is queued or running, and every
+// remediation job left waits (snoozed) for an approval.
+func (h *harness) idle() {
+	h.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		depth, err := h.d.Depth(context.Background())
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		busy := false
+		for _, c := range depth {
+			if c.Kind != daemon.KindRemediate || c.State == "running" || c.State == "available" || c.State == "retryable" {
+				busy = true
+			}
+		}
+		if !busy && h.count(daemon.KindSweep+"/completed") > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("the queue is still busy after 60s: %+v, jobs %v", depth, h.snapshot())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (h *harness) count(key string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.jobs[key]
+}
+
+func (h *harness) snapshot() map[string]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[string]int{}
+	for k, v := range h.jobs {
+		out[k] = v
+	}
+	return out
+}
+
+func (h *harness) states() map[remediate.State]int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := map[remediate.State]int{}
+	last := map[string]remediate.State{}
+	for _, it := range h.applied {
+		last[it.Action] = it.State
+	}
+	for _, s := range last {
+		out[s]++
+	}
+	return out
+}
+
+// The daemon on its own: the start-up sweep enqueues one collection per scope, each
+// scope is read once (the simulator's counters), judged, and its fixes applied by the
+// same machine as warden apply — the SSH rules closed in the simulator, the high-risk
+// rotation left waiting for approval. A second sweep finds the fixed findings resolved.
+func TestDaemon_sweepCollectsEachScopeOnceAndConverges(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			const groups = 3
+			h := start(t, dsn(t), groups, daemon.Options{Workers: 2, ApprovalPoll: time.Hour})
+			h.idle()
+			scopes, err := h.e.Reader.Scopes(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := h.count(daemon.KindCollect + "/completed"); got != len(scopes) {
+				t.Errorf("%d collections completed, want one per scope (%d)", got, len(scopes))
+			}
+			calls := h.e.Sim.Calls()
+			if n := calls["iam:GetAccountAuthorizationDetails"].Calls; n != 1 {
+				t.Errorf("IAM read in bulk %d times, want once", n)
+			}
+			for i := range groups {
+				arn := fmt.Sprintf("arn:aws:ec2:us-east-1:%s:security-group/sg-00000000000000a%d", remediatetest.Account, i)
+				if open, _ := h.e.SSHOpen(t, arn); open {
+					t.Errorf("SSH still open on %s", arn)
+				}
+			}
+			st := h.states()
+			if st[remediate.StateVerified] < groups || st[remediate.StatePending] != 1 || st[remediate.StateFailed] != 0 {
+				t.Errorf("remediation states %v: want at least %d verified, the role's trust waiting for approval, none failed", st, groups)
+			}
+
+			// The next sweep reads the fixed groups again: their findings resolve.
+			if _, err := h.d.Sweep(context.Background(), "aws", "test-second-sweep"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the second sweep", func() bool { return h.count(daemon.KindSweep+"/completed") >= 2 })
+			h.idle()
+			fs, err := h.r.Findings(context.Background(), "aws/"+remediatetest.Account+"/ec2/us-east-1")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fs {
+				if f.Finding.Policy == "WARDEN-AWS-NET-001" {
+					t.Errorf("finding %s still %s after the fix", f.Finding.Policy, f.Status)
+				}
+			}
+			if err := h.stop(); err != nil {
+				t.Fatalf("stop: %v", err)
+			}
+			h.e.VerifyAudit(t)
+		})
+	}
+}
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("waited 60s for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -1,0 +1,258 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// sweepWorker lists a target's scopes and enqueues one collection for each: the scopes
+// already queued or running are left as they are (unique jobs).
+type sweepWorker struct {
+	river.WorkerDefaults[SweepArgs]
+	d *Daemon
+}
+
+func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error {
+	d := w.d
+	t, ok := d.targets[job.Args.Target]
+	if !ok {
+		return river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, job.Args.Target))
+	}
+	log := d.log.With("correlation", job.Args.Correlation, "target", t.Name)
+	started := time.Now()
+	scopes, err := t.Collector.Scopes(ctx)
+	if err != nil {
+		return fmt.Errorf("list the scopes of %s: %w", t.Name, err)
+	}
+	accounts := accountsOf(scopes)
+	seen := map[string]bool{}
+	var params []river.InsertManyParams
+	for _, sc := range scopes {
+		if seen[sc.ID] {
+			continue // one batch may not hold a unique key twice
+		}
+		seen[sc.ID] = true
+		params = append(params, river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, Accounts: accounts,
+			Reason: "schedule", Correlation: job.Args.Correlation}})
+	}
+	if len(params) == 0 {
+		log.Warn("sweep: the target has no scope to read")
+		d.done(KindSweep, "completed")
+		return nil
+	}
+	res, err := d.q.InsertMany(ctx, params)
+	if err != nil {
+		return fmt.Errorf("enqueue the collections of %s: %w", t.Name, err)
+	}
+	queued := 0
+	for _, r := range res {
+		if !r.UniqueSkippedAsDuplicate {
+			queued++
+		}
+	}
+	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "took", time.Since(started).Round(time.Millisecond))
+	d.done(KindSweep, "completed")
+	return nil
+}
+
+// accountsOf lists the AWS accounts and GCP projects among the scopes: what a snapshot's
+// header would call the organisation's accounts, which policies treat as known.
+func accountsOf(scopes []snapshot.Scope) []string {
+	var out []string
+	for _, sc := range scopes {
+		if (sc.Provider == "aws" || sc.Provider == "gcp") && sc.Account != "" && !slices.Contains(out, sc.Account) {
+			out = append(out, sc.Account)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// collectWorker reads one scope, judges it, and enqueues a remediation per planned action.
+type collectWorker struct {
+	river.WorkerDefaults[CollectArgs]
+	d *Daemon
+}
+
+func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) error {
+	d, a := w.d, job.Args
+	t, ok := d.targets[a.Target]
+	if !ok {
+		return river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, a.Target))
+	}
+	log := d.log.With("correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
+	var sink collectors.MemorySink
+	err := t.Collector.CollectScope(ctx, a.Scope, &sink)
+	if errors.Is(err, collectors.ErrUnknownScope) {
+		// The account, region or endpoint is no longer the collector's: nothing to read.
+		log.Warn("collect: the scope is no longer one of the target's", "err", err)
+		d.done(KindCollect, "cancelled")
+		return river.JobCancel(err)
+	}
+	if err != nil {
+		return fmt.Errorf("collect %s: %w", a.Scope, err)
+	}
+	ob := reconcile.Observation{Accounts: a.Accounts}
+	for _, sc := range sink.Scopes {
+		if sc.ID == a.Scope {
+			ob.Scope = sc
+		}
+	}
+	if ob.Scope.ID == "" {
+		return fmt.Errorf("collect %s: the collector reported no such scope", a.Scope)
+	}
+	for _, r := range sink.Resources {
+		if r.Scope == a.Scope {
+			ob.Resources = append(ob.Resources, r)
+		}
+	}
+	out, err := d.o.Reconciler.Observe(ctx, ob)
+	if err != nil {
+		return err // a race with another observation is retried
+	}
+	if d.o.Hooks.Observed != nil {
+		d.o.Hooks.Observed(a.Target, out)
+	}
+	log.Info("scope reconciled", "status", out.Status, "resources", out.Resources, "evaluated", out.Evaluated,
+		"opened", len(out.Opened), "resolved", len(out.Resolved), "unknown", out.Unknown, "calls", ob.Scope.Calls)
+	if err := d.remediate(ctx, a.Scope, a.Accounts, a.Correlation, 0); err != nil {
+		return err
+	}
+	d.done(KindCollect, "completed")
+	return nil
+}
+
+// remediate plans the scope's fixes and enqueues one remediation job per action (an
+// action already queued or waiting for approval keeps its job).
+func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string, correlation string, announced int64) error {
+	po := d.o.Plan
+	po.Accounts = accounts
+	p, err := d.o.Reconciler.Plan(ctx, scope, po)
+	if err != nil {
+		return err
+	}
+	if len(p.Actions) == 0 {
+		return nil
+	}
+	params := make([]river.InsertManyParams, 0, len(p.Actions))
+	for _, pa := range p.Actions {
+		one := p.Only(func(x remediate.PlannedAction) bool { return x.ID == pa.ID })
+		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
+			Correlation: correlation, AnnouncedAt: announced}})
+	}
+	if _, err := d.q.InsertMany(ctx, params); err != nil {
+		return fmt.Errorf("enqueue the fixes of %s: %w", scope, err)
+	}
+	return nil
+}
+
+// refreshWorker reads one resource again alone and judges it; a resource its collector
+// cannot read alone makes a collection of its scope.
+type refreshWorker struct {
+	river.WorkerDefaults[RefreshArgs]
+	d *Daemon
+}
+
+func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) error {
+	d, a := w.d, job.Args
+	t, ok := d.targets[a.Target]
+	if !ok {
+		return river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, a.Target))
+	}
+	log := d.log.With("correlation", a.Correlation, "resource", a.UID, "event", a.Event, "job", job.ID)
+	var out *reconcile.Outcome
+	err := collectors.ErrUnsupported
+	if t.Reader != nil {
+		out, err = d.o.Reconciler.Refresh(ctx, t.Reader, a.UID, a.Accounts)
+	}
+	if errors.Is(err, collectors.ErrUnsupported) {
+		if a.Scope == "" {
+			return river.JobCancel(fmt.Errorf("refresh %s: it cannot be read alone and names no scope", a.UID))
+		}
+		log.Info("refresh: the resource is read with its scope")
+		if _, err := d.q.Insert(ctx, CollectArgs{Target: a.Target, Scope: a.Scope, Accounts: a.Accounts, Reason: "event", Correlation: a.Correlation}, nil); err != nil {
+			return fmt.Errorf("enqueue a collection of %s: %w", a.Scope, err)
+		}
+		d.done(KindRefresh, "completed")
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if d.o.Hooks.Observed != nil {
+		d.o.Hooks.Observed(a.Target, out)
+	}
+	log.Info("resource reconciled", "scope", out.Scope, "deleted", out.Deleted, "opened", len(out.Opened), "resolved", len(out.Resolved))
+	if err := d.remediate(ctx, out.Scope, a.Accounts, a.Correlation, a.AnnouncedAt); err != nil {
+		return err
+	}
+	d.done(KindRefresh, "completed")
+	return nil
+}
+
+// remediateWorker applies one action through the remediation machine. An action waiting
+// for approval snoozes its job (attempts are not used up) until it is decided; one that
+// reached an end (verified, refused, denied, voided, failed, rolled back) ends its job.
+type remediateWorker struct {
+	river.WorkerDefaults[RemediateArgs]
+	d *Daemon
+}
+
+func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs]) error {
+	d, a := w.d, job.Args
+	if a.Plan == nil || len(a.Plan.Actions) != 1 {
+		return river.JobCancel(fmt.Errorf("remediate %s: the job carries no one-action plan", a.Action))
+	}
+	log := d.log.With("correlation", a.Correlation, "action", a.Action, "job", job.ID)
+	res, err := d.o.Machine.Apply(ctx, a.Plan, !d.o.DryRun)
+	if errors.Is(err, remediate.ErrPaused) {
+		log.Info("remediation is paused: the fix waits", "err", err)
+		d.done(KindRemediate, "snoozed")
+		return river.JobSnooze(d.o.ApprovalPoll)
+	}
+	if err != nil {
+		return fmt.Errorf("remediate %s: %w", a.Action, err)
+	}
+	var it remediate.Item
+	for _, x := range res.Items {
+		if x.Action == a.Action {
+			it = x
+		}
+	}
+	if it.Action == "" {
+		return fmt.Errorf("remediate %s: the machine reported nothing of it (%s)", a.Action, res.Stopped)
+	}
+	var announced time.Time
+	if a.AnnouncedAt > 0 {
+		announced = time.Unix(0, a.AnnouncedAt)
+	}
+	if d.o.Hooks.Applied != nil {
+		d.o.Hooks.Applied(it, announced)
+	}
+	log.Info("remediation", "remediator", it.Remediator, "state", it.State, "outcome", it.Outcome, "dry_run", d.o.DryRun)
+	if d.o.DryRun {
+		d.done(KindRemediate, "completed")
+		return nil
+	}
+	switch it.State {
+	case remediate.StatePending, remediate.StateApproved:
+		d.done(KindRemediate, "snoozed")
+		return river.JobSnooze(d.o.ApprovalPoll)
+	case remediate.StatePlanned, remediate.StateApplying:
+		return fmt.Errorf("remediate %s: left %s: %s", a.Action, it.State, it.Outcome)
+	}
+	// Verified, refused, denied, voided, failed (recorded and audited by the machine),
+	// rolled back, or in progress (a multi-step fix warden serve moves on when due).
+	d.done(KindRemediate, "completed")
+	return nil
+}
