@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
@@ -127,4 +128,48 @@ func readResource(ctx context.Context, q querier, uid string) (snapshot.Resource
 // come in.
 func sortByOpened(fs []FindingState) {
 	slices.SortStableFunc(fs, func(a, b FindingState) int { return a.OpenedAt.Compare(b.OpenedAt) })
+}
+
+// Accounts lists the AWS accounts and GCP projects of the scopes read so far: the
+// organisation's, which policies treat as known, for a change event judged between
+// sweeps.
+func (r *Reconciler) Accounts(ctx context.Context) ([]string, error) {
+	var out []string
+	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
+		rows, err := q.QueryContext(ctx, `SELECT scope FROM scope_state`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			parts := strings.Split(id, "/")
+			if len(parts) < 3 || (parts[0] != "aws" && parts[0] != "gcp") || parts[1] == "folders" || parts[1] == "organizations" {
+				continue
+			}
+			if !slices.Contains(out, parts[1]) {
+				out = append(out, parts[1])
+			}
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the accounts read: %w", err)
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// ScopeOf returns the scope a resource was last read in, or "" if it never was.
+func (r *Reconciler) ScopeOf(ctx context.Context, uid string) (string, error) {
+	var rec resourceRecord
+	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
+		rec, err = resourceFindings(ctx, q, uid)
+		return err
+	})
+	return rec.Scope, err
 }

@@ -2,13 +2,10 @@ package slackgate
 
 import (
 	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"log/slog"
-	"os"
 	"strings"
 	"unicode"
+
+	"github.com/warden-sec/warden/internal/secret"
 )
 
 // The environment variables the secrets come from first.
@@ -17,23 +14,8 @@ const (
 	EnvSigningSecret = "WARDEN_SLACK_SIGNING_SECRET"
 )
 
-// Secret is a credential. It prints, logs and encodes as "[redacted]"; Reveal gives the
-// value to the one call that needs it.
-type Secret struct{ v string }
-
-const redacted = "[redacted]"
-
-// Reveal returns the secret's value.
-func (s Secret) Reveal() string { return s.v }
-
-// Empty reports whether there is no secret.
-func (s Secret) Empty() bool { return s.v == "" }
-
-func (s Secret) String() string                { return redacted }
-func (s Secret) GoString() string              { return redacted }
-func (s Secret) LogValue() slog.Value          { return slog.StringValue(redacted) }
-func (s Secret) MarshalText() ([]byte, error)  { return []byte(redacted), nil }
-func (s Secret) Format(f fmt.State, verb rune) { _, _ = io.WriteString(f, redacted) }
+// Secret is a credential: it prints, logs and encodes as "[redacted]".
+type Secret = secret.Value
 
 // Secrets are the bot token (for Slack's Web API) and the signing secret (to verify
 // that an interaction comes from Slack).
@@ -44,7 +26,7 @@ type Secrets struct {
 
 // NewSecrets wraps values already at hand (tests, a secrets manager).
 func NewSecrets(botToken, signingSecret string) Secrets {
-	return Secrets{BotToken: Secret{botToken}, SigningSecret: Secret{signingSecret}}
+	return Secrets{BotToken: secret.New(botToken), SigningSecret: secret.New(signingSecret)}
 }
 
 // LoadSecrets reads the bot token and the signing secret: each from its environment
@@ -53,9 +35,6 @@ func NewSecrets(botToken, signingSecret string) Secrets {
 // os.Getenv outside tests. Never from flags. Errors name the variable or the file and
 // what is wrong, never the value.
 func LoadSecrets(c Config, getenv func(string) string) (Secrets, error) {
-	if getenv == nil {
-		getenv = os.Getenv
-	}
 	tok, err := loadSecret(getenv, EnvBotToken, "slack.bot_token_file", c.BotTokenFile, checkBotToken)
 	if err != nil {
 		return Secrets{}, err
@@ -68,59 +47,8 @@ func LoadSecrets(c Config, getenv func(string) string) (Secrets, error) {
 }
 
 func loadSecret(getenv func(string) string, env, field, path string, check func(string) error) (Secret, error) {
-	if v := getenv(env); v != "" {
-		v = strings.TrimSpace(v)
-		if err := check(v); err != nil {
-			return Secret{}, fmt.Errorf("%s: %w", env, err)
-		}
-		return Secret{v}, nil
-	}
-	if path == "" {
-		return Secret{}, fmt.Errorf("no Slack %s: set %s, or name a file with %s", strings.TrimSuffix(strings.TrimPrefix(field, "slack."), "_file"), env, field)
-	}
-	v, err := readSecretFile(path)
-	if err != nil {
-		return Secret{}, fmt.Errorf("%s %s: %w", field, path, err)
-	}
-	if err := check(v); err != nil {
-		return Secret{}, fmt.Errorf("%s %s: %w", field, path, err)
-	}
-	return Secret{v}, nil
-}
-
-// maxSecretFile bounds what is read from a secret file.
-const maxSecretFile = 4096
-
-func readSecretFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", errors.New("no such file")
-		}
-		if errors.Is(err, fs.ErrPermission) {
-			return "", errors.New("permission denied")
-		}
-		return "", errors.New("cannot be opened")
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return "", errors.New("cannot be read")
-	}
-	if !fi.Mode().IsRegular() {
-		return "", errors.New("not a regular file")
-	}
-	if perm := fi.Mode().Perm(); perm&0o077 != 0 {
-		return "", fmt.Errorf("mode %04o lets group or others read it: chmod 600 %s", perm, path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxSecretFile+1))
-	if err != nil {
-		return "", errors.New("cannot be read")
-	}
-	if len(b) > maxSecretFile {
-		return "", fmt.Errorf("longer than %d bytes: not a secret file", maxSecretFile)
-	}
-	return strings.TrimSpace(string(b)), nil
+	what := "Slack " + strings.TrimSuffix(strings.TrimPrefix(field, "slack."), "_file")
+	return secret.Load(getenv, secret.Source{Env: env, Field: field, Path: path, What: what, Check: check})
 }
 
 // checkBotToken judges the form of a bot token; its errors never quote it.

@@ -175,6 +175,7 @@ func TestDaemon_sweepCollectsEachScopeOnceAndConverges(t *testing.T) {
 					t.Errorf("SSH still open on %s", arn)
 				}
 			}
+			waitFor(t, "the role's fix waiting for approval", func() bool { return h.states()[remediate.StatePending] == 1 })
 			st := h.states()
 			if st[remediate.StateVerified] < groups || st[remediate.StatePending] != 1 || st[remediate.StateFailed] != 0 {
 				t.Errorf("remediation states %v: want at least %d verified, the role's trust waiting for approval, none failed", st, groups)

@@ -363,6 +363,16 @@ func (c *awsCtx) named(k iamKind, field string) error {
 		c.whole(c.req.at(field) + " is absent")
 		return nil
 	}
+	if k == userKind {
+		typ, err := c.ident.str("type")
+		if err != nil {
+			return err
+		}
+		if r, ok := c.callerNamed(typ, name); ok {
+			c.add(r)
+			return nil
+		}
+	}
 	r, err := c.byName(k, c.req.at(field), name)
 	if err != nil {
 		return err
@@ -454,13 +464,16 @@ func renamed(k iamKind, field, newField string) func(*awsCtx) error {
 // UserName is omitted) or the root user. ok is false, and the scope is to be read whole,
 // when there is none.
 func (c *awsCtx) subject(name, field string) (r Ref, root, ok bool, err error) {
-	if name != "" {
-		r, err = c.byName(userKind, field, name)
-		return r, false, err == nil, err
-	}
 	typ, err := c.ident.str("type")
 	if err != nil {
 		return Ref{}, false, false, err
+	}
+	if name != "" {
+		if r, ok := c.callerNamed(typ, name); ok {
+			return r, false, true, nil
+		}
+		r, err = c.byName(userKind, field, name)
+		return r, false, err == nil, err
 	}
 	switch typ {
 	case "IAMUser":
@@ -485,6 +498,31 @@ func (c *awsCtx) subject(name, field string) (r Ref, root, ok bool, err error) {
 	}
 	c.whole(field + " is absent and the caller is not an IAM user")
 	return Ref{}, false, false, nil
+}
+
+// callerIsUser says the caller is an IAM user or the root user, whose own user a call
+// without UserName acts on.
+func (c *awsCtx) callerIsUser() bool {
+	typ, _ := c.ident.str("type")
+	return typ == "IAMUser" || typ == "Root"
+}
+
+// callerNamed is the caller's own user, by its full ARN, when a call names the caller:
+// the name alone lacks the path the caller's ARN has.
+func (c *awsCtx) callerNamed(typ, name string) (Ref, bool) {
+	if typ != "IAMUser" {
+		return Ref{}, false
+	}
+	own, _ := c.ident.str("userName")
+	s, _ := c.ident.str("arn")
+	if own != name || s == "" {
+		return Ref{}, false
+	}
+	r, err := c.iamARN(userKind, c.ident.at("arn"), s)
+	if err != nil || r.Name != name {
+		return Ref{}, false
+	}
+	return r, true
 }
 
 // rootWhy is why a change to the root user reads the IAM scope: the root user's facts
@@ -534,7 +572,9 @@ func accessKey(created bool) func(*awsCtx) error {
 			return err
 		}
 		field := c.req.at("userName")
-		if name == "" && created {
+		if name == "" && created && !c.callerIsUser() {
+			// The caller is not the key's user (an IAM user's own key, a root user's, is
+			// the caller's): the created key names its user.
 			if name, err = in.str("userName"); err != nil {
 				return err
 			}
@@ -806,7 +846,11 @@ func certAt(in ...func(*awsCtx) node) func(*awsCtx) error {
 			}
 			tried = append(tried, n.at("certificateArn"))
 		}
-		c.whole(strings.Join(tried, " and ") + " absent")
+		verb := " is absent"
+		if len(tried) > 1 {
+			verb = " are absent"
+		}
+		c.whole(strings.Join(tried, " and ") + verb)
 		return nil
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -352,15 +353,8 @@ func change(base Change, refs []Ref, why []string) Change {
 }
 
 func joinWhy(why []string) string {
-	s := ""
-	for i, w := range why {
-		if i > 0 {
-			s += "; "
-		}
-		s += w
+	if len(why) == 0 {
+		return "the event names no resource"
 	}
-	if s == "" {
-		s = "the event names no resource"
-	}
-	return s
+	return strings.Join(why, "; ")
 }

@@ -239,6 +239,10 @@ func setPolicy(g *gcpCtx) error {
 		name, field = s, g.req.at("resource")
 	}
 	kind, id, _ := strings.Cut(name, "/")
+	if id == "" && projectIDRe.MatchString(kind) {
+		// Resource Manager v1 logs a project's request.resource as its bare id.
+		kind, name = "projects", "projects/"+kind
+	}
 	switch kind {
 	case "projects":
 		p, err := g.project(name)
@@ -426,7 +430,7 @@ var gcpCalls = func() map[string]gcpCall {
 	// Service accounts and their keys (IAM's audit logs spell the policy call
 	// SetIAMPolicy; it sets who may use the account, and maps to the account).
 	for _, method := range []string{"CreateServiceAccount", "DeleteServiceAccount", "DisableServiceAccount", "EnableServiceAccount",
-		"UpdateServiceAccount", "PatchServiceAccount", "UndeleteServiceAccount", "SetIAMPolicy", "SetIamPolicy"} {
+		"UpdateServiceAccount", "PatchServiceAccount", "UndeleteServiceAccount", "SetIAMPolicy"} {
 		m["google.iam.admin.v1."+method] = gcpCall{iam, serviceAccount}
 	}
 	for _, method := range []string{"CreateServiceAccountKey", "UploadServiceAccountKey", "DeleteServiceAccountKey",

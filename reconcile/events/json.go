@@ -85,19 +85,6 @@ func (n node) list(key string) ([]any, error) {
 	return l, nil
 }
 
-// dig follows keys through nested objects to a string, "" when any is absent.
-func (n node) dig(keys ...string) (string, error) {
-	cur := n
-	for _, k := range keys[:len(keys)-1] {
-		next, err := cur.obj(k)
-		if err != nil {
-			return "", err
-		}
-		cur = next
-	}
-	return cur.str(keys[len(keys)-1])
-}
-
 // integer is the integer at key, 0 when absent.
 func (n node) integer(key string) (int64, error) {
 	v, ok := n.m[key]

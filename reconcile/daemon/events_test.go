@@ -1,0 +1,114 @@
+package daemon_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/warden-sec/warden/internal/secret"
+	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/store/storetest"
+)
+
+const token = "0123456789abcdef0123456789abcdef0123456789abcdef"
+
+// A drift injected into the simulator while the daemon runs, announced by a CloudTrail
+// event through EventBridge, is read again alone, judged and fixed (an auto-approved
+// risk), and verified in the simulator: the time from the event to the rule gone is the
+// drift-to-fix latency. A forged (no token), a malformed and an unknown event change
+// nothing and are answered 401 and 400.
+func TestDaemon_eventRefreshesAndFixesTheDrift(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			h := start(t, dsn(t), 1, daemon.Options{Workers: 2, ApprovalPoll: time.Hour})
+			h.idle()
+			srv := httptest.NewServer(h.d.EventsHandler(secret.New(token), daemon.EndpointHooks{}))
+			t.Cleanup(srv.Close)
+
+			const group = "sg-00000000000000a0"
+			arn := "arn:aws:ec2:us-east-1:" + remediatetest.Account + ":security-group/" + group
+			if open, _ := h.e.SSHOpen(t, arn); open {
+				t.Fatal("SSH open before the drift: the first sweep did not fix it")
+			}
+			for _, c := range []struct {
+				name, auth, body string
+				want             int
+			}{
+				{"no token", "", event(t, group), http.StatusUnauthorized},
+				{"a wrong token", "Bearer " + strings.Repeat("x", 48), event(t, group), http.StatusUnauthorized},
+				{"malformed", "Bearer " + token, `{"detail-type": "AWS API Call via CloudTrail", "detail": 7}`, http.StatusBadRequest},
+				{"unknown", "Bearer " + token, strings.Replace(event(t, group), "AuthorizeSecurityGroupIngress", "DescribeSecurityGroups", 1), http.StatusBadRequest},
+			} {
+				if got := post(t, srv.URL, c.auth, c.body); got != c.want {
+					t.Errorf("%s: %d, want %d", c.name, got, c.want)
+				}
+			}
+			before := h.count(daemon.KindRefresh + "/completed")
+			if before != 0 {
+				t.Errorf("%d refreshes after refused events", before)
+			}
+
+			// The drift: someone opens SSH to the world again.
+			_, err := ec2.NewFromConfig(h.e.SDK).AuthorizeSecurityGroupIngress(context.Background(), &ec2.AuthorizeSecurityGroupIngressInput{
+				GroupId: aws.String(group), IpPermissions: []ec2types.IpPermission{{IpProtocol: aws.String("tcp"),
+					FromPort: aws.Int32(22), ToPort: aws.Int32(22), IpRanges: []ec2types.IpRange{{CidrIp: aws.String("0.0.0.0/0")}}}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			sent := time.Now()
+			if got := post(t, srv.URL, "Bearer "+token, event(t, group)); got != http.StatusAccepted {
+				t.Fatalf("the event: %d, want 202", got)
+			}
+			waitFor(t, "SSH closed again", func() bool { open, _ := h.e.SSHOpen(t, arn); return !open })
+			took := time.Since(sent)
+			t.Logf("event → drift fixed and verified in the simulator: %v", took.Round(time.Millisecond))
+			if h.count(daemon.KindRefresh+"/completed") != 1 {
+				t.Errorf("refreshes %v, want exactly one", h.snapshot())
+			}
+			if st := h.states(); st["failed"] != 0 {
+				t.Errorf("remediation states %v", st)
+			}
+		})
+	}
+}
+
+// event is a CloudTrail AuthorizeSecurityGroupIngress event for group, as EventBridge
+// delivers it, timed now.
+func event(t *testing.T, group string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "events", "testdata", "aws", "ec2-authorize-ingress.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC().Format(time.RFC3339)
+	return strings.NewReplacer("sg-0a1b2c3d4e5f60718", group, "2026-09-14T10:21:07Z", now, "eu-west-1", "us-east-1").Replace(string(b))
+}
+
+func post(t *testing.T, url, auth, body string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
