@@ -111,4 +111,3 @@ func post(t *testing.T, url, auth, body string) int {
 	resp.Body.Close()
 	return resp.StatusCode
 }
-
