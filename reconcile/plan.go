@@ -173,3 +173,40 @@ func (r *Reconciler) ScopeOf(ctx context.Context, uid string) (string, error) {
 	})
 	return rec.Scope, err
 }
+
+// Scopes returns the state of every scope read so far, by id.
+func Scopes(ctx context.Context, st *store.Store) ([]ScopeState, error) {
+	var ids []string
+	err := st.Read(ctx, func(q *store.Reader) error {
+		rows, err := q.QueryContext(ctx, `SELECT scope FROM scope_state ORDER BY scope`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the scopes: %w", err)
+	}
+	out := make([]ScopeState, 0, len(ids))
+	err = st.Read(ctx, func(q *store.Reader) error {
+		for _, id := range ids {
+			s, ok, err := readScope(ctx, q, id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, s)
+			}
+		}
+		return nil
+	})
+	return out, err
+}

@@ -35,6 +35,8 @@ type Syncer interface {
 type Options struct {
 	// Machine applies what is due.
 	Machine *remediate.Machine
+	// DryRun never applies: the worker only syncs the channels (warden serve --dry-run).
+	DryRun bool
 	// Ready reports whether the server can do its work (the database answers); /readyz
 	// answers 503 when it returns an error. Optional.
 	Ready func(ctx context.Context) error
@@ -164,7 +166,11 @@ func (s *Server) Pass(ctx context.Context) {
 		return
 	}
 	failed := false
-	res, err := s.opts.Machine.ApplyDue(ctx)
+	var res *remediate.Result
+	var err error
+	if !s.opts.DryRun {
+		res, err = s.opts.Machine.ApplyDue(ctx)
+	}
 	switch {
 	case errors.Is(err, remediate.ErrPaused):
 		s.log.Info("remediation is paused: nothing applied", "err", err)

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -21,6 +22,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var rf remediationFlags
 	var listen string
 	var maxActions, maxPerAcct int
+	var df daemonFlags
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--listen ADDR] [--db URL] [targets]",
 		Short: "Run the approval endpoints and apply what gets approved",
@@ -43,8 +45,22 @@ config sets serve.allow_remote: true. SIGTERM or SIGINT drains: the server stops
 requests, the action in flight finishes and is recorded, nothing new starts; exit 0.
 
 The live targets (--aws, --gcp-project, endpoints, or targets: in --config) say where the
-fixes re-read and write, as for apply.`,
-		Example: `  warden serve --config warden.yaml --aws
+fixes re-read and write, as for apply, and what the daemon reconciles: each kind of
+target (aws, gcp, tls) is swept on its daemon.schedules cron entry, or on --schedule,
+one unique job per scope (an account's IAM, a region's security groups, a project's
+firewalls); each scope read evaluates only what changed, moves its findings on
+(opened, resolved, unknown while it cannot be read) and queues one fix per planned
+action through the same gates. Without a schedule nothing is swept on its own.
+POST /v1/events takes CloudTrail events (EventBridge) and audit log entries (Pub/Sub
+push) and reads each resource they name again; POST /v1/reconcile {"target": "aws"} or
+{"uid": "arn:…"} reconciles now. Both want "Authorization: Bearer $WARDEN_EVENTS_TOKEN"
+(or daemon.events_token_file) and are off without one. GET /metrics is Prometheus's
+(docs/metrics.md). The job queue is River, in the same database: on PostgreSQL, several
+replicas share it and one of them (the leader) runs the schedules. --dry-run plans and
+says what it would do, and applies nothing.`,
+		Example: `  warden serve --config warden.yaml --aws --schedule "*/15 * * * *"
+  WARDEN_EVENTS_TOKEN=$(cat /etc/warden/events.token) warden serve --config warden.yaml --db postgres://warden@db/warden
+  warden serve --sim fixtures/acme/world.yaml --schedule "@every 5m" --dry-run --db /tmp/demo.db
   WARDEN_ACTOR=bob warden approve apr-1a2b3c4d5e6f    # the worker applies it within seconds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -90,13 +106,32 @@ fixes re-read and write, as for apply.`,
 				opts.Syncers = append(opts.Syncers, n)
 				endpoints += ", slack/interactions"
 			}
+			d, err := a.openDaemon(ctx, r, m, df, opts.Routes)
+			if err != nil {
+				return err
+			}
+			opts.DryRun = df.dryRun || r.cfg.Daemon.DryRun
+			if opts.Routes["POST /v1/events"] != nil {
+				endpoints += ", v1/events, v1/reconcile"
+			}
+			endpoints += ", metrics"
 			srv = serve.New(opts)
 			ln, err := net.Listen("tcp", addr)
 			if err != nil {
 				return fmt.Errorf("listen on %s: %w", addr, err)
 			}
 			fmt.Fprintf(a.stderr, "warden serve: listening on http://%s (%s)\n", ln.Addr(), endpoints)
+			daemonDone := make(chan error, 1)
+			if d != nil {
+				fmt.Fprintf(a.stderr, "warden serve: reconciling as replica %s\n", d.ID())
+				go func() { daemonDone <- d.Run(ctx, 30*time.Second) }()
+			} else {
+				daemonDone <- nil
+			}
 			err = srv.Run(ctx, ln)
+			if derr := <-daemonDone; derr != nil && err == nil {
+				err = derr
+			}
 			if slackHandler != nil {
 				// Clicks acknowledged before the stop are decided and answered.
 				slackHandler.Wait()
@@ -116,5 +151,8 @@ fixes re-read and write, as for apply.`,
 	f.StringVar(&listen, "listen", "", "address to listen on (default serve.listen, else "+config.DefaultServeListen+")")
 	f.IntVar(&maxActions, "max-actions", 25, "blast-radius cap: the most actions one pass applies")
 	f.IntVar(&maxPerAcct, "max-per-account", 10, "blast-radius cap: the most actions one pass applies in one account")
+	f.StringVar(&df.schedule, "schedule", "", "sweep the targets on this cron schedule (\"*/15 * * * *\", \"@every 1h\") unless daemon.schedules names one")
+	f.BoolVar(&df.dryRun, "dry-run", false, "reconcile and plan, never apply: say what would be done")
+	f.IntVar(&df.workers, "workers", 0, "jobs this replica works at once (default 4)")
 	return cmd
 }

@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/riverqueue/river"
+
+	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/reconcile/metrics"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/waivers"
+)
+
+// daemonFlags are warden serve's daemon switches.
+type daemonFlags struct {
+	schedule string
+	dryRun   bool
+	workers  int
+}
+
+// openDaemon builds the reconciliation daemon over the live targets: one daemon target
+// per kind of target given (aws, gcp, tls), each swept on its daemon.schedules entry or
+// --schedule. No live target: no daemon (serve then only answers approvals). It mounts
+// /metrics, and /v1/events and /v1/reconcile when an events token is configured.
+func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler) (*daemon.Daemon, error) {
+	reg := prometheus.NewRegistry()
+	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.st)), metrics.WithLogger(a.log))
+	routes["GET /metrics"] = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)})
+	if r.targets.Empty() {
+		return nil, nil
+	}
+	dc := r.cfg.Daemon.WithDefaults()
+	var fallback river.PeriodicSchedule
+	if df.schedule != "" {
+		s, err := config.ParseSchedule(df.schedule)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--schedule: %w", err))
+		}
+		fallback = s
+	}
+	wanted := map[string]bool{"aws": r.targets.AWS != nil, "gcp": r.targets.GCP != nil, "tls": len(r.targets.TLS) > 0}
+	var targets []daemon.Target
+	for _, rd := range r.clouds.readers {
+		sc, ok := rd.(collectors.ScopeCollector)
+		if !ok || !wanted[sc.Name()] {
+			continue
+		}
+		t := daemon.Target{Name: sc.Name(), Collector: sc, Reader: rd, Schedule: fallback}
+		if expr, ok := dc.Schedules[sc.Name()]; ok {
+			s, err := config.ParseSchedule(expr)
+			if err != nil {
+				return nil, usageErr(err)
+			}
+			t.Schedule = s
+		}
+		targets = append(targets, t)
+	}
+	var ws *waivers.Set
+	if r.cfg.Waivers != "" {
+		var err error
+		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws,
+		EvalVersion: r.eng.Version() + "+" + r.cfg.Version, FullEvery: dc.FullEvery, Actor: r.actor, Logger: a.log})
+	hooks, endpointHooks := daemon.MetricsHooks(met)
+	d, err := daemon.New(ctx, daemon.Options{Store: r.st, Log: r.log, Reconciler: rec, Machine: m,
+		Plan: reconcile.PlanOptions{Registry: r.reg, Gates: r.cfg.Gates}, Targets: targets, DryRun: df.dryRun || dc.DryRun,
+		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.actor, Logger: a.log, Hooks: hooks})
+	if err != nil {
+		return nil, err
+	}
+	token, err := daemon.LoadToken(os.Getenv, dc.EventsTokenFile)
+	if err != nil && (dc.EventsTokenFile != "" || os.Getenv(daemon.EnvEventsToken) != "") {
+		return nil, usageErr(err)
+	}
+	if err == nil {
+		routes["POST /v1/events"] = d.EventsHandler(token, endpointHooks)
+		routes["POST /v1/reconcile"] = d.ReconcileHandler(token)
+	} else {
+		a.log.Info("no events token ($" + daemon.EnvEventsToken + " or daemon.events_token_file): /v1/events and /v1/reconcile are off")
+	}
+	return d, nil
+}
