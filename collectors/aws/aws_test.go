@@ -9,12 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -91,17 +89,10 @@ type result struct {
 
 func collect(t *testing.T, w *cloudsim.World, cfg awscollector.Config) (result, *cloudsim.Sim) {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
-	cfg.Endpoint = srv.URL
-	base := &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
+	cfg.Endpoint = url
+	sdk := simtest.AWSConfig(url)
+	base := &sdk
 	if cfg.AWS != nil {
 		base.APIOptions = cfg.AWS.APIOptions // middleware a test adds to every client
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 )
 
 // The large account: 10,000 roles, 5,000 users, 2,000 security groups in 4
@@ -33,17 +34,9 @@ func collectLarge(b *testing.B, faults []cloudsim.Fault) (map[string]string, tim
 		Faults:     faults,
 		Seed:       42,
 	}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	sim, url := simtest.Start(b, w, cloudsim.Options{})
 	c := awscollector.New(awscollector.Config{
-		Endpoint:    srv.URL,
+		Endpoint:    url,
 		AWS:         &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDBENCH", "secret", "")},
 		RateLimits:  map[string]float64{"iam": limit, "sts": limit, "ec2": limit, "acm": limit},
 		MaxAttempts: 30,
@@ -153,18 +146,10 @@ func BenchmarkCollectOrganization(b *testing.B) {
 		w.AWS.Accounts = append(w.AWS.Accounts, a)
 	}
 	w.AWS.Organization = &cloudsim.Organization{ID: "o-benchmark1", Management: "500000000000"}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	sim, url := simtest.Start(b, w, cloudsim.Options{})
 	for b.Loop() {
 		c := awscollector.New(awscollector.Config{
-			Org: true, Endpoint: srv.URL,
+			Org: true, Endpoint: url,
 			AWS:        &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDBENCH", "secret", "")},
 			RateLimits: map[string]float64{"iam": limit, "sts": limit, "ec2": limit, "acm": limit, "organizations": limit},
 		})

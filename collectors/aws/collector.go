@@ -6,7 +6,8 @@
 // Every call goes through internal/awsapi: a token bucket per service and account, and
 // retries with full-jitter backoff on throttling and 5xx. Throttled and denied calls are
 // counted per scope; a scope whose reads failed is reported failed, never empty. Read
-// reads one resource again by uid (read.go).
+// reads one resource again by uid (read.go); Scopes and CollectScope name the scopes and
+// read one alone, warden's daemon's unit of work (scoped.go).
 package aws
 
 import (
@@ -75,8 +76,14 @@ type Collector struct {
 	sessions *awsapi.Sessions
 	// self is the caller's account: discovery, the role assumptions into members and the
 	// collection of the caller's own account share its token buckets.
-	self     *account
+	self *account
+
+	// mu guards accounts, the accounts to collect (listed again by Scopes, so that a
+	// long-lived collector sees the organisation change), and regions, the regions last
+	// listed in each account, which CollectScope checks a region against.
+	mu       sync.Mutex
 	accounts []orgAccount
+	regions  map[string][]string
 }
 
 var (
@@ -128,16 +135,62 @@ func (c *Collector) Discover(ctx context.Context) ([]string, error) {
 	if err := c.init(ctx); err != nil {
 		return nil, err
 	}
-	ids := make([]string, len(c.accounts))
-	for i, a := range c.accounts {
+	accounts := c.accountList()
+	ids := make([]string, len(accounts))
+	for i, a := range accounts {
 		ids[i] = a.ID
 	}
 	return ids, nil
 }
 
 func (c *Collector) init(ctx context.Context) error {
-	c.once.Do(func() { c.initErr = c.discover(ctx) })
-	return c.initErr
+	_, err := c.initOnce(ctx)
+	return err
+}
+
+// initOnce discovers the accounts the first time it is called; fresh reports whether this
+// call did, so that Scopes does not list the organisation twice in a row.
+func (c *Collector) initOnce(ctx context.Context) (fresh bool, err error) {
+	c.once.Do(func() {
+		fresh = true
+		c.initErr = c.discover(ctx)
+	})
+	return fresh, c.initErr
+}
+
+// accountList is the accounts to collect, as last discovered.
+func (c *Collector) accountList() []orgAccount {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.accounts
+}
+
+// refreshAccounts lists the organisation's accounts again (one that joined, one that was
+// suspended); without Org there is only the caller's.
+func (c *Collector) refreshAccounts(ctx context.Context) error {
+	if !c.cfg.Org {
+		return nil
+	}
+	members, err := listOrgAccounts(ctx, c.self.api.Organizations())
+	if err != nil {
+		return fmt.Errorf("list the organisation's accounts (organizations:ListAccounts) from %s: %w", c.self.id, awsapi.Redact(err))
+	}
+	c.setAccounts(members)
+	return nil
+}
+
+// setAccounts makes the caller's account and the organisation's members the accounts to
+// collect, the caller's first.
+func (c *Collector) setAccounts(members []orgAccount) {
+	accounts := []orgAccount{{ID: c.self.id, Self: true}}
+	for _, m := range members {
+		if m.ID != c.self.id {
+			accounts = append(accounts, m)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.accounts = accounts
 }
 
 func (c *Collector) discover(ctx context.Context) error {
@@ -158,20 +211,9 @@ func (c *Collector) discover(ctx context.Context) error {
 		return err
 	}
 	c.self = &account{c: c, api: self, id: self.ID()}
-	c.accounts = []orgAccount{{ID: self.ID(), Self: true}}
-	if c.cfg.Org {
-		// Discovery calls belong to no scope.
-		members, err := listOrgAccounts(ctx, c.self.api.Organizations())
-		if err != nil {
-			return fmt.Errorf("list the organisation's accounts (organizations:ListAccounts) from %s: %w", self.ID(), awsapi.Redact(err))
-		}
-		for _, m := range members {
-			if m.ID != self.ID() {
-				c.accounts = append(c.accounts, m)
-			}
-		}
-	}
-	return nil
+	c.setAccounts(nil)
+	// Discovery calls belong to no scope.
+	return c.refreshAccounts(ctx)
 }
 
 // Collect implements collectors.Collector. It stops, with the error, when the sink
@@ -182,7 +224,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(c.cfg.Concurrency)
-	for _, oa := range c.accounts {
+	for _, oa := range c.accountList() {
 		g.Go(func() error {
 			// An account whose turn comes after a failure (a sink that failed, the
 			// context) is not read: the collection is over.
@@ -196,9 +238,7 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 			if err != nil {
 				c.log.Warn("cannot open account", "account", oa.ID, "err", err)
 				for _, svc := range []string{"iam", "ec2", "acm"} {
-					sc := newScope(sink, oa.ID, svc, "")
-					sc.fail("assume role", err)
-					if err := sc.finish(); err != nil {
+					if err := openFailed(sink, oa.ID, svc, "", err).finish(); err != nil {
 						return err
 					}
 				}
@@ -293,7 +333,22 @@ type scope struct {
 }
 
 func newScope(sink collectors.Sink, acct, service, region string) *scope {
-	return &scope{sink: sink, s: snapshot.Scope{ID: scopeID(acct, service, region), Provider: "aws", Account: acct, Service: service, Region: region, Status: snapshot.ScopeOK}}
+	s := scopeOf(acct, service, region)
+	s.Status = snapshot.ScopeOK
+	return &scope{sink: sink, s: s}
+}
+
+// scopeOf names a scope, not yet read.
+func scopeOf(acct, service, region string) snapshot.Scope {
+	return snapshot.Scope{ID: scopeID(acct, service, region), Provider: "aws", Account: acct, Service: service, Region: region}
+}
+
+// openFailed is a scope of an account that could not be opened: failed, and without a
+// call of its own (the role assumption is the account's, not the scope's).
+func openFailed(sink collectors.Sink, acct, service, region string, err error) *scope {
+	sc := newScope(sink, acct, service, region)
+	sc.fail("assume role", err)
+	return sc
 }
 
 // scopeID is "aws/ACCOUNT/SERVICE[/REGION]".

@@ -10,13 +10,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/warden-sec/warden/collectors"
 
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -162,17 +160,9 @@ func TestCollectCancelled(t *testing.T) {
 	w.AWS.Organization = nil
 	w.AWS.Accounts = w.AWS.Accounts[:1]
 	w.Latency = cloudsim.Duration(300 * time.Millisecond)
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	c := awscollector.New(awscollector.Config{Endpoint: srv.URL,
-		AWS: &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}})
+	_, url := simtest.Start(t, w, cloudsim.Options{})
+	sdk := simtest.AWSConfig(url)
+	c := awscollector.New(awscollector.Config{Endpoint: url, AWS: &sdk})
 	if _, err := c.Discover(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -180,7 +170,7 @@ func TestCollectCancelled(t *testing.T) {
 	defer cancel()
 	var sink collectors.MemorySink
 	start := time.Now()
-	err = c.Collect(ctx, &sink)
+	err := c.Collect(ctx, &sink)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("Collect = %v, want the context's error", err)
 	}

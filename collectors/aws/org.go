@@ -35,27 +35,56 @@ func listOrgAccounts(ctx context.Context, cl *organizations.Client) ([]orgAccoun
 // account's EC2 and ACM scopes are recorded failed (their regions are unknown), the
 // failure is logged, and no region is returned. The error is only a sink's that failed.
 func (a *account) enabledRegions(ctx context.Context, sink collectors.Sink) ([]string, error) {
-	sc := newScope(sink, a.id, "ec2", "")
-	out, err := a.ec2(sc, a.api.Region()).DescribeRegions(ctx, &ec2.DescribeRegionsInput{})
+	listed := newScope(sink, a.id, "ec2", "")
+	regions, err := a.listRegions(ctx, listed)
 	if err != nil {
 		a.c.log.Warn("cannot list regions", "account", a.id, "err", awsapi.Redact(err))
 		for _, svc := range []string{"ec2", "acm"} {
-			s := newScope(sink, a.id, svc, "")
-			s.fail("ec2:DescribeRegions", err)
-			// The attempts were EC2's: counted once, in the ec2 scope, so that a summary
-			// over the scopes does not count one denied call twice.
-			if svc == "ec2" {
-				s.cnt.Add(&sc.cnt)
-			}
-			if ferr := s.finish(); ferr != nil {
+			if ferr := regionsFailed(sink, a.id, svc, "", listed, err).finish(); ferr != nil {
 				return nil, ferr
 			}
 		}
 		return nil, nil
 	}
+	return regions, nil
+}
+
+// listRegions lists the regions enabled in the account, its attempts counted in listed,
+// and remembers them for CollectScope.
+func (a *account) listRegions(ctx context.Context, listed *scope) ([]string, error) {
+	out, err := a.ec2(listed, a.api.Region()).DescribeRegions(ctx, &ec2.DescribeRegionsInput{})
+	if err != nil {
+		return nil, err
+	}
 	regions := make([]string, 0, len(out.Regions))
 	for _, r := range out.Regions {
 		regions = append(regions, aws.ToString(r.RegionName))
 	}
+	a.c.mu.Lock()
+	defer a.c.mu.Unlock()
+	if a.c.regions == nil {
+		a.c.regions = map[string][]string{}
+	}
+	a.c.regions[a.id] = regions
 	return regions, nil
+}
+
+// knownRegions are the regions last listed in an account; ok is false when they never were.
+func (c *Collector) knownRegions(acct string) (regions []string, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	regions, ok = c.regions[acct]
+	return regions, ok
+}
+
+// regionsFailed is scope service/region of an account whose regions could not be listed
+// (err), failed. The attempts of the listing (listed) were EC2's: they are counted once,
+// in the ec2 scope, so that a summary over the scopes does not count one denied call twice.
+func regionsFailed(sink collectors.Sink, acct, service, region string, listed *scope, err error) *scope {
+	sc := newScope(sink, acct, service, region)
+	sc.fail("ec2:DescribeRegions", err)
+	if service == "ec2" {
+		sc.cnt.Add(&listed.cnt)
+	}
+	return sc
 }

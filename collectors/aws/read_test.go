@@ -9,12 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -32,18 +30,11 @@ func acme(t *testing.T, cfg awscollector.Config) (*awscollector.Collector, *clou
 	if err != nil {
 		t.Fatal(err)
 	}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
 	cfg.Org = true
-	cfg.Endpoint = srv.URL
-	cfg.AWS = &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+	cfg.Endpoint = url
+	sdk := simtest.AWSConfig(url)
+	cfg.AWS = &sdk
 	cfg.RateLimits = map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0}
 	cfg.BaseBackoff, cfg.MaxBackoff = time.Millisecond, 5*time.Millisecond
 	return awscollector.New(cfg), sim

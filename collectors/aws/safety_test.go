@@ -22,6 +22,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -152,15 +153,7 @@ func TestCollectLogsIncompleteScopes(t *testing.T) {
 // TestDiscoverErrors: when the caller cannot be identified, the error says what was being
 // done and, when AWS gave no answer at all, what to check.
 func TestDiscoverErrors(t *testing.T) {
-	sim, err := cloudsim.New(world(), cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, url := simtest.Start(t, world(), cloudsim.Options{})
 	static := credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -187,7 +180,7 @@ func TestDiscoverErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := tc.cfg
 			cfg.Region = "us-east-1"
-			c := awscollector.New(awscollector.Config{Endpoint: srv.URL, AWS: &cfg, MaxAttempts: 1, BaseBackoff: time.Millisecond})
+			c := awscollector.New(awscollector.Config{Endpoint: url, AWS: &cfg, MaxAttempts: 1, BaseBackoff: time.Millisecond})
 			_, err := c.Discover(tc.ctx)
 			if err == nil {
 				t.Fatal("Discover succeeded")
@@ -232,22 +225,15 @@ func TestErrorsLeaveOutEchoedCredentials(t *testing.T) {
 				w.AWS.Accounts = w.AWS.Accounts[:1]
 			}
 			w.Faults = []cloudsim.Fault{tc.fault}
-			sim, err := cloudsim.New(w, cloudsim.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := sim.Listen("127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+			_, url := simtest.Start(t, w, cloudsim.Options{})
+			sdk := simtest.AWSConfig(url)
 			var logs bytes.Buffer
-			c := awscollector.New(awscollector.Config{Endpoint: srv.URL, Org: tc.org, MaxAttempts: 2, BaseBackoff: time.Millisecond,
+			c := awscollector.New(awscollector.Config{Endpoint: url, Org: tc.org, MaxAttempts: 2, BaseBackoff: time.Millisecond,
 				RateLimits: map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
-				AWS:        &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")},
+				AWS:        &sdk,
 				Logger:     slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})
 			var sink collectors.MemorySink
-			err = c.Collect(context.Background(), &sink)
+			err := c.Collect(context.Background(), &sink)
 			seen := logs.String()
 			if err != nil {
 				seen += err.Error()
@@ -293,20 +279,13 @@ func TestCollect_stopsOnSinkError(t *testing.T) {
 	for _, n := range []int{0, 5} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			w := world()
-			sim, err := cloudsim.New(w, cloudsim.Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := sim.Listen("127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
-			c := awscollector.New(awscollector.Config{Endpoint: srv.URL, Org: true, Concurrency: 1,
+			_, url := simtest.Start(t, w, cloudsim.Options{})
+			sdk := simtest.AWSConfig(url)
+			c := awscollector.New(awscollector.Config{Endpoint: url, Org: true, Concurrency: 1,
 				RateLimits: map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
-				AWS:        &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}})
+				AWS:        &sdk})
 			sink := &failingSink{n: n}
-			err = c.Collect(context.Background(), sink)
+			err := c.Collect(context.Background(), sink)
 			if !errors.Is(err, errDiskFull) {
 				t.Fatalf("Collect = %v, want the sink's error", err)
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/collectors/gcp"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 )
 
 // BenchmarkCollectProjects reads 16 projects of 100 service accounts (2 keys each) and
@@ -40,22 +41,14 @@ func BenchmarkCollectProjects(b *testing.B) {
 		}
 		w.GCP.Projects = append(w.GCP.Projects, p)
 	}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	sim, url := simtest.Start(b, w, cloudsim.Options{})
 	ids := make([]string, projects)
 	for i, p := range w.GCP.Projects {
 		ids[i] = p.ID
 	}
 	for b.Loop() {
 		sim.ResetCalls()
-		c := gcp.New(gcp.Config{Projects: ids, Endpoint: srv.URL, RateLimit: 20})
+		c := gcp.New(gcp.Config{Projects: ids, Endpoint: url, RateLimit: 20})
 		var sink collectors.MemorySink
 		start := time.Now()
 		if err := c.Collect(context.Background(), &sink); err != nil {

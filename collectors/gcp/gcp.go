@@ -5,7 +5,8 @@
 // official Go clients through internal/gcpapi: calls are rate-limited per service and
 // project, retried with full-jitter backoff on throttling and transient failures, and
 // counted per scope; a scope whose reads failed is reported as failed, never as empty.
-// Read reads one resource again by uid (read.go).
+// Read reads one resource again by uid (read.go); Scopes and CollectScope name the scopes
+// and read one alone, warden's daemon's unit of work (scoped.go).
 package gcp
 
 import (
@@ -60,9 +61,13 @@ type Collector struct {
 	cfg Config
 	log *slog.Logger
 
-	// mu guards readers, the clients Read made on first use, kept until Close.
-	mu      sync.Mutex
-	readers *gcpapi.Clients
+	// mu guards readers, the clients Read, Scopes and CollectScope made on first use, kept
+	// until Close; and what Scopes last named, which CollectScope checks an id against:
+	// projects (nil: never listed) and ancestors, the folders and organisations above them.
+	mu        sync.Mutex
+	readers   *gcpapi.Clients
+	projects  []string
+	ancestors map[string]bool
 }
 
 var (
@@ -129,7 +134,8 @@ func (c *Collector) apiOptions() gcpapi.Options {
 		BaseBackoff: c.cfg.BaseBackoff, MaxBackoff: c.cfg.MaxBackoff, Logger: c.log}
 }
 
-// Close releases the clients Read created; a collector only Collected needs no Close.
+// Close releases the clients Read, Scopes and CollectScope created; a collector only
+// Collected needs no Close.
 func (c *Collector) Close() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -18,6 +18,7 @@ import (
 	"github.com/warden-sec/warden/collectors/certinfo"
 	"github.com/warden-sec/warden/collectors/gcp"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -86,19 +87,11 @@ type run struct {
 // collect runs the collector with the real clients against a simulator over w.
 func collect(t *testing.T, w *cloudsim.World, faults []cloudsim.Fault, cfg gcp.Config) run {
 	t.Helper()
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
 	if err := sim.SetFaults(faults, nil); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	cfg.Endpoint = srv.URL
+	cfg.Endpoint = url
 	if cfg.RateLimit == 0 {
 		cfg.RateLimit = 1000
 	}
@@ -418,28 +411,20 @@ func TestCollectFailures(t *testing.T) {
 }
 
 func TestDiscover(t *testing.T) {
-	sim, err := cloudsim.New(world(), cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	_, url := simtest.Start(t, world(), cloudsim.Options{})
 	ctx := context.Background()
-	ids, err := gcp.New(gcp.Config{Endpoint: srv.URL, PageSize: 1}).Discover(ctx)
+	ids, err := gcp.New(gcp.Config{Endpoint: url, PageSize: 1}).Discover(ctx)
 	if err != nil || !slices.Equal(ids, []string{"acme-prod", "acme-dev"}) {
 		t.Errorf("discover: %v %v", ids, err)
 	}
-	ids, err = gcp.New(gcp.Config{Endpoint: srv.URL, Projects: []string{"acme-dev"}}).Discover(ctx)
+	ids, err = gcp.New(gcp.Config{Endpoint: url, Projects: []string{"acme-dev"}}).Discover(ctx)
 	if err != nil || !slices.Equal(ids, []string{"acme-dev"}) {
 		t.Errorf("configured projects: %v %v", ids, err)
 	}
 
 	// An unknown project is a failed scope pair, not an error of the collection.
 	var sink collectors.MemorySink
-	if err := gcp.New(gcp.Config{Endpoint: srv.URL, Projects: []string{"ghost"}}).Collect(ctx, &sink); err != nil {
+	if err := gcp.New(gcp.Config{Endpoint: url, Projects: []string{"ghost"}}).Collect(ctx, &sink); err != nil {
 		t.Fatal(err)
 	}
 	if len(sink.Resources) != 0 || len(sink.Scopes) != 2 || sink.Scopes[0].Status != "failed" || sink.Scopes[1].Status != "failed" {
@@ -450,7 +435,7 @@ func TestDiscover(t *testing.T) {
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
 	sink = collectors.MemorySink{}
-	err = gcp.New(gcp.Config{Endpoint: srv.URL, Projects: []string{"acme-prod"}}).Collect(cctx, &sink)
+	err = gcp.New(gcp.Config{Endpoint: url, Projects: []string{"acme-prod"}}).Collect(cctx, &sink)
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v", err)
 	}

@@ -38,7 +38,8 @@ func (c *Collector) Read(ctx context.Context, uid string) (snapshot.Resource, er
 	return r, nil
 }
 
-// readClients are the configured clients, or those Read made on first use.
+// readClients are the configured clients, or those Read, Scopes or CollectScope made on
+// first use.
 func (c *Collector) readClients(ctx context.Context) (*gcpapi.Clients, error) {
 	if c.cfg.Clients != nil {
 		return c.cfg.Clients, nil

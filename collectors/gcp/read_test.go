@@ -12,6 +12,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/collectors/gcp"
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -39,20 +40,12 @@ func acme(t *testing.T) (*gcp.Collector, *cloudsim.Sim) {
 			p.Parent = "folders/200000000001"
 		}
 	}
-	sim, err := cloudsim.New(w, cloudsim.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := sim.Listen("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
+	sim, url := simtest.Start(t, w, cloudsim.Options{})
 	var projects []string
 	for _, p := range w.GCP.Projects {
 		projects = append(projects, p.ID)
 	}
-	c := gcp.New(gcp.Config{Projects: projects, Endpoint: srv.URL, RateLimit: 1000, MaxAttempts: 2,
+	c := gcp.New(gcp.Config{Projects: projects, Endpoint: url, RateLimit: 1000, MaxAttempts: 2,
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
 	t.Cleanup(func() { _ = c.Close() })
 	return c, sim

@@ -99,23 +99,33 @@ func (c *Collector) Collect(ctx context.Context, sink collectors.Sink) error {
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			res, scope := c.probe(ctx, t)
-			// A failed scope lists no resources: what could not be read is unknown, and
-			// the snapshot contract refuses a failed scope that lists any.
-			if scope.Status != snapshot.ScopeFailed {
-				if err := sink.Resource(res); err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
-					}
-					mu.Unlock()
+			if err := emit(sink, res, scope); err != nil {
+				mu.Lock()
+				if firstErr == nil {
+					firstErr = err
 				}
+				mu.Unlock()
 			}
-			sink.Scope(scope)
 		}()
 	}
 	wg.Wait()
 	return firstErr
 }
+
+// emit reports a probed endpoint's scope and, unless it failed, its resource: a failed
+// scope lists no resources, since what could not be read is unknown, and the snapshot
+// contract refuses a failed scope that lists any.
+func emit(sink collectors.Sink, res snapshot.Resource, scope snapshot.Scope) error {
+	var err error
+	if scope.Status != snapshot.ScopeFailed {
+		err = sink.Resource(res)
+	}
+	sink.Scope(scope)
+	return err
+}
+
+// scopeID is the scope of a target's endpoint, "tls/HOST:PORT".
+func (t Target) scopeID() string { return "tls/" + t.addr() }
 
 var versions = []struct {
 	v    uint16
@@ -139,7 +149,7 @@ func allSuites() []uint16 {
 
 func (c *Collector) probe(ctx context.Context, t Target) (snapshot.Resource, snapshot.Scope) {
 	id := t.addr()
-	res := snapshot.Resource{UID: "tls://" + id, Type: "tls.endpoint", Name: id, Account: t.Host, Scope: "tls/" + id,
+	res := snapshot.Resource{UID: "tls://" + id, Type: "tls.endpoint", Name: id, Account: t.Host, Scope: t.scopeID(),
 		Attributes: map[string]any{"host": t.Host, "port": t.Port, "sni": t.sni(), "reachable": false}}
 	scope := snapshot.Scope{ID: res.Scope, Provider: "tls", Account: t.Host, Service: "tls", Status: snapshot.ScopeOK, Resources: 1}
 
