@@ -232,8 +232,15 @@ type served struct {
 // until it is ready.
 func startServe(t *testing.T, simURL string, args []string) *served {
 	t.Helper()
+	return startServeEnv(t, simURL, args, "WARDEN_SLACK_BOT_TOKEN="+sBotToken, "WARDEN_SLACK_SIGNING_SECRET="+sSecret)
+}
+
+// startServeEnv starts `warden serve` with env added to its environment and waits until
+// it is ready.
+func startServeEnv(t *testing.T, simURL string, args []string, env ...string) *served {
+	t.Helper()
 	s := &served{cmd: wardenChild(simURL, args...), done: make(chan error, 1)}
-	s.cmd.Env = append(s.cmd.Env, "WARDEN_SLACK_BOT_TOKEN="+sBotToken, "WARDEN_SLACK_SIGNING_SECRET="+sSecret)
+	s.cmd.Env = append(s.cmd.Env, env...)
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
