@@ -273,6 +273,8 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 // execute runs one action: drift re-check → intent → the cloud call → verification →
 // outcome, each state change recorded with its audit entry.
 func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (Item, error) {
+	m.inflight.Store(r.ID, true)
+	defer m.inflight.Delete(r.ID)
 	rem, err := m.remediator(r)
 	if err != nil {
 		return m.fail(ctx, r, r.State, err.Error(), false)
@@ -394,6 +396,9 @@ func (m *Machine) Recover(ctx context.Context, accounts []string, res *Result) (
 	for _, r := range all {
 		if r.State != StateApplying {
 			continue
+		}
+		if _, mine := m.inflight.Load(r.ID); mine || (m.lease > 0 && m.now().Sub(r.UpdatedAt) < m.lease) {
+			continue // in flight here, or maybe in another process: not interrupted
 		}
 		n++
 		rem, err := m.remediator(r)

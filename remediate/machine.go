@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/warden-sec/warden/audit"
@@ -41,6 +42,11 @@ type Options struct {
 	Limits   Limits
 	Now      func() time.Time
 	Logger   *slog.Logger
+	// InFlightLease is how long an action another process left applying is taken to be
+	// in flight rather than interrupted: Recover leaves it alone until then. 0 takes every
+	// such action for interrupted (warden apply after a crash); the daemon, whose
+	// replicas and workers apply side by side, sets it above its job timeout.
+	InFlightLease time.Duration
 }
 
 // Machine applies plans, resolves interrupted actions and rolls fixes back. It is the
@@ -58,12 +64,17 @@ type Machine struct {
 	limits   Limits
 	now      func() time.Time
 	logger   *slog.Logger
+	lease    time.Duration
+	// inflight holds the ids of the actions this Machine is applying now: Recover never
+	// takes them for interrupted, whatever the lease.
+	inflight sync.Map
 }
 
 // New returns a Machine.
 func New(o Options) *Machine {
 	m := &Machine{st: o.Store, log: o.Log, gate: o.Gate, gcfg: o.Gates, reg: o.Registry, obs: o.Observer, eng: o.Engine,
-		actor: o.Actor, versions: o.Versions, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger}
+		actor: o.Actor, versions: o.Versions, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger,
+		lease: o.InFlightLease}
 	if m.now == nil {
 		m.now = time.Now
 	}

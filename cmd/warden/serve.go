@@ -83,7 +83,10 @@ says what it would do, and applies nothing.`,
 			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
 				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
 				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
-				Limits:   remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}})
+				Limits:   remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct},
+				// Replicas apply side by side: an action another one is applying is
+				// interrupted only once a rescued job could have taken it over.
+				InFlightLease: r.cfg.Daemon.WithDefaults().RescueAfter})
 			opts := serve.Options{Machine: m, Logger: a.log, Routes: map[string]http.Handler{},
 				Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }}
 			var srv *serve.Server

@@ -176,6 +176,11 @@ func TestDaemon_sweepCollectsEachScopeOnceAndConverges(t *testing.T) {
 				}
 			}
 			waitFor(t, "the role's fix waiting for approval", func() bool { return h.states()[remediate.StatePending] == 1 })
+			// Two workers apply side by side: neither takes the other's action in flight
+			// for an interrupted one (each Apply first recovers what a crash left).
+			if n := h.count(daemon.KindRemediate + "/retried"); n != 0 {
+				t.Errorf("%d remediation jobs failed and were retried: %v", n, h.snapshot())
+			}
 			st := h.states()
 			if st[remediate.StateVerified] < groups || st[remediate.StatePending] != 1 || st[remediate.StateFailed] != 0 {
 				t.Errorf("remediation states %v: want at least %d verified, the role's trust waiting for approval, none failed", st, groups)

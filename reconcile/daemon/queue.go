@@ -16,9 +16,6 @@ import (
 	"github.com/warden-sec/warden/store"
 )
 
-// Schema is the PostgreSQL schema River's tables live in, apart from warden's own.
-const Schema = "warden_river"
-
 // migrateLock is the session advisory lock PostgreSQL replicas take around River's
 // migrations, which are not safe to run twice at once ("wardenrv").
 const migrateLock = 0x77617264656e7276
@@ -69,18 +66,25 @@ func openQueue(ctx context.Context, st *store.Store, cfg *river.Config) (q queue
 		if err != nil {
 			return nil, nil, nil, fmt.Errorf("open the job queue's pool: %w", err)
 		}
+		// River's tables (river_job, river_leader, …) sit beside warden's, in the schema
+		// the store uses (the DSN's search_path, else public): a deployment is one schema.
+		var schema string
+		if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
+			pool.Close()
+			return nil, nil, nil, fmt.Errorf("start the job queue: find the schema: %w", err)
+		}
 		drv := riverpgxv5.New(pool)
-		if err := migratePostgres(ctx, pool, drv); err != nil {
+		if err := migratePostgres(ctx, pool, drv, schema); err != nil {
 			pool.Close()
 			return nil, nil, nil, err
 		}
-		cfg.Schema = Schema
+		cfg.Schema = schema
 		c, err := river.NewClient(drv, cfg)
 		if err != nil {
 			pool.Close()
 			return nil, nil, nil, fmt.Errorf("start the job queue: %w", err)
 		}
-		return c, func(t string) string { return Schema + "." + t }, pool.Close, nil
+		return c, func(t string) string { return t }, pool.Close, nil
 	}
 	return nil, nil, nil, fmt.Errorf("start the job queue: unknown database %q", st.Dialect())
 }
@@ -108,9 +112,9 @@ func migrateSQLite(ctx context.Context, db *sql.DB, drv *riversqlite.Driver) err
 	return nil
 }
 
-// migratePostgres creates River's schema and runs its migrations under a session
-// advisory lock, so that replicas starting together migrate once.
-func migratePostgres(ctx context.Context, pool *pgxpool.Pool, drv *riverpgxv5.Driver) error {
+// migratePostgres runs River's migrations in schema under a session advisory lock, so
+// that replicas starting together migrate once.
+func migratePostgres(ctx context.Context, pool *pgxpool.Pool, drv *riverpgxv5.Driver, schema string) error {
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		return fmt.Errorf("migrate the job queue: %w", err)
@@ -124,10 +128,7 @@ func migratePostgres(ctx context.Context, pool *pgxpool.Pool, drv *riverpgxv5.Dr
 		defer cancel()
 		_, _ = conn.Exec(unlock, "SELECT pg_advisory_unlock($1)", int64(migrateLock))
 	}()
-	if _, err := conn.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+Schema); err != nil {
-		return fmt.Errorf("migrate the job queue: create schema %s: %w", Schema, err)
-	}
-	m, err := rivermigrate.New(drv, &rivermigrate.Config{Schema: Schema})
+	m, err := rivermigrate.New(drv, &rivermigrate.Config{Schema: schema})
 	if err != nil {
 		return fmt.Errorf("migrate the job queue: %w", err)
 	}

@@ -76,12 +76,9 @@ func Leader(ctx context.Context, st *store.Store) (string, time.Time, error) {
 	return id, exp, nil
 }
 
-func riverTable(st *store.Store, t string) string {
-	if st.Dialect() == "postgres" {
-		return Schema + "." + t
-	}
-	return t
-}
+// riverTable names one of River's tables as the store's queries see it: River's tables
+// are in the store's own schema.
+func riverTable(_ *store.Store, t string) string { return t }
 
 // noQueue reports whether err says River's tables do not exist (no daemon ever ran).
 func noQueue(err error) bool {
