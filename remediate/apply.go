@@ -397,59 +397,89 @@ func (m *Machine) Recover(ctx context.Context, accounts []string, res *Result) (
 		if r.State != StateApplying {
 			continue
 		}
-		if _, mine := m.inflight.Load(r.ID); mine || (m.lease > 0 && m.now().Sub(r.UpdatedAt) < m.lease) {
-			continue // in flight here, or maybe in another process: not interrupted
+		if m.lease > 0 && m.now().Sub(r.UpdatedAt) < m.lease {
+			continue // maybe in flight in another process: not interrupted yet
 		}
-		n++
-		rem, err := m.remediator(r)
+		// Claimed here, so that no run of this process executes it meanwhile; read again,
+		// since the run that held it may have finished it since the list was read.
+		if _, busy := m.inflight.LoadOrStore(r.ID, true); busy {
+			continue // in flight here: not interrupted
+		}
+		cur, err := m.Action(ctx, r.ID)
+		if err != nil || cur == nil || cur.State != StateApplying {
+			m.inflight.Delete(r.ID)
+			if err != nil {
+				return n, err
+			}
+			continue
+		}
+		r = cur
+		done, err := m.recoverOne(ctx, r, accounts, res)
+		m.inflight.Delete(r.ID)
+		if errors.Is(err, ErrStateChanged) {
+			continue // another process resolved it meanwhile
+		}
 		if err != nil {
 			return n, err
 		}
-		accts, err := m.planAccounts(ctx, r.PlanHash, accounts)
-		if err != nil {
-			return n, err
-		}
-		o, err := m.observe(ctx, r, rem, accts)
-		if err != nil {
-			res.Items = append(res.Items, item(r, "interrupted earlier; still unresolved: "+err.Error()))
-			continue
-		}
-		if st, ok := rem.(remediators.Stepper); ok && !o.converged() {
-			// Each step finds what its interrupted attempt did: resume at it.
-			after := stepName(r.Progress)
-			it, err := m.advance(ctx, r, st, accts)
-			if err != nil {
-				return n, err
-			}
-			it.Outcome = "interrupted earlier after step " + after + ": " + it.Outcome
-			res.Items = append(res.Items, it)
-			continue
-		}
-		switch {
-		case o.converged():
-			err := m.inTx(ctx, func(tx *store.Tx) error {
-				return m.transition(ctx, tx, r, StateApplying, StateVerified, audit.KindActionVerified, "resolved after an interruption: the fix was in place", map[string]any{"wrote": false, "recovered": true})
-			})
-			if err != nil {
-				return n, err
-			}
-			res.Items = append(res.Items, item(r, "interrupted earlier: found applied, verified"))
-		case o.part != nil && !o.drifted(r):
-			it, err := m.applyAndVerify(ctx, r, rem, accts)
-			if err != nil {
-				return n, err
-			}
-			it.Outcome = "interrupted earlier before its call: " + it.Outcome
-			res.Items = append(res.Items, it)
-		default:
-			it, err := m.fail(ctx, r, StateApplying, "interrupted earlier, and the target changed meanwhile", false)
-			if err != nil {
-				return n, err
-			}
-			res.Items = append(res.Items, it)
+		if done {
+			n++
 		}
 	}
 	return n, nil
+}
+
+// recoverOne resolves one action an interrupted run left applying; done is false when it
+// could not be resolved yet (its target could not be read).
+func (m *Machine) recoverOne(ctx context.Context, r *Record, accounts []string, res *Result) (done bool, err error) {
+	rem, err := m.remediator(r)
+	if err != nil {
+		return false, err
+	}
+	accts, err := m.planAccounts(ctx, r.PlanHash, accounts)
+	if err != nil {
+		return false, err
+	}
+	o, err := m.observe(ctx, r, rem, accts)
+	if err != nil {
+		res.Items = append(res.Items, item(r, "interrupted earlier; still unresolved: "+err.Error()))
+		return true, nil
+	}
+	if st, ok := rem.(remediators.Stepper); ok && !o.converged() {
+		// Each step finds what its interrupted attempt did: resume at it.
+		after := stepName(r.Progress)
+		it, err := m.advance(ctx, r, st, accts)
+		if err != nil {
+			return false, err
+		}
+		it.Outcome = "interrupted earlier after step " + after + ": " + it.Outcome
+		res.Items = append(res.Items, it)
+		return true, nil
+	}
+	switch {
+	case o.converged():
+		err := m.inTx(ctx, func(tx *store.Tx) error {
+			return m.transition(ctx, tx, r, StateApplying, StateVerified, audit.KindActionVerified, "resolved after an interruption: the fix was in place", map[string]any{"wrote": false, "recovered": true})
+		})
+		if err != nil {
+			return false, err
+		}
+		res.Items = append(res.Items, item(r, "interrupted earlier: found applied, verified"))
+	case o.part != nil && !o.drifted(r):
+		it, err := m.applyAndVerify(ctx, r, rem, accts)
+		if err != nil {
+			return false, err
+		}
+		it.Outcome = "interrupted earlier before its call: " + it.Outcome
+		res.Items = append(res.Items, it)
+	default:
+		it, err := m.fail(ctx, r, StateApplying, "interrupted earlier, and the target changed meanwhile", false)
+		if err != nil {
+			return false, err
+		}
+		res.Items = append(res.Items, it)
+	}
+	return true, nil
 }
 
 // dryRun says what Apply would do, reading only.

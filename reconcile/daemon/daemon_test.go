@@ -118,6 +118,19 @@ func (h *harness) idle() {
 	}
 }
 
+// verified counts the remediation runs that verified a fix of target.
+func (h *harness) verified(target string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, it := range h.applied {
+		if it.Target == target && it.State == remediate.StateVerified {
+			n++
+		}
+	}
+	return n
+}
+
 func (h *harness) count(key string) int {
 	h.mu.Lock()
 	defer h.mu.Unlock()

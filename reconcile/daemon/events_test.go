@@ -2,10 +2,13 @@ package daemon_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,4 +113,61 @@ func post(t *testing.T, url, auth, body string) int {
 	}
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// TestDaemon_driftToFixLatency measures drifts injected into the simulator while the
+// daemon runs, each announced by a CloudTrail event: from the event's POST to the SSH
+// rule gone from the simulator (read again alone, judged, fixed, verified). It is a
+// measurement, opt-in (WARDEN_BENCH_DRIFTS=50), and logs the median and the 95th
+// percentile; BENCHMARKS.md has the numbers.
+func TestDaemon_driftToFixLatency(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("WARDEN_BENCH_DRIFTS"))
+	if n <= 0 {
+		t.Skip("a measurement: set WARDEN_BENCH_DRIFTS=50")
+	}
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			h := start(t, dsn(t), 1, daemon.Options{Workers: 4, ApprovalPoll: time.Hour})
+			h.idle()
+			srv := httptest.NewServer(h.d.EventsHandler(secret.New(token), daemon.EndpointHooks{}))
+			t.Cleanup(srv.Close)
+			const group = "sg-00000000000000a0"
+			arn := "arn:aws:ec2:us-east-1:" + remediatetest.Account + ":security-group/" + group
+			cl := ec2.NewFromConfig(h.e.SDK)
+			var took []time.Duration
+			for i := range n {
+				_, err := cl.AuthorizeSecurityGroupIngress(context.Background(), &ec2.AuthorizeSecurityGroupIngressInput{
+					GroupId: aws.String(group), IpPermissions: []ec2types.IpPermission{{IpProtocol: aws.String("tcp"),
+						FromPort: aws.Int32(22), ToPort: aws.Int32(22), IpRanges: []ec2types.IpRange{{CidrIp: aws.String("0.0.0.0/0")}}}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				body := strings.Replace(event(t, group), "9177bb4c-1883-583c-7713-9ba02b415b6a", fmt.Sprintf("drift-%d", i), 1)
+				sent := time.Now()
+				if got := post(t, srv.URL, "Bearer "+token, body); got != http.StatusAccepted {
+					t.Fatalf("event %d: %d", i, got)
+				}
+				deadline := time.Now().Add(20 * time.Second)
+				for open, _ := h.e.SSHOpen(t, arn); open; open, _ = h.e.SSHOpen(t, arn) {
+					if time.Now().After(deadline) {
+						t.Fatalf("SSH still open 20s after drift %d: queue %s, jobs %v", i, depth(h), h.snapshot())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+				took = append(took, time.Since(sent))
+				// The fix's verification may still be reading: the next drift comes after
+				// it, as drifts do, not between its write and its re-read.
+				waitFor(t, "the fix verified", func() bool { return h.verified(arn) == i+2 })
+			}
+			slices.Sort(took)
+			p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1))] }
+			t.Logf("%s: %d drifts, event → fixed and verified: p50 %v, p95 %v, max %v", name, n,
+				p(0.5).Round(time.Millisecond), p(0.95).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+		})
+	}
+}
+
+func depth(h *harness) string {
+	d, err := h.d.Depth(context.Background())
+	return fmt.Sprint(d, err)
 }

@@ -140,24 +140,13 @@ func (d *Daemon) enqueueChange(ctx context.Context, c events.Change) (enqueued, 
 		if !c.At.IsZero() {
 			at = c.At.UnixNano()
 		}
-		params = append(params, river.InsertManyParams{Args: RefreshArgs{Target: c.Provider, UID: uid, Scope: c.Scope, Accounts: accounts,
+		params = append(params, river.InsertManyParams{Args: RefreshArgs{Target: c.Provider, UID: uid, Source: correlation, Scope: c.Scope, Accounts: accounts,
 			Event: c.Event, Correlation: correlation, AnnouncedAt: at}})
 	}
 	if len(params) == 0 {
 		return 0, 0, nil
 	}
-	res, err := d.q.InsertMany(ctx, params)
-	if err != nil {
-		return 0, 0, err
-	}
-	for _, r := range res {
-		if r.UniqueSkippedAsDuplicate {
-			queued++
-		} else {
-			enqueued++
-		}
-	}
-	return enqueued, queued, nil
+	return d.insert(ctx, params)
 }
 
 // ReconcileRequest is the body of POST /v1/reconcile: a target to sweep now, or a
@@ -217,7 +206,7 @@ func (d *Daemon) Refresh(ctx context.Context, uid, correlation string) (bool, er
 	if err != nil {
 		return false, err
 	}
-	res, err := d.q.Insert(ctx, RefreshArgs{Target: target, UID: uid, Scope: scope, Accounts: accounts, Correlation: correlation}, nil)
+	res, err := d.q.Insert(ctx, RefreshArgs{Target: target, UID: uid, Source: correlation, Scope: scope, Accounts: accounts, Correlation: correlation}, nil)
 	if err != nil {
 		return false, fmt.Errorf("enqueue a refresh of %s: %w", uid, err)
 	}

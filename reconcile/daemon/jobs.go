@@ -44,6 +44,10 @@ func (SweepArgs) InsertOpts() river.InsertOpts { return unique() }
 type CollectArgs struct {
 	Target string `json:"target"`
 	Scope  string `json:"scope" river:"unique"`
+	// After is the id of a collection of the scope that was running when this one was
+	// asked for (it may have read the scope before the change that asked): this one
+	// reads it again after it. Zero for the others.
+	After int64 `json:"after,omitempty" river:"unique"`
 	// Accounts are the organisation's accounts and projects (the policies' known ones).
 	Accounts []string `json:"accounts,omitempty"`
 	// Reason says what asked: "schedule", "event", "reconcile".
@@ -58,9 +62,14 @@ func (CollectArgs) Kind() string { return KindCollect }
 func (CollectArgs) InsertOpts() river.InsertOpts { return unique() }
 
 // RefreshArgs asks for one resource to be read again alone and judged: a change event.
+// It is unique by resource and event: the same event delivered twice reads once, while
+// a second change of a resource whose refresh is already running (and may have read the
+// state before it) gets a refresh of its own.
 type RefreshArgs struct {
-	Target   string   `json:"target"`
-	UID      string   `json:"uid" river:"unique"`
+	Target string `json:"target"`
+	UID    string `json:"uid" river:"unique"`
+	// Source is the event's own id (CloudTrail's eventID), or the request's correlation.
+	Source   string   `json:"source" river:"unique"`
 	Scope    string   `json:"scope"`
 	Accounts []string `json:"accounts,omitempty"`
 	// Event names what announced the change, for the logs ("iam:UpdateAccessKey").
@@ -74,13 +83,16 @@ type RefreshArgs struct {
 // Kind implements river.JobArgs.
 func (RefreshArgs) Kind() string { return KindRefresh }
 
-// InsertOpts implements river.JobArgsWithInsertOpts: one refresh of a resource at a time.
+// InsertOpts implements river.JobArgsWithInsertOpts: one refresh per resource and event.
 func (RefreshArgs) InsertOpts() river.InsertOpts { return unique() }
 
 // RemediateArgs asks for one planned action to be applied, through the same machine as
 // warden apply: gates, drift re-check, intent, call, verification, audit.
 type RemediateArgs struct {
 	Action string `json:"action" river:"unique"`
+	// After is the id of the action's job that was running when this one was asked for
+	// (the drift it answers came after that job's re-check). Zero for the others.
+	After int64 `json:"after,omitempty" river:"unique"`
 	// Plan is a plan of that one action.
 	Plan        *remediate.Plan `json:"plan"`
 	Scope       string          `json:"scope"`
@@ -93,3 +105,12 @@ func (RemediateArgs) Kind() string { return KindRemediate }
 
 // InsertOpts implements river.JobArgsWithInsertOpts: one job per action at a time.
 func (RemediateArgs) InsertOpts() river.InsertOpts { return unique() }
+
+// follower is a job that can be asked again while one like it is running.
+type follower interface {
+	river.JobArgs
+	following(id int64) river.JobArgs
+}
+
+func (a CollectArgs) following(id int64) river.JobArgs   { a.After = id; return a }
+func (a RemediateArgs) following(id int64) river.JobArgs { a.After = id; return a }

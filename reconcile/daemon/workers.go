@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/reconcile"
@@ -150,10 +151,38 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
 			Correlation: correlation, AnnouncedAt: announced}})
 	}
-	if _, err := d.q.InsertMany(ctx, params); err != nil {
+	if _, _, err := d.insert(ctx, params); err != nil {
 		return fmt.Errorf("enqueue the fixes of %s: %w", scope, err)
 	}
 	return nil
+}
+
+// insert enqueues jobs. A job like one already waiting is not enqueued again: the
+// waiting one will do. A job like one already running is enqueued to run after it, since
+// the running one may have read the world before the change that asks again (and so on:
+// the one after it may be running too, its end not yet recorded).
+func (d *Daemon) insert(ctx context.Context, params []river.InsertManyParams) (enqueued, waiting int, err error) {
+	for round := 0; len(params) > 0; round++ {
+		res, err := d.q.InsertMany(ctx, params)
+		if err != nil {
+			return enqueued, waiting, err
+		}
+		var again []river.InsertManyParams
+		for i, r := range res {
+			if !r.UniqueSkippedAsDuplicate {
+				enqueued++
+				continue
+			}
+			f, ok := params[i].Args.(follower)
+			if ok && round < 8 && r.Job != nil && r.Job.State == rivertype.JobStateRunning {
+				again = append(again, river.InsertManyParams{Args: f.following(r.Job.ID), InsertOpts: params[i].InsertOpts})
+				continue
+			}
+			waiting++
+		}
+		params = again
+	}
+	return enqueued, waiting, nil
 }
 
 // refreshWorker reads one resource again alone and judges it; a resource its collector
@@ -180,7 +209,7 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 			return river.JobCancel(fmt.Errorf("refresh %s: it cannot be read alone and names no scope", a.UID))
 		}
 		log.Info("refresh: the resource is read with its scope")
-		if _, err := d.q.Insert(ctx, CollectArgs{Target: a.Target, Scope: a.Scope, Accounts: a.Accounts, Reason: "event", Correlation: a.Correlation}, nil); err != nil {
+		if _, _, err := d.insert(ctx, []river.InsertManyParams{{Args: CollectArgs{Target: a.Target, Scope: a.Scope, Accounts: a.Accounts, Reason: "event", Correlation: a.Correlation}}}); err != nil {
 			return fmt.Errorf("enqueue a collection of %s: %w", a.Scope, err)
 		}
 		d.done(KindRefresh, "completed")
