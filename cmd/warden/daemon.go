@@ -33,7 +33,8 @@ type daemonFlags struct {
 // /metrics, and /v1/events and /v1/reconcile when an events token is configured.
 func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler) (*daemon.Daemon, error) {
 	reg := prometheus.NewRegistry()
-	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.st)), metrics.WithLogger(a.log))
+	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.st)),
+		metrics.WithState(daemon.State(r.st)), metrics.WithLogger(a.log))
 	routes["GET /metrics"] = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)})
 	if r.targets.Empty() {
 		return nil, nil

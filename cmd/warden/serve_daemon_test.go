@@ -76,6 +76,19 @@ func TestServe_daemonConvergesAndReports(t *testing.T) {
 	if st.Leader == "" {
 		t.Errorf("status while serving names no leader: %+v", st)
 	}
+	// Gauges read from the store at scrape time: every scope read in full, the audit log.
+	waitFor(t, "the store's gauges in /metrics", func() (string, bool) {
+		resp, err := http.Get(s.url + "/metrics")
+		if err != nil {
+			return err.Error(), false
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		m := string(b)
+		return m, strings.Contains(m, `warden_scopes{outcome="ok",provider="aws",service="iam"} 1`) &&
+			strings.Contains(m, `warden_scopes{outcome="ok",provider="aws",service="ec2"} 1`) &&
+			strings.Contains(m, `warden_findings_open{severity=`) && strings.Contains(m, "warden_audit_entries ")
+	})
 	for _, sc := range st.Scopes {
 		if sc.Status != "ok" {
 			t.Errorf("scope %s %s", sc.Scope, sc.Status)
