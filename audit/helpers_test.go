@@ -111,3 +111,20 @@ func (f *fixture) checkpoint(t testing.TB) []byte {
 	}
 	return cp
 }
+
+// A checkpoint signed while the log was empty (a daemon's first, on a fresh database)
+// verifies, before and after entries follow it.
+func TestVerify_checkpointOfTheEmptyLog(t *testing.T) {
+	f := newFixture(t, storetest.Backends(t)["sqlite"])
+	ctx := context.Background()
+	if _, err := f.log.Checkpoint(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := f.log.Verify(ctx, f.verify); err != nil || rep.Checkpoints != 1 {
+		t.Fatalf("verify the empty log: %+v %v", rep, err)
+	}
+	f.appendN(t, 5, 1)
+	if rep, err := f.log.Verify(ctx, f.verify); err != nil || rep.Entries != 5 {
+		t.Fatalf("verify after 5 entries: %+v %v", rep, err)
+	}
+}

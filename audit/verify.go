@@ -209,11 +209,18 @@ func (cc *checkpointCheck) check(label string, signed []byte) (Checkpoint, bool)
 		bad(cc.n, "it was signed over %d entries but the log holds %d: entries %d-%d were deleted (truncated)", c.Size, cc.n, cc.n, c.Size-1)
 	default:
 		var err error
-		if c.Size == cc.n {
+		switch {
+		case c.Size == 0:
+			// A checkpoint of the empty log proves nothing about the entries since; its
+			// root is the empty tree's.
+			if empty, _ := tlog.TreeHash(0, nil); c.Root != empty {
+				err = errors.New("root hash of the empty log differs")
+			}
+		case c.Size == cc.n:
 			if c.Root != cc.root {
 				err = errors.New("root hash differs")
 			}
-		} else {
+		default:
 			var proof tlog.TreeProof
 			if proof, err = tlog.ProveTree(cc.n, c.Size, cc.hr); err == nil {
 				err = tlog.CheckTree(proof, cc.n, cc.root, c.Size, c.Root)

@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/riverqueue/river"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/reconcile"
@@ -75,9 +76,22 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws,
 		EvalVersion: r.eng.Version() + "+" + r.cfg.Version, FullEvery: dc.FullEvery, Actor: r.actor, Logger: a.log})
 	hooks, endpointHooks := daemon.MetricsHooks(met)
+	// Checkpoints are signed hourly when a key is at hand ($WARDEN_AUDIT_KEY or the key
+	// file warden audit checkpoint made); serve never creates one.
+	var checkpoint func(context.Context) error
+	af := auditFlags{}
+	if signer, _, err := af.key(false); err != nil {
+		return nil, err
+	} else if signer != nil {
+		alog := audit.New(r.st, audit.Options{Signer: signer})
+		checkpoint = func(ctx context.Context) error { _, err := alog.Checkpoint(ctx); return err }
+	} else {
+		a.log.Info("no audit key ($WARDEN_AUDIT_KEY or the file warden audit checkpoint creates): the daemon signs no checkpoints")
+	}
 	d, err := daemon.New(ctx, daemon.Options{Store: r.st, Log: r.log, Reconciler: rec, Machine: m,
 		Plan: reconcile.PlanOptions{Registry: r.reg, Gates: r.cfg.Gates}, Targets: targets, DryRun: df.dryRun || dc.DryRun,
-		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.actor, Logger: a.log, Hooks: hooks})
+		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.actor, Logger: a.log, Hooks: hooks,
+		Checkpoint: checkpoint})
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,9 @@ const (
 	// seconds: the eighth attempt comes about 75 minutes after the first); then it is
 	// discarded, audited and counted.
 	DefaultMaxAttempts = 8
+	// DefaultCheckpointEvery is how often the audit log is checkpointed when a key is
+	// at hand: the checkpoint-age alert (docs/alerts.yml) fires after 25 hours.
+	DefaultCheckpointEvery = time.Hour
 )
 
 // Options configure a Daemon.
@@ -65,6 +68,10 @@ type Options struct {
 	ApprovalPoll time.Duration
 	// MaxAttempts bounds a failing job's attempts (default DefaultMaxAttempts).
 	MaxAttempts int
+	// Checkpoint, when set, signs an audit checkpoint; the leader runs it every
+	// CheckpointEvery (default DefaultCheckpointEvery) and once when it starts leading.
+	Checkpoint      func(ctx context.Context) error
+	CheckpointEvery time.Duration
 	// ID names this replica in the queue (default the host and start time).
 	ID string
 	// Actor records the daemon in the audit log (default "warden").
@@ -144,7 +151,17 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 			}, &river.PeriodicJobOpts{ID: "sweep-" + name, RunOnStart: true}))
 		}
 	}
+	if o.Checkpoint != nil {
+		every := o.CheckpointEvery
+		if every <= 0 {
+			every = DefaultCheckpointEvery
+		}
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(every), func() (river.JobArgs, *river.InsertOpts) {
+			return CheckpointArgs{}, nil
+		}, &river.PeriodicJobOpts{ID: "checkpoint", RunOnStart: true}))
+	}
 	workers := river.NewWorkers()
+	river.AddWorker(workers, &checkpointWorker{d: d})
 	river.AddWorker(workers, &sweepWorker{d: d})
 	river.AddWorker(workers, &collectWorker{d: d})
 	river.AddWorker(workers, &refreshWorker{d: d})

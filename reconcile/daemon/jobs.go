@@ -9,10 +9,11 @@ import (
 
 // Job kinds, as River stores them.
 const (
-	KindSweep     = "warden.sweep"
-	KindCollect   = "warden.collect"
-	KindRefresh   = "warden.refresh"
-	KindRemediate = "warden.remediate"
+	KindSweep      = "warden.sweep"
+	KindCollect    = "warden.collect"
+	KindRefresh    = "warden.refresh"
+	KindRemediate  = "warden.remediate"
+	KindCheckpoint = "warden.checkpoint"
 )
 
 // liveStates are the states in which a job holds its unique key: one scope is never
@@ -105,6 +106,17 @@ func (RemediateArgs) Kind() string { return KindRemediate }
 
 // InsertOpts implements river.JobArgsWithInsertOpts: one job per action at a time.
 func (RemediateArgs) InsertOpts() river.InsertOpts { return unique() }
+
+// CheckpointArgs asks for a signed checkpoint of the audit log: a periodic job.
+type CheckpointArgs struct{}
+
+// Kind implements river.JobArgs.
+func (CheckpointArgs) Kind() string { return KindCheckpoint }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: one at a time.
+func (CheckpointArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: liveStates}}
+}
 
 // follower is a job that can be asked again while one like it is running.
 type follower interface {

@@ -285,3 +285,21 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	d.done(KindRemediate, "completed")
 	return nil
 }
+
+// checkpointWorker signs an audit checkpoint.
+type checkpointWorker struct {
+	river.WorkerDefaults[CheckpointArgs]
+	d *Daemon
+}
+
+func (w *checkpointWorker) Work(ctx context.Context, job *river.Job[CheckpointArgs]) error {
+	if w.d.o.Checkpoint == nil {
+		return river.JobCancel(errors.New("this replica has no audit key to sign a checkpoint with"))
+	}
+	if err := w.d.o.Checkpoint(ctx); err != nil {
+		return fmt.Errorf("sign an audit checkpoint: %w", err)
+	}
+	w.d.log.Info("audit checkpoint signed")
+	w.d.done(KindCheckpoint, "completed")
+	return nil
+}
