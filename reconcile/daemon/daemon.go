@@ -98,7 +98,6 @@ type Hooks struct {
 type Daemon struct {
 	o       Options
 	q       queue
-	table   func(string) string
 	close   func()
 	targets map[string]Target
 	log     *slog.Logger
@@ -181,11 +180,11 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		FetchCooldown:     20 * time.Millisecond,
 		FetchPollInterval: 250 * time.Millisecond,
 	}
-	q, table, closeFn, err := openQueue(ctx, o.Store, cfg)
+	q, closeFn, err := openQueue(ctx, o.Store, cfg)
 	if err != nil {
 		return nil, err
 	}
-	d.q, d.table, d.close = q, table, closeFn
+	d.q, d.close = q, closeFn
 	return d, nil
 }
 

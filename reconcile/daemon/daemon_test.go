@@ -250,3 +250,32 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// A dry-run daemon reads, judges and plans, and writes nothing to the cloud: the
+// simulator counts no write call, the SSH rules stay open, and no approval is requested.
+func TestDaemon_dryRunWritesNothing(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, DryRun: true, ApprovalPoll: time.Hour})
+			h.idle()
+			waitFor(t, "every planned fix judged", func() bool { return h.count(daemon.KindRemediate+"/completed") >= 4 })
+			if w := h.e.Sim.Writes(); len(w) != 0 {
+				t.Errorf("a dry run wrote to the cloud: %v", w)
+			}
+			for i := range 2 {
+				arn := fmt.Sprintf("arn:aws:ec2:us-east-1:%s:security-group/sg-00000000000000a%d", remediatetest.Account, i)
+				if open, _ := h.e.SSHOpen(t, arn); !open {
+					t.Errorf("a dry run closed SSH on %s", arn)
+				}
+			}
+			reqs, err := h.e.Gate.List(context.Background(), gates.Filter{})
+			if err != nil || len(reqs) != 0 {
+				t.Errorf("a dry run asked for approvals: %v %v", reqs, err)
+			}
+			fs, err := h.r.Findings(context.Background(), "aws/"+remediatetest.Account+"/ec2/us-east-1")
+			if err != nil || len(fs) == 0 {
+				t.Errorf("a dry run judged nothing: %v %v", fs, err)
+			}
+		})
+	}
+}

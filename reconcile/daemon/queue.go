@@ -39,54 +39,54 @@ type queue interface {
 // connection on the same file (River waits behind no store connection, and holds none
 // the store needs), on PostgreSQL a pgx pool and River's own schema. River's migrations
 // run first, serialized across processes. close releases the pool.
-func openQueue(ctx context.Context, st *store.Store, cfg *river.Config) (q queue, table func(string) string, close func(), err error) {
+func openQueue(ctx context.Context, st *store.Store, cfg *river.Config) (q queue, close func(), err error) {
 	switch st.Dialect() {
 	case "sqlite":
 		db, err := st.OpenSQLitePool()
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		drv := riversqlite.New(db)
 		if err := migrateSQLite(ctx, db, drv); err != nil {
 			db.Close()
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		c, err := river.NewClient(drv, cfg)
 		if err != nil {
 			db.Close()
-			return nil, nil, nil, fmt.Errorf("start the job queue: %w", err)
+			return nil, nil, fmt.Errorf("start the job queue: %w", err)
 		}
-		return c, func(t string) string { return t }, func() { db.Close() }, nil
+		return c, func() { db.Close() }, nil
 	case "postgres":
 		pc, err := st.PostgresPoolConfig()
 		if err != nil {
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		pool, err := pgxpool.NewWithConfig(ctx, pc)
 		if err != nil {
-			return nil, nil, nil, fmt.Errorf("open the job queue's pool: %w", err)
+			return nil, nil, fmt.Errorf("open the job queue's pool: %w", err)
 		}
 		// River's tables (river_job, river_leader, …) sit beside warden's, in the schema
 		// the store uses (the DSN's search_path, else public): a deployment is one schema.
 		var schema string
 		if err := pool.QueryRow(ctx, "SELECT current_schema()").Scan(&schema); err != nil {
 			pool.Close()
-			return nil, nil, nil, fmt.Errorf("start the job queue: find the schema: %w", err)
+			return nil, nil, fmt.Errorf("start the job queue: find the schema: %w", err)
 		}
 		drv := riverpgxv5.New(pool)
 		if err := migratePostgres(ctx, pool, drv, schema); err != nil {
 			pool.Close()
-			return nil, nil, nil, err
+			return nil, nil, err
 		}
 		cfg.Schema = schema
 		c, err := river.NewClient(drv, cfg)
 		if err != nil {
 			pool.Close()
-			return nil, nil, nil, fmt.Errorf("start the job queue: %w", err)
+			return nil, nil, fmt.Errorf("start the job queue: %w", err)
 		}
-		return c, func(t string) string { return t }, pool.Close, nil
+		return c, pool.Close, nil
 	}
-	return nil, nil, nil, fmt.Errorf("start the job queue: unknown database %q", st.Dialect())
+	return nil, nil, fmt.Errorf("start the job queue: unknown database %q", st.Dialect())
 }
 
 // migrateSQLite runs River's migrations in one immediate transaction: the read of what

@@ -25,9 +25,9 @@ type sweepWorker struct {
 
 func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error {
 	d := w.d
-	t, ok := d.targets[job.Args.Target]
-	if !ok {
-		return river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, job.Args.Target))
+	t, err := d.target(job.Args.Target)
+	if err != nil {
+		return err
 	}
 	log := d.log.With("correlation", job.Args.Correlation, "target", t.Name)
 	started := time.Now()
@@ -87,13 +87,13 @@ type collectWorker struct {
 
 func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) error {
 	d, a := w.d, job.Args
-	t, ok := d.targets[a.Target]
-	if !ok {
-		return river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, a.Target))
+	t, err := d.target(a.Target)
+	if err != nil {
+		return err
 	}
 	log := d.log.With("correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
 	var sink collectors.MemorySink
-	err := t.Collector.CollectScope(ctx, a.Scope, &sink)
+	err = t.Collector.CollectScope(ctx, a.Scope, &sink)
 	if errors.Is(err, collectors.ErrUnknownScope) {
 		// The account, region or endpoint is no longer the collector's: nothing to read.
 		log.Warn("collect: the scope is no longer one of the target's", "err", err)
@@ -194,13 +194,13 @@ type refreshWorker struct {
 
 func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) error {
 	d, a := w.d, job.Args
-	t, ok := d.targets[a.Target]
-	if !ok {
-		return river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, a.Target))
+	t, err := d.target(a.Target)
+	if err != nil {
+		return err
 	}
 	log := d.log.With("correlation", a.Correlation, "resource", a.UID, "event", a.Event, "job", job.ID)
 	var out *reconcile.Outcome
-	err := collectors.ErrUnsupported
+	err = collectors.ErrUnsupported
 	if t.Reader != nil {
 		out, err = d.o.Reconciler.Refresh(ctx, t.Reader, a.UID, a.Accounts)
 	}
@@ -302,4 +302,14 @@ func (w *checkpointWorker) Work(ctx context.Context, job *river.Job[CheckpointAr
 	w.d.log.Info("audit checkpoint signed")
 	w.d.done(KindCheckpoint, "completed")
 	return nil
+}
+
+// target is the named target, or the error that cancels a job naming one this daemon
+// does not have (its config changed since the job was queued).
+func (d *Daemon) target(name string) (Target, error) {
+	t, ok := d.targets[name]
+	if !ok {
+		return Target{}, river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, name))
+	}
+	return t, nil
 }
