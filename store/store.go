@@ -152,11 +152,29 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 		db.SetMaxOpenConns(1)
 	}
 	s := &Store{db: db, d: sqliteDialect, uri: uri}
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateSQLite(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// migrateSQLite migrates, waiting out the one lock SQLite's busy timeout does not: a
+// fresh file that another process is turning into WAL mode at the same moment answers
+// SQLITE_BUSY at once. It tries again for up to 10 seconds.
+func (s *Store) migrateSQLite(ctx context.Context) error {
+	deadline := time.Now().Add(10 * time.Second)
+	for wait := 10 * time.Millisecond; ; wait = min(2*wait, 500*time.Millisecond) {
+		err := s.migrate(ctx)
+		if err == nil || !strings.Contains(err.Error(), "SQLITE_BUSY") || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(wait):
+		}
+	}
 }
 
 // sqlitePragmas are set on every connection. _txlock=immediate: a transaction takes the
