@@ -18,6 +18,7 @@ import (
 
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
+	"github.com/warden-sec/warden/collectors/collectorstest"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/snapshot"
@@ -347,29 +348,7 @@ func TestCollectScope_faults(t *testing.T) {
 			w.Faults = []cloudsim.Fault{tc.fault}
 			_, url := simtest.Start(t, w, cloudsim.Options{})
 			c := scopedCollector(url, awscollector.Config{Org: true}, nil)
-			ctx := context.Background()
-			scopes, err := c.Scopes(ctx)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !slices.Contains(scopeIDs(scopes), tc.scope) {
-				t.Fatalf("Scopes %v lack %s", scopeIDs(scopes), tc.scope)
-			}
-			for _, s := range scopes {
-				var sink collectors.MemorySink
-				if err := c.CollectScope(ctx, s.ID, &sink); err != nil {
-					t.Fatalf("CollectScope(%s): %v", s.ID, err)
-				}
-				got := sink.Scopes[0]
-				switch {
-				case s.ID == tc.scope:
-					if got.Status != snapshot.ScopeFailed || got.AccessDenied == 0 || got.Resources != 0 || len(sink.Resources) != 0 {
-						t.Errorf("denied scope = %+v with %d resources, want failed, denied counted, none", got, len(sink.Resources))
-					}
-				case got.Status != snapshot.ScopeOK:
-					t.Errorf("scope %s = %+v, want ok: the fault was another scope's", s.ID, got)
-				}
-			}
+			collectorstest.OnlyScopeDenied(t, c, tc.scope)
 		})
 	}
 }
