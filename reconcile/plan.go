@@ -176,37 +176,24 @@ func (r *Reconciler) ScopeOf(ctx context.Context, uid string) (string, error) {
 
 // Scopes returns the state of every scope read so far, by id.
 func Scopes(ctx context.Context, st *store.Store) ([]ScopeState, error) {
-	var ids []string
+	var out []ScopeState
 	err := st.Read(ctx, func(q *store.Reader) error {
-		rows, err := q.QueryContext(ctx, `SELECT scope FROM scope_state ORDER BY scope`)
+		rows, err := q.QueryContext(ctx, `SELECT data, read_at, ok_at, evaluated_with, full_at FROM scope_state ORDER BY scope`)
 		if err != nil {
 			return err
 		}
 		defer rows.Close()
 		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
+			s, err := scanScope(rows)
+			if err != nil {
 				return err
 			}
-			ids = append(ids, id)
+			out = append(out, s)
 		}
 		return rows.Err()
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list the scopes: %w", err)
 	}
-	out := make([]ScopeState, 0, len(ids))
-	err = st.Read(ctx, func(q *store.Reader) error {
-		for _, id := range ids {
-			s, ok, err := readScope(ctx, q, id)
-			if err != nil {
-				return err
-			}
-			if ok {
-				out = append(out, s)
-			}
-		}
-		return nil
-	})
-	return out, err
+	return out, nil
 }

@@ -129,21 +129,8 @@ func resourceFindings(ctx context.Context, q querier, uid string) (resourceRecor
 	case !errors.Is(err, sql.ErrNoRows):
 		return resourceRecord{}, fmt.Errorf("read resource %s: %w", uid, err)
 	}
-	rows, err := q.QueryContext(ctx, `SELECT status, opened_at, seen_at, resolved_at, data FROM finding_state WHERE resource = ? AND status <> ?`, uid, StatusResolved)
-	if err != nil {
-		return resourceRecord{}, fmt.Errorf("read the findings of %s: %w", uid, err)
-	}
-	defer rows.Close()
-	out.Findings = map[string]FindingState{}
-	for rows.Next() {
-		fs, err := scanFinding(rows)
-		if err != nil {
-			return resourceRecord{}, fmt.Errorf("read the findings of %s: %w", uid, err)
-		}
-		out.Findings[fs.Finding.Fingerprint] = fs
-	}
-	if err := rows.Err(); err != nil {
-		return resourceRecord{}, fmt.Errorf("read the findings of %s: %w", uid, err)
+	if out.Findings, err = activeFindings(ctx, q, "resource", uid); err != nil {
+		return resourceRecord{}, err
 	}
 	return out, nil
 }

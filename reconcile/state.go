@@ -100,18 +100,25 @@ func deleteResource(ctx context.Context, tx *store.Tx, uid string) error {
 
 // readScope returns the scope's state, and false if it was never read.
 func readScope(ctx context.Context, q querier, scope string) (ScopeState, bool, error) {
-	var st ScopeState
-	var data, readAt, okAt, fullAt string
-	err := q.QueryRowContext(ctx, `SELECT data, read_at, ok_at, evaluated_with, full_at FROM scope_state WHERE scope = ?`, scope).
-		Scan(&data, &readAt, &okAt, &st.EvaluatedWith, &fullAt)
+	st, err := scanScope(q.QueryRowContext(ctx, `SELECT data, read_at, ok_at, evaluated_with, full_at FROM scope_state WHERE scope = ?`, scope))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ScopeState{}, false, nil
 	}
 	if err != nil {
 		return ScopeState{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
 	}
+	return st, true, nil
+}
+
+// scanScope decodes a row of data, read_at, ok_at, evaluated_with, full_at.
+func scanScope(row interface{ Scan(...any) error }) (ScopeState, error) {
+	var st ScopeState
+	var data, readAt, okAt, fullAt string
+	if err := row.Scan(&data, &readAt, &okAt, &st.EvaluatedWith, &fullAt); err != nil {
+		return ScopeState{}, err
+	}
 	if err := json.Unmarshal([]byte(data), &st.Scope); err != nil {
-		return ScopeState{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
+		return ScopeState{}, err
 	}
 	for _, t := range []struct {
 		s   string
@@ -122,11 +129,11 @@ func readScope(ctx context.Context, q querier, scope string) (ScopeState, bool, 
 		}
 		v, err := store.ParseTime(t.s)
 		if err != nil {
-			return ScopeState{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
+			return ScopeState{}, err
 		}
 		*t.dst = v
 	}
-	return st, true, nil
+	return st, nil
 }
 
 func putScope(ctx context.Context, tx *store.Tx, st ScopeState) error {
@@ -155,21 +162,27 @@ func formatOpt(t time.Time) string {
 
 // scopeFindings returns the findings of the scope that are not resolved, by fingerprint.
 func scopeFindings(ctx context.Context, q querier, scope string) (map[string]FindingState, error) {
-	rows, err := q.QueryContext(ctx, `SELECT status, opened_at, seen_at, resolved_at, data FROM finding_state WHERE scope = ? AND status <> ?`, scope, StatusResolved)
+	return activeFindings(ctx, q, "scope", scope)
+}
+
+// activeFindings returns the findings that are not resolved whose column (scope or
+// resource) is value, by fingerprint.
+func activeFindings(ctx context.Context, q querier, column, value string) (map[string]FindingState, error) {
+	rows, err := q.QueryContext(ctx, `SELECT status, opened_at, seen_at, resolved_at, data FROM finding_state WHERE `+column+` = ? AND status <> ?`, value, StatusResolved)
 	if err != nil {
-		return nil, fmt.Errorf("read the findings of %s: %w", scope, err)
+		return nil, fmt.Errorf("read the findings of %s: %w", value, err)
 	}
 	defer rows.Close()
 	out := map[string]FindingState{}
 	for rows.Next() {
 		fs, err := scanFinding(rows)
 		if err != nil {
-			return nil, fmt.Errorf("read the findings of %s: %w", scope, err)
+			return nil, fmt.Errorf("read the findings of %s: %w", value, err)
 		}
 		out[fs.Finding.Fingerprint] = fs
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the findings of %s: %w", scope, err)
+		return nil, fmt.Errorf("read the findings of %s: %w", value, err)
 	}
 	return out, nil
 }

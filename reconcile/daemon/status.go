@@ -29,7 +29,7 @@ func (d *Daemon) Depth(ctx context.Context) ([]JobCount, error) {
 func Depth(ctx context.Context, st *store.Store) ([]JobCount, error) {
 	var out []JobCount
 	err := st.Read(ctx, func(q *store.Reader) error {
-		rows, err := q.QueryContext(ctx, `SELECT kind, state, COUNT(*) FROM `+riverTable(st, "river_job")+`
+		rows, err := q.QueryContext(ctx, `SELECT kind, state, COUNT(*) FROM river_job
 			WHERE state IN ('available', 'pending', 'running', 'retryable', 'scheduled') GROUP BY kind, state ORDER BY kind, state`)
 		if err != nil {
 			return err
@@ -60,7 +60,7 @@ func Leader(ctx context.Context, st *store.Store) (string, time.Time, error) {
 	var exp time.Time
 	err := st.Read(ctx, func(q *store.Reader) error {
 		var expires any
-		err := q.QueryRowContext(ctx, `SELECT leader_id, expires_at FROM `+riverTable(st, "river_leader")+` LIMIT 1`).Scan(&id, &expires)
+		err := q.QueryRowContext(ctx, `SELECT leader_id, expires_at FROM river_leader LIMIT 1`).Scan(&id, &expires)
 		if err != nil {
 			return err
 		}
@@ -75,10 +75,6 @@ func Leader(ctx context.Context, st *store.Store) (string, time.Time, error) {
 	}
 	return id, exp, nil
 }
-
-// riverTable names one of River's tables as the store's queries see it: River's tables
-// are in the store's own schema.
-func riverTable(_ *store.Store, t string) string { return t }
 
 // noQueue reports whether err says River's tables do not exist (no daemon ever ran).
 func noQueue(err error) bool {
