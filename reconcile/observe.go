@@ -2,6 +2,7 @@ package reconcile
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -152,13 +153,13 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 	type read struct {
 		res  snapshot.Resource
 		hash string
-		data []byte
 	}
 	reads := make([]read, 0, len(ob.Resources))
 	var changed []snapshot.Resource
 	seen := make(map[string]bool, len(ob.Resources))
+	var hs hasher
 	for _, res := range ob.Resources {
-		h, data, err := hashResource(res)
+		h, err := hs.sum(res)
 		if err != nil {
 			return nil, err
 		}
@@ -166,7 +167,7 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 			return nil, fmt.Errorf("observe scope %s: resource %s is listed twice", sc.ID, res.UID)
 		}
 		seen[res.UID] = true
-		reads = append(reads, read{res, h, data})
+		reads = append(reads, read{res, h})
 		if full || prev[res.UID] != h {
 			changed = append(changed, res)
 		}
@@ -195,17 +196,35 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 	}
 	out.Deleted = len(deleted)
 
+	evaluated := make(map[string]bool, len(changed))
+	for _, c := range changed {
+		evaluated[c.UID] = true
+	}
+	gone := make(map[string]bool, len(deleted))
+	for _, uid := range deleted {
+		gone[uid] = true
+	}
+
 	err = r.o.Store.InTx(ctx, func(tx *store.Tx) error {
 		*out = Outcome{Scope: out.Scope, Status: out.Status, Resources: out.Resources, Evaluated: out.Evaluated, Full: out.Full,
 			Deleted: out.Deleted, EvalErrors: out.EvalErrors}
-		now, err := resourceHashes(ctx, tx, sc.ID)
+		same, err := sameResourceHashes(ctx, tx, sc.ID, prev)
 		if err != nil {
 			return err
 		}
-		if !sameHashes(now, prev) {
+		if !same {
 			return errConcurrent
 		}
-		old, err := scopeFindings(ctx, tx, sc.ID)
+		// A complete read that is not due in full judges only the findings of what it
+		// evaluated or no longer lists, and the unknown ones it may vouch for again; the
+		// others stand as they are, so they need not be read.
+		var keep func(resource, status string) bool
+		if !full && sc.Complete() {
+			keep = func(resource, status string) bool {
+				return status == findings.StatusUnknown || evaluated[resource] || gone[resource]
+			}
+		}
+		old, err := activeFindings(ctx, tx, "scope", sc.ID, keep)
 		if err != nil {
 			return err
 		}
@@ -230,7 +249,11 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 				rd.hash = ""
 			}
 			if prev[rd.res.UID] != rd.hash || errored[rd.res.UID] {
-				if err := putResource(ctx, tx, rd.res, rd.hash, rd.data, at); err != nil {
+				data, err := json.Marshal(rd.res)
+				if err != nil {
+					return fmt.Errorf("encode resource %s: %w", rd.res.UID, err)
+				}
+				if err := putResource(ctx, tx, rd.res, rd.hash, data, at); err != nil {
 					return err
 				}
 			}
@@ -239,14 +262,6 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 			if err := deleteResource(ctx, tx, uid); err != nil {
 				return err
 			}
-		}
-		evaluated := make(map[string]bool, len(changed))
-		for _, c := range changed {
-			evaluated[c.UID] = true
-		}
-		gone := make(map[string]bool, len(deleted))
-		for _, uid := range deleted {
-			gone[uid] = true
 		}
 		evs, err := r.judge(ctx, tx, judgement{scope: sc.ID, at: at, found: res.Findings, old: old,
 			evaluated: evaluated, gone: gone, listed: seen, complete: sc.Complete(),
@@ -285,18 +300,6 @@ var errConcurrent = errors.New("another observation of the scope was recorded me
 // ErrConcurrent reports whether err is an observation that lost a race with another of
 // the same scope; the caller reads the scope again.
 func ErrConcurrent(err error) bool { return errors.Is(err, errConcurrent) }
-
-func sameHashes(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
 
 func sortedKeys[V any](m map[string]V) []string {
 	ks := make([]string, 0, len(m))

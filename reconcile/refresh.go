@@ -129,7 +129,7 @@ func resourceFindings(ctx context.Context, q querier, uid string) (resourceRecor
 	case !errors.Is(err, sql.ErrNoRows):
 		return resourceRecord{}, fmt.Errorf("read resource %s: %w", uid, err)
 	}
-	if out.Findings, err = activeFindings(ctx, q, "resource", uid); err != nil {
+	if out.Findings, err = activeFindings(ctx, q, "resource", uid, nil); err != nil {
 		return resourceRecord{}, err
 	}
 	return out, nil
