@@ -146,7 +146,7 @@ func (l *Log) Append(ctx context.Context, tx *store.Tx, ev Event) (Entry, error)
 	if strings.TrimSpace(ev.Actor) == "" {
 		return Entry{}, fmt.Errorf("append audit entry %s: no actor: every event names who caused it", ev.Kind)
 	}
-	data, err := canonicalData(ev.Data)
+	data, err := canonicalDataWith(ev.Data, Correlation(ctx))
 	if err != nil {
 		return Entry{}, fmt.Errorf("append audit entry %s %s: %w", ev.Kind, ev.Subject, err)
 	}

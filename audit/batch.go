@@ -40,7 +40,7 @@ func (l *Log) AppendAll(ctx context.Context, tx *store.Tx, evs []Event) ([]Entry
 		if strings.TrimSpace(ev.Actor) == "" {
 			return nil, fmt.Errorf("append audit entry %s: no actor: every event names who caused it", ev.Kind)
 		}
-		data, err := canonicalData(ev.Data)
+		data, err := canonicalDataWith(ev.Data, Correlation(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("append audit entry %s %s: %w", ev.Kind, ev.Subject, err)
 		}

@@ -82,6 +82,13 @@ func appendString[S ~string | ~[]byte](buf []byte, s S) []byte {
 // in RFC 8785), strings escaped as [appendString] does. A json.RawMessage is
 // canonicalized the same way, so that equal data always hashes the same.
 func canonicalData(v any) (json.RawMessage, error) {
+	return canonicalDataWith(v, "")
+}
+
+// canonicalDataWith is canonicalData with the correlation id added to the data: under
+// "correlation" in an object, or as the object {"correlation": id} for no data. Data of
+// another shape, or that names its own correlation, is kept as it is.
+func canonicalDataWith(v any, correlation string) (json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode data: %w", err)
@@ -92,7 +99,17 @@ func canonicalData(v any) (json.RawMessage, error) {
 	if err := dec.Decode(&tree); err != nil {
 		return nil, fmt.Errorf("decode data: %w", err)
 	}
-	return appendCanonical(make([]byte, 0, len(raw)), tree), nil
+	if correlation != "" {
+		switch t := tree.(type) {
+		case nil:
+			tree = map[string]any{"correlation": correlation}
+		case map[string]any:
+			if _, ok := t["correlation"]; !ok {
+				t["correlation"] = correlation
+			}
+		}
+	}
+	return appendCanonical(make([]byte, 0, len(raw)+len(correlation)+20), tree), nil
 }
 
 // appendCanonical appends the canonical JSON of a value decoded with UseNumber.

@@ -222,11 +222,27 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 	}
 	for gi, name := range order {
 		ws := waves(m.limits, groups[name])
+		// rest are the actions from the wave's i-th on, to the end of the run.
+		rest := func(wi, i int) []*Record {
+			left := append([]*Record{}, ws[wi][i:]...)
+			for _, w := range ws[wi+1:] {
+				left = append(left, w...)
+			}
+			for _, other := range order[gi+1:] {
+				left = append(left, groups[other]...)
+			}
+			return left
+		}
 		for wi, wave := range ws {
 			failed := 0
 			for i, r := range wave {
 				if err := ctx.Err(); err != nil {
 					return err
+				}
+				if why, err := m.overBudget(ctx, r); err != nil {
+					return err
+				} else if why != "" {
+					return skip(rest(wi, i), why)
 				}
 				// A stop (SIGINT, SIGTERM, serve draining) comes between actions: the one
 				// under way finishes and is recorded rather than being cut mid-call.
@@ -238,17 +254,15 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 				ok := it.State != StateFailed
 				if !ok {
 					failed++
+					if why, err := m.failureStreak(ctx); err != nil {
+						return err
+					} else if why != "" {
+						return skip(rest(wi, i+1), why)
+					}
 				}
 				br.record(ok)
 				if br.tripped != "" {
-					left := append([]*Record{}, wave[i+1:]...)
-					for _, w := range ws[wi+1:] {
-						left = append(left, w...)
-					}
-					for _, other := range order[gi+1:] {
-						left = append(left, groups[other]...)
-					}
-					return skip(left, br.tripped)
+					return skip(rest(wi, i+1), br.tripped)
 				}
 			}
 			if len(ws) > 1 && float64(failed)/float64(len(wave)) > m.limits.BreakerRatio {

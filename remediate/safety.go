@@ -24,6 +24,17 @@ type Limits struct {
 	// CanaryFraction of a remediator's actions make its canary when its first account has
 	// more (default 0.05; at least one).
 	CanaryFraction float64
+
+	// PerHour is the most actions begun in any hour across every run sharing the store
+	// (0: no bound): the daemon applies one action per job, so the caps per run above do
+	// not bound what it does in an hour. PerAccountPerHour bounds one account likewise.
+	// Replicas checking at the same moment may each take the last unit of the budget:
+	// it holds to within the number of workers.
+	PerHour, PerAccountPerHour int
+	// PauseAfterFailures pauses remediation (as warden pause does, lifted by warden
+	// resume) once that many fixes in a row have failed across runs (0: never): a fix
+	// that fails everywhere is a broken remediator or lost permissions, not bad luck.
+	PauseAfterFailures int
 }
 
 func (l Limits) withDefaults() Limits {
