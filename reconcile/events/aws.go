@@ -70,19 +70,13 @@ func acmServiceEvent(n node, dt, id string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	acct, err := n.need("account")
+	acct, err := n.match("account", accountRe, "an AWS account id")
 	if err != nil {
 		return Change{}, err
 	}
-	if !accountRe.MatchString(acct) {
-		return Change{}, malformed(n.at("account"), fmt.Sprintf("%q is not an AWS account id", acct))
-	}
-	region, err := n.need("region")
+	region, err := n.match("region", regionRe, "an AWS region")
 	if err != nil {
 		return Change{}, err
-	}
-	if !regionRe.MatchString(region) {
-		return Change{}, malformed(n.at("region"), fmt.Sprintf("%q is not an AWS region", region))
 	}
 	res, err := n.list("resources")
 	if err != nil {
@@ -125,12 +119,9 @@ func cloudTrail(rec node, env envelope) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	region, err := rec.need("awsRegion")
+	region, err := rec.match("awsRegion", regionRe, "an AWS region")
 	if err != nil {
 		return Change{}, err
-	}
-	if !regionRe.MatchString(region) {
-		return Change{}, malformed(rec.at("awsRegion"), fmt.Sprintf("%q is not an AWS region", region))
 	}
 	acct, err := rec.str("recipientAccountId")
 	if err != nil {
@@ -716,17 +707,11 @@ func sgRules(c *awsCtx) error {
 	if err != nil {
 		return err
 	}
-	items, err := set.list("items")
+	rules, err := set.objects("items")
 	if err != nil {
 		return err
 	}
-	for i, it := range items {
-		field := set.at("items") + fmt.Sprintf("[%d]", i)
-		m, ok := it.(map[string]any)
-		if !ok {
-			return malformed(field, "want an object, got "+kindOf(it))
-		}
-		rule := node{m: m, path: field}
+	for _, rule := range rules {
 		gid, err := rule.need("groupId")
 		if err != nil {
 			return err
@@ -802,17 +787,11 @@ func sgTags(c *awsCtx) error {
 	if err != nil {
 		return err
 	}
-	items, err := set.list("items")
+	items, err := set.objects("items")
 	if err != nil {
 		return err
 	}
-	for i, it := range items {
-		field := set.at("items") + fmt.Sprintf("[%d]", i)
-		m, ok := it.(map[string]any)
-		if !ok {
-			return malformed(field, "want an object, got "+kindOf(it))
-		}
-		item := node{m: m, path: field}
+	for _, item := range items {
 		id, err := item.need("resourceId")
 		if err != nil {
 			return err

@@ -3,6 +3,7 @@ package events
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"time"
 )
 
@@ -57,6 +58,16 @@ func (n node) need(key string) (string, error) {
 	return s, err
 }
 
+// match is the string at key, which must be there and match re; what names the kind
+// of value in the error ("an AWS region").
+func (n node) match(key string, re *regexp.Regexp, what string) (string, error) {
+	s, err := n.need(key)
+	if err == nil && !re.MatchString(s) {
+		err = malformed(n.at(key), fmt.Sprintf("%q is not %s", s, what))
+	}
+	return s, err
+}
+
 // obj is the object at key, an empty node when absent.
 func (n node) obj(key string) (node, error) {
 	c := node{path: n.at(key)}
@@ -83,6 +94,25 @@ func (n node) list(key string) ([]any, error) {
 		return nil, malformed(n.at(key), "want an array, got "+kindOf(v))
 	}
 	return l, nil
+}
+
+// objects is the array of objects at key, none when absent; an element of another type
+// is malformed.
+func (n node) objects(key string) ([]node, error) {
+	l, err := n.list(key)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]node, 0, len(l))
+	for i, v := range l {
+		field := n.at(key) + fmt.Sprintf("[%d]", i)
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil, malformed(field, "want an object, got "+kindOf(v))
+		}
+		out = append(out, node{m: m, path: field})
+	}
+	return out, nil
 }
 
 // integer is the integer at key, 0 when absent.
