@@ -1,7 +1,9 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -23,6 +25,8 @@ import (
 //	  job_timeout: 10m           # a job running longer than this is cancelled and retried
 //	  events_token_file: /etc/warden/events.token   # or $WARDEN_EVENTS_TOKEN
 //	  dry_run: false             # plan and ask, never apply
+//	  otlp_endpoint: http://otel-collector:4318     # traces over OTLP/HTTP (or $OTEL_EXPORTER_OTLP_ENDPOINT)
+//	  trace_sample_ratio: 0.1    # share of new traces recorded (default 1)
 type Daemon struct {
 	// Schedules say when each kind of target (aws, gcp, tls) is read in full.
 	Schedules map[string]string `yaml:"schedules"`
@@ -38,6 +42,24 @@ type Daemon struct {
 	EventsTokenFile string `yaml:"events_token_file"`
 	// DryRun plans and asks for approvals but never applies.
 	DryRun bool `yaml:"dry_run"`
+	// OTLPEndpoint is the OpenTelemetry collector's OTLP/HTTP base URL traces are sent
+	// to (http://collector:4318: traces go to /v1/traces below it). Empty: the standard
+	// $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT, else no
+	// traces. Credentials go in $OTEL_EXPORTER_OTLP_HEADERS, never in the URL.
+	OTLPEndpoint string `yaml:"otlp_endpoint"`
+	// TraceSampleRatio is the share of new traces recorded, between 0 and 1 (nil: 1, or
+	// what $OTEL_TRACES_SAMPLER says). A trace whose caller sent a traceparent follows
+	// the caller's decision.
+	TraceSampleRatio *float64 `yaml:"trace_sample_ratio"`
+	// MaxFixesPerHour bounds the fixes begun in any hour by every replica together, and
+	// MaxFixesPerAccountPerHour those in one account (0: the defaults; negative: no
+	// bound): the daemon applies one fix per job, so warden apply's caps per run do not
+	// bound it. A fix over the budget waits for the next hour.
+	MaxFixesPerHour           int `yaml:"max_fixes_per_hour"`
+	MaxFixesPerAccountPerHour int `yaml:"max_fixes_per_account_per_hour"`
+	// PauseAfterFailures pauses remediation once that many fixes in a row have failed
+	// (0: the default; negative: never); warden resume lifts it.
+	PauseAfterFailures int `yaml:"pause_after_failures"`
 }
 
 // Defaults of the daemon: section.
@@ -45,6 +67,11 @@ const (
 	DefaultFullEvery   = 24 * time.Hour
 	DefaultJobTimeout  = 10 * time.Minute
 	DefaultRescueAfter = 15 * time.Minute
+	// The defaults of the budget: a first sweep of a large organisation converges over
+	// hours rather than changing hundreds of resources at once.
+	DefaultMaxFixesPerHour           = 60
+	DefaultMaxFixesPerAccountPerHour = 20
+	DefaultPauseAfterFailures        = 5
 )
 
 // TargetKinds are the keys of daemon.schedules.
@@ -71,6 +98,14 @@ func (d Daemon) WithDefaults() Daemon {
 	if d.RescueAfter == 0 {
 		d.RescueAfter = max(DefaultRescueAfter, d.JobTimeout+time.Minute)
 	}
+	def := func(v *int, n int) {
+		if *v == 0 {
+			*v = n
+		}
+	}
+	def(&d.MaxFixesPerHour, DefaultMaxFixesPerHour)
+	def(&d.MaxFixesPerAccountPerHour, DefaultMaxFixesPerAccountPerHour)
+	def(&d.PauseAfterFailures, DefaultPauseAfterFailures)
 	return d
 }
 
@@ -102,6 +137,37 @@ func (d *Daemon) check() error {
 		return &daemonError{"job_timeout", "daemon.job_timeout must not be negative"}
 	case d.RescueAfter <= d.JobTimeout:
 		return &daemonError{"rescue_after", fmt.Sprintf("daemon.rescue_after (%v) must exceed daemon.job_timeout (%v): a job still running would be run twice at once", d.RescueAfter, d.JobTimeout)}
+	case d.TraceSampleRatio != nil && !(*d.TraceSampleRatio >= 0 && *d.TraceSampleRatio <= 1):
+		return &daemonError{"trace_sample_ratio", fmt.Sprintf("daemon.trace_sample_ratio %v: want a share between 0 and 1 (0.1: one trace in ten)", *d.TraceSampleRatio)}
+	}
+	if d.OTLPEndpoint != "" {
+		if err := checkOTLPEndpoint(d.OTLPEndpoint); err != nil {
+			return &daemonError{"otlp_endpoint", "daemon.otlp_endpoint " + err.Error()}
+		}
+	}
+	return nil
+}
+
+// checkOTLPEndpoint checks an OTLP/HTTP base URL. What it says never holds the URL's
+// password.
+func checkOTLPEndpoint(s string) error {
+	u, err := url.Parse(s)
+	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL, which may hold a password
+		}
+		return fmt.Errorf("is not a URL: %v", err)
+	}
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q: want an http:// or https:// URL: traces go over OTLP/HTTP (e.g. http://otel-collector:4318)", u.Redacted())
+	case u.Host == "":
+		return fmt.Errorf("%q: no host", u.Redacted())
+	case u.User != nil:
+		return fmt.Errorf("%q: no user or password in the URL: put the collector's credentials in $OTEL_EXPORTER_OTLP_HEADERS", u.Redacted())
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("%q: a query or fragment has no place in it", u.Redacted())
 	}
 	return nil
 }

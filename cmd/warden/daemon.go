@@ -14,6 +14,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/internal/telemetry"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/reconcile/metrics"
@@ -31,21 +32,24 @@ type daemonFlags struct {
 // openDaemon builds the reconciliation daemon over the live targets: one daemon target
 // per kind of target given (aws, gcp, tls), each swept on its daemon.schedules entry or
 // --schedule. No live target: no daemon (serve then only answers approvals). It mounts
-// /metrics, and /v1/events and /v1/reconcile when an events token is configured.
-func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler) (*daemon.Daemon, error) {
+// /metrics, and /v1/events and /v1/reconcile when an events token is configured. The
+// daemon is traced when daemon.otlp_endpoint or $OTEL_EXPORTER_OTLP_ENDPOINT names a
+// collector: stopTracing flushes the last spans, and must be called when serve ends.
+func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
+	stopTracing = func(context.Context) error { return nil }
 	reg := prometheus.NewRegistry()
 	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.st)),
 		metrics.WithState(daemon.State(r.st)), metrics.WithLogger(a.log))
 	routes["GET /metrics"] = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)})
 	if r.targets.Empty() {
-		return nil, nil
+		return nil, stopTracing, nil
 	}
 	dc := r.cfg.Daemon.WithDefaults()
 	var fallback river.PeriodicSchedule
 	if df.schedule != "" {
 		s, err := config.ParseSchedule(df.schedule)
 		if err != nil {
-			return nil, usageErr(fmt.Errorf("--schedule: %w", err))
+			return nil, stopTracing, usageErr(fmt.Errorf("--schedule: %w", err))
 		}
 		fallback = s
 	}
@@ -60,7 +64,7 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 		if expr, ok := dc.Schedules[sc.Name()]; ok {
 			s, err := config.ParseSchedule(expr)
 			if err != nil {
-				return nil, usageErr(err)
+				return nil, stopTracing, usageErr(err)
 			}
 			t.Schedule = s
 		}
@@ -70,7 +74,7 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	if r.cfg.Waivers != "" {
 		var err error
 		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
-			return nil, usageErr(err)
+			return nil, stopTracing, usageErr(err)
 		}
 	}
 	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws,
@@ -81,23 +85,34 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	var checkpoint func(context.Context) error
 	af := auditFlags{}
 	if signer, _, err := af.key(false); err != nil {
-		return nil, err
+		return nil, stopTracing, err
 	} else if signer != nil {
 		alog := audit.New(r.st, audit.Options{Signer: signer})
 		checkpoint = func(ctx context.Context) error { _, err := alog.Checkpoint(ctx); return err }
 	} else {
 		a.log.Info("no audit key ($WARDEN_AUDIT_KEY or the file warden audit checkpoint creates): the daemon signs no checkpoints")
 	}
-	d, err := daemon.New(ctx, daemon.Options{Store: r.st, Log: r.log, Reconciler: rec, Machine: m,
+	tp, shutdown, err := telemetry.Setup(ctx, telemetry.Options{Endpoint: dc.OTLPEndpoint, ServiceVersion: version(),
+		SampleRatio: dc.TraceSampleRatio, Logger: a.log})
+	if err != nil {
+		return nil, stopTracing, usageErr(err)
+	}
+	// Any failure below leaves serve without a daemon: the exporter is stopped here.
+	defer func() {
+		if err != nil {
+			_ = shutdown(context.WithoutCancel(ctx))
+		}
+	}()
+	d, err = daemon.New(ctx, daemon.Options{Store: r.st, Log: r.log, Reconciler: rec, Machine: m,
 		Plan: reconcile.PlanOptions{Registry: r.reg, Gates: r.cfg.Gates}, Targets: targets, DryRun: df.dryRun || dc.DryRun,
 		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.actor, Logger: a.log, Hooks: hooks,
-		Checkpoint: checkpoint})
+		Checkpoint: checkpoint, Tracer: tp.Tracer(daemon.TracerName)})
 	if err != nil {
-		return nil, err
+		return nil, stopTracing, err
 	}
 	token, err := daemon.LoadToken(os.Getenv, dc.EventsTokenFile)
 	if err != nil && (dc.EventsTokenFile != "" || os.Getenv(daemon.EnvEventsToken) != "") {
-		return nil, usageErr(err)
+		return nil, stopTracing, usageErr(err)
 	}
 	if err == nil {
 		routes["POST /v1/events"] = d.EventsHandler(token, endpointHooks)
@@ -105,5 +120,5 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	} else {
 		a.log.Info("no events token ($" + daemon.EnvEventsToken + " or daemon.events_token_file): /v1/events and /v1/reconcile are off")
 	}
-	return d, nil
+	return d, shutdown, nil
 }

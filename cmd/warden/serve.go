@@ -80,13 +80,17 @@ says what it would do, and applies nothing.`,
 			if !isLoopback(addr) && !r.cfg.Serve.AllowRemote {
 				return usageErr(fmt.Errorf("listen %s is not a loopback address: set serve.allow_remote: true in the config to serve beyond this machine", addr))
 			}
+			// The budget is shared by every run on the store: the daemon's jobs and this
+			// worker apply one action at a time.
+			dc := r.cfg.Daemon.WithDefaults()
 			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
 				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
 				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
-				Limits:   remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct},
+				Limits: remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct,
+					PerHour: dc.MaxFixesPerHour, PerAccountPerHour: dc.MaxFixesPerAccountPerHour, PauseAfterFailures: dc.PauseAfterFailures},
 				// Replicas apply side by side: an action another one is applying is
 				// interrupted only once a rescued job could have taken it over.
-				InFlightLease: r.cfg.Daemon.WithDefaults().RescueAfter})
+				InFlightLease: dc.RescueAfter})
 			opts := serve.Options{Machine: m, Logger: a.log, Routes: map[string]http.Handler{},
 				Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }}
 			var srv *serve.Server
@@ -109,10 +113,16 @@ says what it would do, and applies nothing.`,
 				opts.Syncers = append(opts.Syncers, n)
 				endpoints += ", slack/interactions"
 			}
-			d, err := a.openDaemon(ctx, r, m, df, opts.Routes)
+			d, stopTracing, err := a.openDaemon(ctx, r, m, df, opts.Routes)
 			if err != nil {
 				return err
 			}
+			// After the daemon's last job: its spans are flushed, within a bound.
+			defer func() {
+				if err := stopTracing(context.WithoutCancel(ctx)); err != nil {
+					a.log.Warn("traces: the last spans were not sent", "err", err)
+				}
+			}()
 			opts.DryRun = df.dryRun || r.cfg.Daemon.DryRun
 			if opts.Routes["POST /v1/events"] != nil {
 				endpoints += ", v1/events, v1/reconcile"

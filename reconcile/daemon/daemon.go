@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
@@ -79,6 +80,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Hooks, when set, hear what the daemon does (metrics).
 	Hooks Hooks
+	// Tracer, when set, traces each job, its stages and the endpoints' requests (see
+	// trace.go); nil or a no-op tracer costs nothing.
+	Tracer trace.Tracer
 }
 
 // Hooks hear what the daemon does; each may be nil.
@@ -101,6 +105,8 @@ type Daemon struct {
 	close   func()
 	targets map[string]Target
 	log     *slog.Logger
+	tracer  trace.Tracer
+	tracing bool
 }
 
 // New opens the daemon's queue on the store's database (running its migrations) and
@@ -134,6 +140,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger}
+	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {
 		if t.Name == "" || t.Collector == nil {
@@ -175,6 +182,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		RescueStuckJobsAfter: o.RescueAfter,
 		MaxAttempts:          o.MaxAttempts,
 		ErrorHandler:         &errorHandler{d: d},
+		Middleware:           []rivertype.Middleware{&jobTracer{d: d}},
 		// A change event's refresh should start within a fraction of a second: SQLite
 		// has no notifications, so the queue is polled.
 		FetchCooldown:     20 * time.Millisecond,
@@ -222,11 +230,11 @@ func (d *Daemon) Sweep(ctx context.Context, target, correlation string) (bool, e
 	if _, ok := d.targets[target]; !ok {
 		return false, fmt.Errorf("%w: %q (known: %v)", ErrUnknownTarget, target, d.targetNames())
 	}
-	res, err := d.q.Insert(ctx, SweepArgs{Target: target, Correlation: correlation}, nil)
+	queued, err := d.insertOne(ctx, SweepArgs{Target: target, Correlation: correlation})
 	if err != nil {
 		return false, fmt.Errorf("enqueue a sweep of %s: %w", target, err)
 	}
-	return !res.UniqueSkippedAsDuplicate, nil
+	return queued, nil
 }
 
 // ErrUnknownTarget is the error of a request naming a target the daemon does not have.
@@ -251,18 +259,19 @@ func (h *errorHandler) HandleError(ctx context.Context, job *rivertype.JobRow, e
 }
 
 func (h *errorHandler) HandlePanic(ctx context.Context, job *rivertype.JobRow, panicVal any, trace string) *river.ErrorHandlerResult {
-	h.d.log.Error("job panicked", "kind", job.Kind, "job", job.ID, "panic", fmt.Sprint(panicVal), "trace", trace)
+	h.d.failedLog(job).Error("job panicked", "kind", job.Kind, "job", job.ID, "panic", fmt.Sprint(panicVal), "trace", trace)
 	h.d.jobFailed(ctx, job, fmt.Sprintf("panic: %v", panicVal))
 	return nil
 }
 
 func (d *Daemon) jobFailed(ctx context.Context, job *rivertype.JobRow, msg string) {
+	log := d.failedLog(job)
 	if job.Attempt < job.MaxAttempts {
-		d.log.Warn("job failed: it runs again", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt, "max_attempts", job.MaxAttempts, "err", msg)
+		log.Warn("job failed: it runs again", "kind", job.Kind, "job", job.ID, "attempt", job.Attempt, "max_attempts", job.MaxAttempts, "err", msg)
 		d.done(job.Kind, "retried")
 		return
 	}
-	d.log.Error("job failed for the last time: given up", "kind", job.Kind, "job", job.ID, "attempts", job.Attempt, "err", msg)
+	log.Error("job failed for the last time: given up", "kind", job.Kind, "job", job.ID, "attempts", job.Attempt, "err", msg)
 	d.done(job.Kind, "discarded")
 	ev := audit.Event{Actor: d.o.Actor, Kind: audit.KindJobDiscarded, Subject: fmt.Sprintf("%s/%d", job.Kind, job.ID),
 		Data: map[string]any{"attempts": job.Attempt, "error": msg, "args": string(job.EncodedArgs)}}
@@ -272,7 +281,7 @@ func (d *Daemon) jobFailed(ctx context.Context, job *rivertype.JobRow, msg strin
 		_, err := d.o.Log.Append(actx, tx, ev)
 		return err
 	}); err != nil {
-		d.log.Error("audit a discarded job", "kind", job.Kind, "job", job.ID, "err", err)
+		log.Error("audit a discarded job", "kind", job.Kind, "job", job.ID, "err", err)
 	}
 }
 

@@ -48,7 +48,7 @@ func start(t *testing.T, dsn string, groups int, opts daemon.Options) *harness {
 	w.AWS.Accounts[0].Roles = []*cloudsim.Role{{Name: "deploy", Created: remediatetest.T0,
 		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`}}
 	h.e = remediatetest.Start(t, dsn, w,
-		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}}, remediatetest.Options{})
+		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}, Approvers: []string{"bob", "carol"}}, remediatetest.Options{})
 	h.r = reconcile.New(reconcile.Options{Store: h.e.Store, Log: h.e.Log, Engine: h.e.Engine})
 	opts.Store, opts.Log, opts.Reconciler = h.e.Store, h.e.Log, h.r
 	opts.Machine = h.e.Machine("warden", remediate.Limits{})
@@ -253,7 +253,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 
 // A dry-run daemon reads, judges and plans, and writes nothing to the cloud: the
 // simulator counts no write call, the SSH rules stay open, and no approval is requested.
-func TestDaemon_dryRunWritesNothing(t *testing.T) {
+func TestDaemon_dryRunAsksAndWritesNothing(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, DryRun: true, ApprovalPoll: time.Hour})
@@ -268,9 +268,27 @@ func TestDaemon_dryRunWritesNothing(t *testing.T) {
 					t.Errorf("a dry run closed SSH on %s", arn)
 				}
 			}
+			// It asks: the critical fix (the role anyone may assume) waits for its two
+			// approvers, and approving it applies nothing while the dry run holds.
 			reqs, err := h.e.Gate.List(context.Background(), gates.Filter{})
-			if err != nil || len(reqs) != 0 {
-				t.Errorf("a dry run asked for approvals: %v %v", reqs, err)
+			if err != nil || len(reqs) != 1 || reqs[0].State != "pending" || reqs[0].Quorum != 2 {
+				t.Fatalf("a dry run's approval requests: %+v %v; want the critical fix's, pending", reqs, err)
+			}
+			for _, who := range []string{"bob", "carol"} {
+				if _, err := h.e.Gate.Decide(context.Background(), reqs[0].ID, who, "cli", true, ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := h.d.Sweep(context.Background(), "aws", "again"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the approved fix judged again", func() bool { return h.count(daemon.KindRemediate+"/completed") >= 8 })
+			waitFor(t, "the approved action recorded as approved", func() bool {
+				a, err := h.e.Machine("warden", remediate.Limits{}).Action(context.Background(), reqs[0].ActionID)
+				return err == nil && a != nil && a.State == remediate.StateApproved
+			})
+			if w := h.e.Sim.Writes(); len(w) != 0 {
+				t.Errorf("a dry run applied an approved fix: %v", w)
 			}
 			fs, err := h.r.Findings(context.Background(), "aws/"+remediatetest.Account+"/ec2/us-east-1")
 			if err != nil || len(fs) == 0 {

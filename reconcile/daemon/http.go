@@ -66,7 +66,7 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 			hooks.Event(source, result)
 		}
 	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.traceHTTP("/v1/events", token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, token) {
 			hear("", "unauthorized")
 			writeJSON(w, http.StatusUnauthorized, EventResult{Error: "a bearer token is required (Authorization: Bearer …)"})
@@ -85,7 +85,7 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 		for _, c := range changes {
 			n, q, err := d.enqueueChange(ctx, c)
 			if err != nil {
-				d.log.Error("enqueue the re-read of an event", "event", c.Event, "source", c.Source, "err", err)
+				d.jobLog(ctx).Error("enqueue the re-read of an event", "event", c.Event, "source", c.Source, "err", err)
 				writeJSON(w, http.StatusServiceUnavailable, EventResult{Error: "the queue refused the re-read: try again"})
 				return
 			}
@@ -104,10 +104,10 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 				result = "unknown"
 			}
 			hear("", result)
-			d.log.Info("event refused", "status", status, "err", perr)
+			d.jobLog(ctx).Info("event refused", "status", status, "err", perr)
 		}
 		writeJSON(w, status, res)
-	})
+	}))
 }
 
 // enqueueChange queues the re-reads one change asks for, and returns how many were
@@ -160,7 +160,7 @@ type ReconcileRequest struct {
 // {"uid": "arn:…"} reads one resource again now. It answers 202 with whether a job was
 // queued (false: one was waiting already).
 func (d *Daemon) ReconcileHandler(token secret.Value) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	return d.traceHTTP("/v1/reconcile", token, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !authorized(r, token) {
 			writeJSON(w, http.StatusUnauthorized, map[string]string{"error": "a bearer token is required (Authorization: Bearer …)"})
 			return
@@ -184,12 +184,12 @@ func (d *Daemon) ReconcileHandler(token secret.Value) http.Handler {
 		case errors.Is(err, ErrUnknownTarget):
 			writeJSON(w, http.StatusBadRequest, map[string]string{"error": err.Error()})
 		case err != nil:
-			d.log.Error("reconcile on request", "err", err)
+			d.jobLog(r.Context(), "correlation", correlation).Error("reconcile on request", "err", err)
 			writeJSON(w, http.StatusServiceUnavailable, map[string]string{"error": "the queue refused the job: try again"})
 		default:
 			writeJSON(w, http.StatusAccepted, map[string]any{"queued": queued, "correlation": correlation})
 		}
-	})
+	}))
 }
 
 // Refresh enqueues a re-read of one resource now; its target comes from its uid.
@@ -206,11 +206,11 @@ func (d *Daemon) Refresh(ctx context.Context, uid, correlation string) (bool, er
 	if err != nil {
 		return false, err
 	}
-	res, err := d.q.Insert(ctx, RefreshArgs{Target: target, UID: uid, Source: correlation, Scope: scope, Accounts: accounts, Correlation: correlation}, nil)
+	queued, err := d.insertOne(ctx, RefreshArgs{Target: target, UID: uid, Source: correlation, Scope: scope, Accounts: accounts, Correlation: correlation})
 	if err != nil {
 		return false, fmt.Errorf("enqueue a refresh of %s: %w", uid, err)
 	}
-	return !res.UniqueSkippedAsDuplicate, nil
+	return queued, nil
 }
 
 // targetOf names the kind of target a uid belongs to.

@@ -33,6 +33,10 @@ type SweepArgs struct {
 	Target string `json:"target" river:"unique"`
 	// Correlation follows the tick into the jobs it enqueues, in the logs.
 	Correlation string `json:"correlation"`
+	// Trace is the W3C traceparent of the span that enqueued the job, whose child its
+	// run's span is (empty without tracing). Not part of the unique key: the same work
+	// asked for by two traces is one job.
+	Trace string `json:"trace,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -54,6 +58,8 @@ type CollectArgs struct {
 	// Reason says what asked: "schedule", "event", "reconcile".
 	Reason      string `json:"reason"`
 	Correlation string `json:"correlation"`
+	// Trace is the traceparent of the span that enqueued the job, as SweepArgs.Trace.
+	Trace string `json:"trace,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -79,6 +85,8 @@ type RefreshArgs struct {
 	// AnnouncedAt is when the event says the change happened (Unix nanoseconds; 0 if
 	// unknown): drift to verified fix is measured from it.
 	AnnouncedAt int64 `json:"announced_at,omitempty"`
+	// Trace is the traceparent of the span that enqueued the job, as SweepArgs.Trace.
+	Trace string `json:"trace,omitempty"`
 }
 
 // Kind implements river.JobArgs.
@@ -99,6 +107,8 @@ type RemediateArgs struct {
 	Scope       string          `json:"scope"`
 	Correlation string          `json:"correlation"`
 	AnnouncedAt int64           `json:"announced_at,omitempty"`
+	// Trace is the traceparent of the span that enqueued the job, as SweepArgs.Trace.
+	Trace string `json:"trace,omitempty"`
 }
 
 // Kind implements river.JobArgs.

@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/riverqueue/river"
@@ -109,6 +110,33 @@ func TestJobs_runTwiceChangeNothingMore(t *testing.T) {
 			})
 			if r.resolved-before.resolved != len(uids) {
 				t.Errorf("refresh resolved %d findings, want %d", r.resolved-before.resolved, len(uids))
+			}
+			// The tick's correlation id follows into the audit entries of the findings it
+			// opened and of every step of the fixes it planned.
+			err = e.Store.Read(ctx, func(q *store.Reader) error {
+				rows, err := q.QueryContext(ctx, `SELECT kind, data FROM audit_entries WHERE kind = ? OR kind LIKE 'action.%'`, audit.KindFindingOpened)
+				if err != nil {
+					return err
+				}
+				defer rows.Close()
+				n := 0
+				for rows.Next() {
+					var kind, data string
+					if err := rows.Scan(&kind, &data); err != nil {
+						return err
+					}
+					n++
+					if !strings.Contains(data, `"correlation":"t-1"`) {
+						t.Errorf("%s entry without the tick's correlation: %s", kind, data)
+					}
+				}
+				if n < c.opened {
+					t.Errorf("%d entries checked, want at least the %d findings opened", n, c.opened)
+				}
+				return rows.Err()
+			})
+			if err != nil {
+				t.Fatal(err)
 			}
 			e.VerifyAudit(t)
 		})

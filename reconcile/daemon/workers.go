@@ -9,7 +9,9 @@ import (
 
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
+	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/remediate"
@@ -29,9 +31,12 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	if err != nil {
 		return err
 	}
-	log := d.log.With("correlation", job.Args.Correlation, "target", t.Name)
+	log := d.jobLog(ctx, "correlation", job.Args.Correlation, "target", t.Name)
 	started := time.Now()
-	scopes, err := t.Collector.Scopes(ctx)
+	sctx, span := d.stage(ctx, stageScopes, attrTarget.String(t.Name))
+	scopes, err := t.Collector.Scopes(sctx)
+	span.SetAttributes(attribute.Int("warden.scopes", len(scopes)))
+	endSpan(span, err)
 	if err != nil {
 		return fmt.Errorf("list the scopes of %s: %w", t.Name, err)
 	}
@@ -51,8 +56,10 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 		d.done(KindSweep, "completed")
 		return nil
 	}
-	res, err := d.q.InsertMany(ctx, params)
+	ictx, span, params := d.startEnqueue(ctx, params)
+	res, err := d.q.InsertMany(ictx, params)
 	if err != nil {
+		endEnqueue(span, 0, 0, err)
 		return fmt.Errorf("enqueue the collections of %s: %w", t.Name, err)
 	}
 	queued := 0
@@ -61,6 +68,7 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 			queued++
 		}
 	}
+	endEnqueue(span, queued, len(params)-queued, nil)
 	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "took", time.Since(started).Round(time.Millisecond))
 	d.done(KindSweep, "completed")
 	return nil
@@ -91,9 +99,12 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return err
 	}
-	log := d.log.With("correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
+	ctx = audit.WithCorrelation(ctx, a.Correlation) // into the audit entries of what it opens and resolves
+	log := d.jobLog(ctx, "correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
 	var sink collectors.MemorySink
-	err = t.Collector.CollectScope(ctx, a.Scope, &sink)
+	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
+	err = t.Collector.CollectScope(cctx, a.Scope, &sink)
+	endCollect(ctx, span, a.Scope, &sink, err)
 	if errors.Is(err, collectors.ErrUnknownScope) {
 		// The account, region or endpoint is no longer the collector's: nothing to read.
 		log.Warn("collect: the scope is no longer one of the target's", "err", err)
@@ -117,7 +128,9 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 			ob.Resources = append(ob.Resources, r)
 		}
 	}
-	out, err := d.o.Reconciler.Observe(ctx, ob)
+	octx, span := d.stage(ctx, stageObserve, attrScope.String(a.Scope))
+	out, err := d.o.Reconciler.Observe(octx, ob)
+	endObserve(span, out, err)
 	if err != nil {
 		return err // a race with another observation is retried
 	}
@@ -138,7 +151,12 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string, correlation string, announced int64) error {
 	po := d.o.Plan
 	po.Accounts = accounts
-	p, err := d.o.Reconciler.Plan(ctx, scope, po)
+	pctx, span := d.stage(ctx, stagePlan, attrScope.String(scope))
+	p, err := d.o.Reconciler.Plan(pctx, scope, po)
+	if err == nil {
+		span.SetAttributes(attribute.Int("warden.plan.actions", len(p.Actions)))
+	}
+	endSpan(span, err)
 	if err != nil {
 		return err
 	}
@@ -162,6 +180,8 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 // the running one may have read the world before the change that asks again (and so on:
 // the one after it may be running too, its end not yet recorded).
 func (d *Daemon) insert(ctx context.Context, params []river.InsertManyParams) (enqueued, waiting int, err error) {
+	ctx, span, params := d.startEnqueue(ctx, params)
+	defer func() { endEnqueue(span, enqueued, waiting, err) }()
 	for round := 0; len(params) > 0; round++ {
 		res, err := d.q.InsertMany(ctx, params)
 		if err != nil {
@@ -198,11 +218,14 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 	if err != nil {
 		return err
 	}
-	log := d.log.With("correlation", a.Correlation, "resource", a.UID, "event", a.Event, "job", job.ID)
+	ctx = audit.WithCorrelation(ctx, a.Correlation)
+	log := d.jobLog(ctx, "correlation", a.Correlation, "resource", a.UID, "event", a.Event, "job", job.ID)
 	var out *reconcile.Outcome
 	err = collectors.ErrUnsupported
 	if t.Reader != nil {
-		out, err = d.o.Reconciler.Refresh(ctx, t.Reader, a.UID, a.Accounts)
+		rctx, span := d.stage(ctx, stageRefresh, attrUID.String(a.UID))
+		out, err = d.o.Reconciler.Refresh(rctx, t.Reader, a.UID, a.Accounts)
+		endRefresh(span, out, err)
 	}
 	if errors.Is(err, collectors.ErrUnsupported) {
 		if a.Scope == "" {
@@ -242,8 +265,18 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	if a.Plan == nil || len(a.Plan.Actions) != 1 {
 		return river.JobCancel(fmt.Errorf("remediate %s: the job carries no one-action plan", a.Action))
 	}
-	log := d.log.With("correlation", a.Correlation, "action", a.Action, "job", job.ID)
-	res, err := d.o.Machine.Apply(ctx, a.Plan, !d.o.DryRun)
+	log := d.jobLog(ctx, "correlation", a.Correlation, "action", a.Action, "job", job.ID)
+	ctx = audit.WithCorrelation(ctx, a.Correlation)
+	actx, span := d.stage(ctx, stageApply, attrAction.String(a.Action))
+	var res *remediate.Result
+	var err error
+	if d.o.DryRun {
+		// Plan and ask: approval requests are made, nothing is applied.
+		res, err = d.o.Machine.Ask(actx, a.Plan)
+	} else {
+		res, err = d.o.Machine.Apply(actx, a.Plan, true)
+	}
+	endApply(span, a.Action, res, err)
 	if errors.Is(err, remediate.ErrPaused) {
 		log.Info("remediation is paused: the fix waits", "err", err)
 		d.done(KindRemediate, "snoozed")
@@ -278,6 +311,14 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		d.done(KindRemediate, "snoozed")
 		return river.JobSnooze(d.o.ApprovalPoll)
 	case remediate.StatePlanned, remediate.StateApplying:
+		if it.State == remediate.StatePlanned && res.Stopped != "" {
+			// Held back by a budget or a breaker shared by every run (an hour's budget
+			// spent, failures in a row): it waits like an approval, without using up
+			// attempts.
+			log.Warn("remediation held back", "reason", res.Stopped)
+			d.done(KindRemediate, "snoozed")
+			return river.JobSnooze(d.o.ApprovalPoll)
+		}
 		return fmt.Errorf("remediate %s: left %s: %s", a.Action, it.State, it.Outcome)
 	}
 	// Verified, refused, denied, voided, failed (recorded and audited by the machine),
@@ -299,7 +340,7 @@ func (w *checkpointWorker) Work(ctx context.Context, job *river.Job[CheckpointAr
 	if err := w.d.o.Checkpoint(ctx); err != nil {
 		return fmt.Errorf("sign an audit checkpoint: %w", err)
 	}
-	w.d.log.Info("audit checkpoint signed")
+	w.d.jobLog(ctx).Info("audit checkpoint signed")
 	w.d.done(KindCheckpoint, "completed")
 	return nil
 }
