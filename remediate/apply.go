@@ -31,6 +31,9 @@ type Item struct {
 	State      State  `json:"state"`
 	// Outcome says, in words, what happened (or would).
 	Outcome string `json:"outcome"`
+	// Transient says a failed action failed on an error that may pass (throttling, a
+	// server error, a timeout): the daemon reads its target again soon.
+	Transient bool `json:"transient,omitempty"`
 	// Request is the approval request id, when the action waits for one.
 	Request string `json:"request,omitempty"`
 	// Wrote reports whether a write call was made.
@@ -310,7 +313,9 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 	}
 	before, err := m.observe(ctx, r, rem, accounts)
 	if err != nil {
-		return m.fail(ctx, r, r.State, "drift re-check: "+err.Error(), false)
+		it, ferr := m.fail(ctx, r, r.State, "drift re-check: "+err.Error(), false)
+		it.Transient = Transient(err)
+		return it, ferr
 	}
 	from := r.State
 	if before.converged() {
@@ -351,7 +356,9 @@ func (m *Machine) applyAndVerify(ctx context.Context, r *Record, rem remediators
 	case errors.Is(err, remediators.ErrConverged):
 		wrote = false
 	case err != nil:
-		return m.fail(ctx, r, StateApplying, "apply: "+err.Error(), true)
+		it, ferr := m.fail(ctx, r, StateApplying, "apply: "+err.Error(), true)
+		it.Transient = Transient(err)
+		return it, ferr
 	}
 	return m.verify(ctx, r, rem, accounts, wrote)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
 	"github.com/aws/aws-sdk-go-v2/service/acm"
@@ -129,6 +130,12 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 	}
 	if s.base.Region == "" {
 		s.base.Region = "us-east-1"
+	}
+	if s.base.HTTPClient == nil {
+		// A config without a client (one built in code, as for the simulator) would give
+		// every SDK client made from it a transport of its own, and each its idle
+		// connections: one shared client keeps one pool for the sessions' lifetime.
+		s.base.HTTPClient = awshttp.NewBuildableClient()
 	}
 	if opts.Endpoint != "" {
 		s.base.BaseEndpoint = aws.String(opts.Endpoint)

@@ -41,9 +41,15 @@ type harness struct {
 
 func start(t *testing.T, dsn string, groups int, opts daemon.Options) *harness {
 	t.Helper()
+	return startWorld(t, dsn, remediatetest.World(groups), opts)
+}
+
+// startWorld is start on a world of remediatetest's shape (its faults in place from the
+// first call).
+func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options) *harness {
+	t.Helper()
 	ctx := context.Background()
 	h := &harness{t: t, jobs: map[string]int{}}
-	w := remediatetest.World(groups)
 	// A role anyone may assume: a critical fix, which waits for two approvers.
 	w.AWS.Accounts[0].Roles = []*cloudsim.Role{{Name: "deploy", Created: remediatetest.T0,
 		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`}}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -321,9 +322,38 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		}
 		return fmt.Errorf("remediate %s: left %s: %s", a.Action, it.State, it.Outcome)
 	}
+	if it.State == remediate.StateFailed && it.Transient {
+		if err := d.retryLater(ctx, job.ID, a, it); err != nil {
+			return err
+		}
+		log.Warn("remediation failed on an error that may pass: its target is read again", "after", transientRetry, "outcome", it.Outcome)
+	}
 	// Verified, refused, denied, voided, failed (recorded and audited by the machine),
 	// rolled back, or in progress (a multi-step fix warden serve moves on when due).
 	d.done(KindRemediate, "completed")
+	return nil
+}
+
+// transientRetry is how long after a fix failed on throttling or a server error its
+// target is read again: long enough for a rate limit's bucket to refill.
+const transientRetry = 5 * time.Second
+
+// retryLater schedules a refresh of the failed fix's target: read again, judged, and, if
+// the finding stands, planned anew (a new generation of the action) — sooner than the
+// next sweep, and for a target no schedule sweeps at all. A fix that keeps failing is
+// bounded by the breaker (remediate.Limits.PauseAfterFailures) and the hourly budget.
+func (d *Daemon) retryLater(ctx context.Context, jobID int64, a RemediateArgs, it remediate.Item) error {
+	target, _, _ := strings.Cut(a.Scope, "/")
+	if _, ok := d.targets[target]; !ok {
+		return nil // a scope of no target this daemon reads: the next plan of it will do
+	}
+	args := RefreshArgs{Target: target, UID: it.Target, Source: fmt.Sprintf("retry-job-%d", jobID), Scope: a.Scope,
+		Accounts: a.Plan.Accounts, Event: "retry " + it.Remediator, Correlation: a.Correlation, AnnouncedAt: a.AnnouncedAt}
+	opts := args.InsertOpts()
+	opts.ScheduledAt = time.Now().Add(transientRetry)
+	if _, _, err := d.insert(ctx, []river.InsertManyParams{{Args: args, InsertOpts: &opts}}); err != nil {
+		return fmt.Errorf("remediate %s: schedule a new read of %s: %w", a.Action, it.Target, err)
+	}
 	return nil
 }
 
