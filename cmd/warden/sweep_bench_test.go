@@ -1,0 +1,1153 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/store/storetest"
+)
+
+// TestSweepBench is issue 10's scheduled-sweep benchmark: an organisation of 50 simulated
+// accounts of about 4,000 resources each (≈200,000), served by a `warden sim` process,
+// swept by one `warden serve` on SQLite, one on PostgreSQL and three on PostgreSQL. Each
+// run sweeps twice: the first sweep finds everything new (every resource evaluated and
+// stored, every finding opened), the second finds nothing changed (what most scheduled
+// ticks are). It measures the sweep from River's job table (the first collection's start
+// to the last one's end), the jobs per second, the resources evaluated, each process's
+// CPU and peak memory, and checks that every scope was read exactly once (the queue and
+// the simulator's calls per account) and that every run found the same findings.
+//
+// It is a test, not a Benchmark: a sweep cannot run b.N times over (the second is another
+// measure, not a repetition), and what it reports is a table of several measures and
+// processes, not a time per operation. Opt-in, like TestDaemon_driftToFixLatency:
+//
+//	WARDEN_BENCH_SWEEP=1 WARDEN_TEST_POSTGRES=postgres://… go test ./cmd/warden -run TestSweepBench -v -timeout 60m
+//
+// WARDEN_BENCH_SWEEP_ACCOUNTS (50) and WARDEN_BENCH_SWEEP_RESOURCES (per account, 4000)
+// size the world; WARDEN_BENCH_SWEEP_RUNS ("sqlite:1,postgres:1,postgres:3") picks the
+// runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below);
+// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there.
+//
+// Pacing "none": the simulator adds no latency and throttles nothing, and warden's own
+// token buckets are raised far above what the run makes, so that the sweep measures
+// warden (collection, evaluation, the store, the queue), not a simulated network. Pacing
+// "aws": 20 ms per call, warden's default rate limits (IAM 10 calls/s per account), the
+// simulator throttling at twice them: a sweep as AWS paces it, where the replicas' share
+// of the waiting, not of the CPU, is what scales out.
+//
+// Every run is a dry run (--dry-run): a sweep reads, judges, plans and enqueues its fixes,
+// whose jobs record each action and ask for the approvals the gates want, and apply
+// nothing; nothing is written to the cloud (checked through the simulator's write
+// counters). It measures the loop, not the fixes.
+func TestSweepBench(t *testing.T) {
+	if os.Getenv("WARDEN_BENCH_SWEEP") == "" {
+		t.Skip("opt-in benchmark, minutes long: set WARDEN_BENCH_SWEEP=1 (and WARDEN_TEST_POSTGRES for the PostgreSQL runs)")
+	}
+	b := sweepBenchFromEnv(t)
+	dir := t.TempDir()
+	worldFile := filepath.Join(dir, "world.yaml")
+	started := time.Now()
+	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("world: %d accounts of %d roles, %d users, %d security groups over %v (%d MB of YAML, written in %v)",
+		b.accounts, want.roles, want.users, want.groups, b.regions, size>>20, time.Since(started).Round(time.Millisecond))
+
+	sim := startSimProcess(t, worldFile, b.accounts)
+	loadPeak := peakOf(t, sim.cmd.Process.Pid) // before any reset: the world's load
+	t.Logf("simulator ready in %v (pid %d, %s), peak RSS %d MiB loading the world", sim.ready.Round(time.Millisecond),
+		sim.cmd.Process.Pid, sim.url, loadPeak>>10)
+
+	var all []sweepResult
+	var runs []sweepRunStats
+	for _, r := range b.runs {
+		t.Run(fmt.Sprintf("%s_x%d", r.backend, r.replicas), func(t *testing.T) {
+			res, st := b.run(t, sim, want, r)
+			all = append(all, res...)
+			runs = append(runs, st)
+		})
+	}
+	simStats := sim.stop(t)
+
+	// Every run found the same: the same resources, the same findings, fingerprint by
+	// fingerprint; the second sweep of each run changed none of them.
+	for _, r := range all {
+		first := all[0]
+		if r.resources != first.resources || r.findingsDigest != first.findingsDigest {
+			t.Errorf("%s sweep %d: %d resources, %d findings (%s); %s sweep %d: %d resources, %d findings (%s)",
+				r.run, r.sweep, r.resources, r.findings, r.findingsDigest[:12], first.run, first.sweep, first.resources, first.findings, first.findingsDigest[:12])
+		}
+	}
+	t.Logf("simulator over the whole test: %v CPU; peak RSS %d MiB loading the world", simStats.cpu.Round(10*time.Millisecond), loadPeak>>10)
+	t.Log("\n" + sweepTable(all, runs, b))
+}
+
+// sweepBench is what the benchmark runs, from its environment.
+type sweepBench struct {
+	accounts, perAccount int
+	regions              []string
+	paced                bool
+	runs                 []sweepRun
+	pgBase               string
+}
+
+// sweepRun is one run: a database and a number of `warden serve` replicas.
+type sweepRun struct {
+	backend  string // sqlite or postgres
+	replicas int
+}
+
+func sweepBenchFromEnv(t *testing.T) *sweepBench {
+	t.Helper()
+	b := &sweepBench{accounts: 50, perAccount: 4000, regions: []string{"us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2"},
+		pgBase: os.Getenv("WARDEN_TEST_POSTGRES")}
+	num := func(name string, v *int) {
+		if s := os.Getenv(name); s != "" {
+			n, err := strconv.Atoi(s)
+			if err != nil || n < 1 {
+				t.Fatalf("%s=%q: want a positive number", name, s)
+			}
+			*v = n
+		}
+	}
+	num("WARDEN_BENCH_SWEEP_ACCOUNTS", &b.accounts)
+	num("WARDEN_BENCH_SWEEP_RESOURCES", &b.perAccount)
+	switch p := os.Getenv("WARDEN_BENCH_SWEEP_PACING"); p {
+	case "", "none":
+	case "aws":
+		b.paced = true
+	default:
+		t.Fatalf("WARDEN_BENCH_SWEEP_PACING=%q: want none or aws", p)
+	}
+	runs := os.Getenv("WARDEN_BENCH_SWEEP_RUNS")
+	if runs == "" {
+		runs = "sqlite:1,postgres:1,postgres:3"
+	}
+	for _, f := range strings.Split(runs, ",") {
+		backend, n, ok := strings.Cut(strings.TrimSpace(f), ":")
+		replicas, err := strconv.Atoi(n)
+		if !ok || err != nil || replicas < 1 || (backend != "sqlite" && backend != "postgres") || (backend == "sqlite" && replicas > 1) {
+			t.Fatalf("WARDEN_BENCH_SWEEP_RUNS: %q: want sqlite:1 or postgres:N", f)
+		}
+		if backend == "postgres" && b.pgBase == "" {
+			t.Logf("run %s skipped: set WARDEN_TEST_POSTGRES", f)
+			continue
+		}
+		b.runs = append(b.runs, sweepRun{backend, replicas})
+	}
+	if len(b.runs) == 0 {
+		t.Skip("no run to do")
+	}
+	return b
+}
+
+// sweepWant is what the world holds, for the checks: its scopes, and how many
+// DescribeSecurityGroups pages (1,000 groups) each region of each account takes.
+type sweepWant struct {
+	accounts             []string
+	scopes               []string
+	sgPages              map[string]int // "ACCOUNT REGION" → pages
+	roles, users, groups int
+}
+
+// writeSweepWorld writes the world file of an organisation of n accounts of about size
+// resources each, the first its management account, and returns what it holds and its
+// size in bytes. Each account is a cloudsim.LargeAccount of 40% roles (a customer
+// managed policy every tenth), 25% users (5% holding an access key, one group per 100)
+// and 30% security groups over the regions (one in 50 open to SSH); members trust the
+// management account through OrganizationAccountAccessRole, as the collector assumes.
+// Paced, the simulator adds 20 ms to every call and throttles at twice warden's default
+// rate limits.
+//
+// The accounts are built and encoded one at a time, each indented under aws.accounts:
+// the whole world encoded at once would hold every account and its YAML in memory at
+// the same time (gigabytes at 200,000 resources). Account ids are drawn anew each run,
+// as in the replicas test: should River's tables be shared between tests, this run's
+// jobs never meet another's unique keys.
+func writeSweepWorld(path string, n, size int, regions []string, paced bool) (sweepWant, int64, error) {
+	first := 100_000_000_000 + rand.Int64N(800_000_000_000)
+	want := sweepWant{sgPages: map[string]int{}, roles: size * 40 / 100, users: size * 25 / 100, groups: size * 30 / 100}
+	for i := range n {
+		want.accounts = append(want.accounts, fmt.Sprintf("%012d", first+int64(i)))
+	}
+	mgmt := want.accounts[0]
+	f, err := os.Create(path)
+	if err != nil {
+		return want, 0, err
+	}
+	defer f.Close()
+	out := bufio.NewWriter(f)
+	head := &cloudsim.World{AWS: cloudsim.AWS{Organization: &cloudsim.Organization{ID: "o-sweepbench1", Management: mgmt}}}
+	if paced {
+		head.Latency = cloudsim.Duration(20 * time.Millisecond)
+		head.RateLimits = map[string]float64{"iam": 20, "sts": 20, "acm": 20, "ec2": 40, "organizations": 10}
+	}
+	b, err := head.Marshal()
+	if err != nil {
+		return want, 0, err
+	}
+	// The header's accounts are empty ("accounts: []"): the accounts go in their place,
+	// the rest of the header (gcp:, the pacing) after them.
+	before, rest, ok := strings.Cut(string(b), "  accounts: []\n")
+	if !ok {
+		return want, 0, fmt.Errorf("world header without its empty accounts:\n%s", b)
+	}
+	if _, err := out.WriteString(before + "  accounts:\n"); err != nil {
+		return want, 0, err
+	}
+	t0 := time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i, id := range want.accounts {
+		a := cloudsim.LargeAccount{ID: id, Roles: want.roles, Users: want.users, SecurityGroups: want.groups, Regions: regions}.Build()
+		a.Name, a.Email = fmt.Sprintf("bench-%02d", i), fmt.Sprintf("aws+%02d@sweep.example", i)
+		if id != mgmt {
+			a.Roles = append(a.Roles, &cloudsim.Role{Name: "OrganizationAccountAccessRole", Created: t0,
+				AssumeRolePolicy: cloudsim.Doc(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` +
+					mgmt + `:root"},"Action":"sts:AssumeRole"}]}`)})
+		}
+		one := &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{a}}}
+		b, err := one.Marshal()
+		if err != nil {
+			return want, 0, err
+		}
+		// "aws:\n  accounts:\n    - id: …": the list item, already at the header's depth.
+		item, ok := strings.CutPrefix(string(b), "aws:\n  accounts:\n")
+		if !ok {
+			return want, 0, fmt.Errorf("account %s encodes as %.80q…", id, b)
+		}
+		item, _, _ = strings.Cut(item, "\ngcp:")
+		if _, err := out.WriteString(item + "\n"); err != nil {
+			return want, 0, err
+		}
+		want.scopes = append(want.scopes, "aws/"+id+"/iam")
+		perRegion := map[string]int{}
+		for _, g := range a.SecurityGroups {
+			perRegion[g.Region]++
+		}
+		for _, r := range regions {
+			want.scopes = append(want.scopes, "aws/"+id+"/ec2/"+r, "aws/"+id+"/acm/"+r)
+			want.sgPages[id+" "+r] = max(1, (perRegion[r]+999)/1000)
+		}
+	}
+	slices.Sort(want.scopes)
+	if _, err := out.WriteString(rest); err != nil {
+		return want, 0, err
+	}
+	if err := out.Flush(); err != nil {
+		return want, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return want, 0, err
+	}
+	return want, st.Size(), f.Close()
+}
+
+// sweepResult is what one sweep of one run measured.
+type sweepResult struct {
+	run   string // "postgres ×3"
+	sweep int    // 1: everything new; 2: nothing changed
+	// Jobs of the sweep: one sweep job, a collection per scope, a fix per planned action
+	// (dry run: it says what it would do).
+	collects, fixes int
+	// collectWall runs from the first collection's start to the last one's end;
+	// sweepWall from the sweep job's start to the last job's end (fixes included).
+	collectWall, sweepWall time.Duration
+	resources, evaluated   int
+	findings               int
+	findingsDigest         string
+	calls, throttled       int
+	retried                int // calls over a read's minimum, the collections' own retries
+	replicas               []replicaSweep
+	// CPU of the sweep's window, by process; machine is every core's busy time.
+	simCPU, pgCPU, machineCPU, selfCPU time.Duration
+	simPeakKiB                         int64
+	// lockWaits and active count, over the samples, the backends waiting on the store's
+	// write lock (PostgreSQL's advisory lock) and the active ones.
+	lockWaits, active, samples int
+	// queries counts the active statements seen in the samples, by their first characters.
+	queries map[string]int
+}
+
+// replicaSweep is one replica's part of one sweep.
+type replicaSweep struct {
+	id      string
+	jobs    int           // jobs it ran the last attempt of
+	cpu     time.Duration // in the sweep's window
+	peakKiB int64         // VmHWM in the sweep's window
+}
+
+// sweepRunStats is each replica's whole life: its CPU from its rusage once it exited, its
+// peak resident set as the largest of its start-up's and its sweeps' (resetting VmHWM
+// resets the peak rusage reports too: the kernel keeps one high-water mark).
+type sweepRunStats struct {
+	run     string
+	cpu     []time.Duration
+	peakKiB []int64
+}
+
+// run starts the run's replicas on a fresh database, sweeps twice, stops them.
+func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepRun) ([]sweepResult, sweepRunStats) {
+	name := fmt.Sprintf("%s ×%d", r.backend, r.replicas)
+	dir := t.TempDir()
+	dsn := filepath.Join(dir, "state", "warden.db")
+	if r.backend == "postgres" {
+		dsn = storetest.FreshSchema(t, b.pgBase)
+	}
+	cfg := filepath.Join(dir, "warden.yaml")
+	config := "targets:\n  aws:\n    org: true\n    regions: [" + strings.Join(b.regions, ", ") + "]\n"
+	if !b.paced {
+		// Far above anything the run makes: the buckets never wait.
+		config += "    rate_limits: {iam: 100000, sts: 100000, ec2: 100000, acm: 100000, organizations: 100000}\n"
+	}
+	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const token = "sweep-bench-token-0123456789abcdef0123456789"
+	// No --schedule: the sweep starts when every replica is up (POST /v1/reconcile), not
+	// when the first one becomes the leader (RunOnStart) and before the others joined.
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--db", dsn, "--config", cfg, "--dry-run", "--log-level", "info"}
+	env := []string{"WARDEN_EVENTS_TOKEN=" + token, "XDG_CONFIG_HOME=" + dir, "XDG_STATE_HOME=" + dir}
+	var reps []*served
+	var ids []string
+	named := regexp.MustCompile(`reconciling as replica (\S+)`)
+	for i := range r.replicas {
+		args := args
+		if dir := os.Getenv("WARDEN_BENCH_SWEEP_PROFILE"); dir != "" {
+			// A CPU profile of each replica's whole life, written when it stops.
+			args = append(slices.Clone(args), "--cpuprofile", filepath.Join(dir, fmt.Sprintf("%s-x%d-%d.pprof", r.backend, r.replicas, i)))
+		}
+		s := startServeEnv(t, sim.url, args, env...)
+		reps = append(reps, s)
+		// Its queue is working once the daemon says it started, not when it listens.
+		ids = append(ids, waitLong(t, "the replica's queue to start", time.Minute, func() (string, bool) {
+			out := s.output()
+			m := named.FindStringSubmatch(out)
+			if m == nil {
+				return "", false
+			}
+			return m[1], strings.Contains(out, "daemon started")
+		}))
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for i, s := range reps {
+				t.Logf("replica %d (%s) said:\n%s", i, ids[i], tail(s.output(), 40))
+			}
+		}
+	})
+	db, dialect := storetest.RawDB(t, dsn)
+	q := ""
+	if dialect == "postgres" {
+		q = riverTables(t, db)
+	}
+	pm := 0
+	if dialect == "postgres" {
+		pm = postmasterOf(t, db)
+	}
+
+	st := sweepRunStats{run: name}
+	for _, s := range reps {
+		st.peakKiB = append(st.peakKiB, peakOf(t, s.cmd.Process.Pid)) // start-up: the engine's compilation, River's migrations
+	}
+	var out []sweepResult
+	var hashes map[string]string
+	for sweep := 1; sweep <= 2; sweep++ {
+		if sweep == 2 {
+			hashes = resourceHashes(t, db)
+		}
+		res := b.sweep(t, sim, want, db, dialect, q, pm, reps, ids, token)
+		res.run, res.sweep = name, sweep
+		if sweep == 1 && res.evaluated != res.resources {
+			t.Errorf("%s: the first sweep evaluated %d of %d resources, want every one", name, res.evaluated, res.resources)
+		}
+		if sweep == 2 {
+			// Nothing changed in the world but what the sweeps did to it themselves: a
+			// replica's first AssumeRole into an account marks the role used (its
+			// RoleLastUsed moves), so with several replicas a few roles read anew. Only
+			// those may be evaluated again. A resource is also evaluated again when its
+			// last evaluation failed (stored without a hash) or when its scope's stored
+			// hashes lack it: another scope holds its uid (the store keeps one row a uid).
+			now := resourceHashes(t, db)
+			var changed, errored, elsewhere []string
+			for uid, h := range now {
+				scope, hash, _ := strings.Cut(h, " ")
+				_, before, _ := strings.Cut(hashes[uid], " ")
+				switch {
+				case hash == "":
+					errored = append(errored, uid)
+				case before != hash:
+					changed = append(changed, uid)
+				}
+				if f := strings.Split(scope, "/"); len(f) > 1 && !strings.Contains(uid, ":"+f[1]+":") {
+					elsewhere = append(elsewhere, uid+" (in "+scope+")")
+				}
+			}
+			slices.Sort(changed)
+			slices.Sort(errored)
+			slices.Sort(elsewhere)
+			if len(changed) > 0 {
+				t.Logf("%s: read anew in the second sweep: %v", name, changed)
+			}
+			if res.evaluated != len(changed) {
+				t.Errorf("%s: the second sweep evaluated %d resources, want the %d read anew; %d failed to evaluate %v; "+
+					"%d resources read, %d stored: %d stored in a scope not of their uid's account %v",
+					name, res.evaluated, len(changed), len(errored), errored[:min(len(errored), 5)],
+					res.resources, len(now), len(elsewhere), elsewhere[:min(len(elsewhere), 5)])
+			}
+		}
+		if sweep == 2 && res.findingsDigest != out[0].findingsDigest {
+			t.Errorf("%s: the second sweep, nothing changed, left %d findings (%s), the first %d (%s)", name,
+				res.findings, res.findingsDigest[:12], out[0].findings, out[0].findingsDigest[:12])
+		}
+		t.Logf("%s sweep %d: %d collections in %v (%.1f jobs/s), %d fixes (dry run), sweep → last job %v; %d resources, %d evaluated, %d findings; jobs by replica %v",
+			name, sweep, res.collects, res.collectWall.Round(time.Millisecond), float64(res.collects)/res.collectWall.Seconds(), res.fixes,
+			res.sweepWall.Round(time.Millisecond), res.resources, res.evaluated, res.findings, res.replicas)
+		for i, x := range res.replicas {
+			st.peakKiB[i] = max(st.peakKiB[i], x.peakKiB)
+		}
+		out = append(out, res)
+	}
+	for i, s := range reps {
+		s.stop(t)
+		ru := s.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		st.cpu = append(st.cpu, time.Duration(syscall.TimevalToNsec(ru.Utime)+syscall.TimevalToNsec(ru.Stime)))
+		st.peakKiB[i] = max(st.peakKiB[i], ru.Maxrss) // KiB on Linux: the shutdown's peak
+	}
+	return out, st
+}
+
+// sweep starts one sweep of the organisation through POST /v1/reconcile, waits until
+// every scope has been read and every job it caused has finished, checks that each scope
+// was read once, and measures it.
+func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sql.DB, dialect, q string, pm int,
+	reps []*served, ids []string, token string) sweepResult {
+	t.Helper()
+	var after int64
+	if err := db.QueryRow(`SELECT COALESCE(MAX(id), 0) FROM ` + q + `river_job`).Scan(&after); err != nil {
+		t.Fatal(err)
+	}
+	sim.resetCalls(t)
+	pids := []int{sim.cmd.Process.Pid}
+	for _, s := range reps {
+		pids = append(pids, s.cmd.Process.Pid)
+	}
+	for _, pid := range pids {
+		resetPeak(t, pid)
+	}
+	cpu0 := map[int]time.Duration{}
+	for _, pid := range pids {
+		cpu0[pid] = cpuOf(t, pid, false)
+	}
+	pg0 := pgCPU(t, pm)
+	busy0 := machineBusy(t)
+	self0 := selfCPU()
+	begun := time.Now()
+
+	req, _ := http.NewRequest(http.MethodPost, reps[0].url+"/v1/reconcile", strings.NewReader(`{"target": "aws"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /v1/reconcile: %d, want 202", resp.StatusCode)
+	}
+
+	var res sweepResult
+	timeout := 45 * time.Minute
+	if d, ok := t.Deadline(); ok {
+		timeout = time.Until(d) - time.Minute
+	}
+	// Polled once a second: the times come from the queue's table, not from the poll. Each
+	// count reads an index of River's (kind; state, queue, …, id), not the jobs' rows,
+	// whose arguments (a fix's plan) are large: on SQLite, in the test's own process,
+	// reading them every poll cost a fifth of a core.
+	count := func(where string) int {
+		var n int
+		if err := db.QueryRow(fmt.Sprintf(`SELECT COUNT(*) FROM %sriver_job WHERE %s AND id > %d`, q, where, after)).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	res.queries = map[string]int{}
+	waitLongEvery(t, "the sweep to read every scope and finish its jobs", timeout, time.Second, func() (string, bool) {
+		if dialect == "postgres" {
+			// What the server is busy with: the active statements, by their start, and
+			// the backends waiting on the store's write lock.
+			rows, err := db.Query(`SELECT COALESCE(wait_event_type = 'Lock' AND wait_event = 'advisory', false), left(regexp_replace(query, '\s+', ' ', 'g'), 72)
+				FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active'`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var waiting bool
+				var query string
+				if err := rows.Scan(&waiting, &query); err != nil {
+					t.Fatal(err)
+				}
+				res.active++
+				if waiting {
+					res.lockWaits++
+				}
+				res.queries[query]++
+			}
+			if err := rows.Err(); err != nil {
+				t.Fatal(err)
+			}
+			rows.Close()
+			res.samples++
+		}
+		swept := count(fmt.Sprintf(`kind = '%s' AND state = 'completed'`, daemon.KindSweep))
+		collects := count(fmt.Sprintf(`kind = '%s'`, daemon.KindCollect))
+		unfinished := count(`state IN ('available', 'pending', 'running', 'retryable', 'scheduled')`)
+		progress := fmt.Sprintf("sweep done %d, %d of %d collections queued, %d jobs unfinished", swept, collects, len(want.scopes), unfinished)
+		return progress, swept > 0 && collects >= len(want.scopes) && unfinished == 0
+	})
+
+	// The window closes here: the processes' CPU and peaks are the sweep's.
+	for i, s := range reps {
+		res.replicas = append(res.replicas, replicaSweep{id: ids[i], cpu: cpuOf(t, s.cmd.Process.Pid, false) - cpu0[s.cmd.Process.Pid],
+			peakKiB: peakOf(t, s.cmd.Process.Pid)})
+	}
+	res.simCPU, res.simPeakKiB = cpuOf(t, sim.cmd.Process.Pid, false)-cpu0[sim.cmd.Process.Pid], peakOf(t, sim.cmd.Process.Pid)
+	res.pgCPU = pgCPU(t, pm) - pg0
+	res.machineCPU = machineBusy(t) - busy0
+	res.selfCPU = selfCPU() - self0
+
+	// The queue: one sweep, one collection of each scope, in one attempt, each finished.
+	jobs := sweepJobs(t, db, dialect, q, after)
+	var sweepStart, firstCollect, lastCollect, lastJob time.Time
+	collected := map[string]int{}
+	correlation := ""
+	for _, j := range jobs {
+		if j.state != "completed" {
+			t.Errorf("%s job %d (%s) is %s", j.kind, j.id, j.scope, j.state)
+		}
+		if j.attempt != 1 {
+			t.Errorf("%s job %d (%s) took %d attempts (%v)", j.kind, j.id, j.scope, j.attempt, j.attemptedBy)
+		}
+		if len(j.attemptedBy) > 0 {
+			if i := slices.Index(ids, j.attemptedBy[len(j.attemptedBy)-1]); i >= 0 {
+				res.replicas[i].jobs++
+			}
+		}
+		if j.finalizedAt.After(lastJob) {
+			lastJob = j.finalizedAt
+		}
+		switch j.kind {
+		case daemon.KindSweep:
+			sweepStart, correlation = j.attemptedAt, j.correlation
+		case daemon.KindCollect:
+			collected[j.scope]++
+			res.collects++
+			if firstCollect.IsZero() || j.attemptedAt.Before(firstCollect) {
+				firstCollect = j.attemptedAt
+			}
+			if j.finalizedAt.After(lastCollect) {
+				lastCollect = j.finalizedAt
+			}
+		case daemon.KindRemediate:
+			res.fixes++
+		}
+	}
+	res.collectWall, res.sweepWall = lastCollect.Sub(firstCollect), lastJob.Sub(sweepStart)
+	for _, sc := range want.scopes {
+		if collected[sc] != 1 {
+			t.Errorf("scope %s collected %d times in the sweep, want once", sc, collected[sc])
+		}
+	}
+	if len(collected) != len(want.scopes) {
+		t.Errorf("the sweep collected %d scopes, the world has %d", len(collected), len(want.scopes))
+	}
+
+	// The store: every scope read in this sweep, in full.
+	rows, err := db.Query(`SELECT scope, status, resources, read_at FROM scope_state`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := 0
+	for rows.Next() {
+		var scope, status, readAt string
+		var n int
+		if err := rows.Scan(&scope, &status, &n, &readAt); err != nil {
+			t.Fatal(err)
+		}
+		at, err := time.Parse(time.RFC3339Nano, readAt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if status != "ok" || at.Before(begun.Add(-time.Second)) {
+			t.Errorf("scope %s: %s, read at %v (the sweep began at %v)", scope, status, at, begun)
+		}
+		read++
+		res.resources += n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	rows.Close()
+	if read != len(want.scopes) {
+		t.Errorf("scope_state holds %d scopes, want %d", read, len(want.scopes))
+	}
+	res.findings, res.findingsDigest = findingsDigest(t, db)
+
+	// The replicas' logs: what each collection evaluated, and the calls (attempts,
+	// retries included) it says it made.
+	line := regexp.MustCompile(`msg="scope reconciled" correlation=(\S+) scope=(\S+) .*? evaluated=(\d+) .*? calls=(\d+)`)
+	reported := map[string]int{}
+	for _, s := range reps {
+		for _, m := range line.FindAllStringSubmatch(s.output(), -1) {
+			if m[1] == correlation {
+				n, _ := strconv.Atoi(m[3])
+				c, _ := strconv.Atoi(m[4])
+				res.evaluated += n
+				reported[m[2]] += c
+			}
+		}
+	}
+
+	// The simulator: nothing was written, and each scope was read once: its one-call
+	// reads (the account summary, the certificate list) were served once, the security
+	// groups in as many calls as they have pages, and the scope's calls, all told, are
+	// the ones its one collection says it made. A call the SDK retried is counted by both;
+	// it shows as a call over the minimum, reported, not an error.
+	calls := sim.settledCalls(t)
+	for k, c := range calls {
+		res.calls += c.Calls
+		res.throttled += c.Throttled
+		if c.Write && c.Calls > 0 {
+			t.Errorf("the dry run wrote: %s ×%d", k, c.Calls)
+		}
+	}
+	served := sim.byScope()
+	for _, sc := range want.scopes {
+		if served[sc] != reported[sc] {
+			t.Errorf("scope %s: the simulator served %d calls, its collection says it made %d", sc, served[sc], reported[sc])
+		}
+	}
+	for _, a := range want.accounts {
+		if n := sim.count("iam:GetAccountSummary", a, "global"); n != 1 {
+			t.Errorf("account %s: IAM read %d times (GetAccountSummary), want once", a, n)
+		}
+		for _, r := range b.regions {
+			if n := sim.count("acm:ListCertificates", a, r); n != 1 {
+				t.Errorf("%s/%s: certificates listed %d times, want once", a, r, n)
+			}
+			n, pages := sim.count("ec2:DescribeSecurityGroups", a, r), want.sgPages[a+" "+r]
+			switch {
+			case n < pages:
+				t.Errorf("%s/%s: security groups described in %d calls, want %d pages", a, r, n, pages)
+			case n > pages:
+				res.retried += n - pages
+				t.Logf("%s/%s: security groups described in %d calls for %d pages (the collection counts %d calls: retried)", a, r, n, pages, reported["aws/"+a+"/ec2/"+r])
+			}
+		}
+	}
+	return res
+}
+
+// sweepJob is a row of River's job table, as far as the benchmark reads it.
+type sweepJob struct {
+	id                       int64
+	kind, state              string
+	attempt                  int
+	attemptedBy              []string
+	scope, correlation       string
+	attemptedAt, finalizedAt time.Time
+}
+
+// sweepJobs are the jobs after the id, in either database's dialect of River's table.
+func sweepJobs(t *testing.T, db *sql.DB, dialect, q string, after int64) []sweepJob {
+	t.Helper()
+	query := `SELECT id, kind, state, attempt, COALESCE(array_to_string(attempted_by, ' '), ''),
+		COALESCE(args->>'scope', ''), COALESCE(args->>'correlation', ''), attempted_at, finalized_at
+		FROM ` + q + `river_job WHERE id > $1 ORDER BY id`
+	if dialect == "sqlite" {
+		query = `SELECT id, kind, state, attempt, COALESCE((SELECT group_concat(value, ' ') FROM json_each(river_job.attempted_by)), ''),
+			COALESCE(json_extract(args, '$.scope'), ''), COALESCE(json_extract(args, '$.correlation'), ''), attempted_at, finalized_at
+			FROM river_job WHERE id > ? ORDER BY id`
+	}
+	rows, err := db.Query(query, after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []sweepJob
+	for rows.Next() {
+		var j sweepJob
+		var by string
+		var at, fin sql.NullTime
+		if err := rows.Scan(&j.id, &j.kind, &j.state, &j.attempt, &by, &j.scope, &j.correlation, &at, &fin); err != nil {
+			t.Fatal(err)
+		}
+		j.attemptedBy, j.attemptedAt, j.finalizedAt = strings.Fields(by), at.Time, fin.Time
+		out = append(out, j)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// resourceHashes are the stored scope and hash of every resource, by uid.
+func resourceHashes(t *testing.T, db *sql.DB) map[string]string {
+	t.Helper()
+	rows, err := db.Query(`SELECT uid, scope, hash FROM resource_state`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var uid, scope, h string
+		if err := rows.Scan(&uid, &scope, &h); err != nil {
+			t.Fatal(err)
+		}
+		out[uid] = scope + " " + h
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// findingsDigest counts the findings not resolved and hashes their fingerprints, so that
+// two runs are compared finding by finding.
+func findingsDigest(t *testing.T, db *sql.DB) (int, string) {
+	t.Helper()
+	rows, err := db.Query(`SELECT fingerprint, status FROM finding_state WHERE status <> 'resolved' ORDER BY fingerprint`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	h := sha256.New()
+	n := 0
+	for rows.Next() {
+		var fp, status string
+		if err := rows.Scan(&fp, &status); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(h, "%s %s\n", fp, status)
+		n++
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return n, hex.EncodeToString(h.Sum(nil))
+}
+
+// simProcess is `warden sim` serving the benchmark's world, its debug log read for the
+// calls it served, by operation, account and region.
+type simProcess struct {
+	cmd   *exec.Cmd
+	url   string
+	ready time.Duration
+	done  chan struct{}
+
+	mu    sync.Mutex
+	n     map[string]int // "service:Action account region" → calls served or refused
+	lines int
+}
+
+// startSimProcess starts `warden sim --world file` on a free loopback port and checks
+// that it serves the world's accounts.
+func startSimProcess(t *testing.T, world string, accounts int) *simProcess {
+	t.Helper()
+	s := &simProcess{cmd: wardenChild("", "sim", "--world", world, "--listen", "127.0.0.1:0", "--log-level", "debug"),
+		done: make(chan struct{}), n: map[string]int{}}
+	stdout, err := s.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.cmd.Process.Kill() })
+	var other bytes.Buffer // what else it said, for a failure
+	go func() {
+		call := regexp.MustCompile(`msg=call service=(\S+) action=(\S+) account=(\S*) region=(\S*)`)
+		sc := bufio.NewScanner(stderr)
+		sc.Buffer(make([]byte, 64<<10), 1<<20)
+		for sc.Scan() {
+			m := call.FindStringSubmatch(sc.Text())
+			s.mu.Lock()
+			if m == nil {
+				other.WriteString(sc.Text() + "\n")
+			} else {
+				s.n[m[1]+":"+m[2]+" "+m[3]+" "+strings.Trim(m[4], `"`)]++
+				s.lines++
+			}
+			s.mu.Unlock()
+		}
+		_ = s.cmd.Wait()
+		close(s.done)
+	}()
+	serving := make(chan []string, 1)
+	go func() {
+		re := regexp.MustCompile(`(\d+) AWS accounts, \d+ GCP projects, serving on (http://\S+)`)
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				serving <- m
+			}
+		}
+	}()
+	select {
+	case m := <-serving:
+		if m[1] != strconv.Itoa(accounts) {
+			t.Fatalf("warden sim serves %s accounts, the world file was written with %d", m[1], accounts)
+		}
+		s.url = m[2]
+	case <-s.done:
+		t.Fatalf("warden sim exited: %v\n%s", s.cmd.ProcessState, other.String())
+	case <-time.After(10 * time.Minute):
+		t.Fatal("warden sim did not serve its world within 10 minutes")
+	}
+	s.ready = time.Since(started)
+	return s
+}
+
+// resetCalls zeroes the simulator's counters and the test's.
+func (s *simProcess) resetCalls(t *testing.T) {
+	t.Helper()
+	resp, err := http.Post(s.url+"/_sim/calls/reset", "text/plain", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.n)
+	s.lines = 0
+}
+
+// settledCalls are the simulator's counters, once the test has read the log line of
+// every call they count (the log reaches the test through a pipe, a little later).
+func (s *simProcess) settledCalls(t *testing.T) map[string]cloudsim.CallStats {
+	t.Helper()
+	return waitLong(t, "the simulator's log to catch up with its counters", 30*time.Second, func() (map[string]cloudsim.CallStats, bool) {
+		resp, err := http.Get(s.url + "/_sim/calls")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var calls map[string]cloudsim.CallStats
+		if err := json.NewDecoder(resp.Body).Decode(&calls); err != nil {
+			t.Fatal(err)
+		}
+		served := 0
+		for _, c := range calls {
+			served += c.Calls - c.Cancelled
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return calls, served == s.lines
+	})
+}
+
+// byScope counts the calls served by the scope they belong to: aws/ACCOUNT/iam for IAM,
+// aws/ACCOUNT/ec2/REGION and aws/ACCOUNT/acm/REGION; STS and Organizations belong to none.
+func (s *simProcess) byScope() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]int{}
+	for k, n := range s.n {
+		f := strings.Fields(k) // service:Action account region
+		if len(f) != 3 {
+			continue
+		}
+		service, _, _ := strings.Cut(f[0], ":")
+		switch service {
+		case "iam":
+			out["aws/"+f[1]+"/iam"] += n
+		case "ec2", "acm":
+			out["aws/"+f[1]+"/"+service+"/"+f[2]] += n
+		}
+	}
+	return out
+}
+
+// count is how many op calls the simulator served in account and region ("global" for
+// IAM and STS).
+func (s *simProcess) count(op, account, region string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n[op+" "+account+" "+region]
+}
+
+// simStats is the simulator's CPU over its whole life.
+type simStats struct {
+	cpu time.Duration
+}
+
+// stop sends SIGTERM and returns the simulator's CPU, from its rusage.
+func (s *simProcess) stop(t *testing.T) simStats {
+	t.Helper()
+	if err := s.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-s.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("warden sim did not stop within 30 s of SIGTERM")
+	}
+	ru := s.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	return simStats{cpu: time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))}
+}
+
+// clockTick is the unit of /proc's CPU times: USER_HZ, 100 on every Linux architecture
+// Go runs on (the kernel converts for user space whatever its own HZ).
+const clockTick = 10 * time.Millisecond
+
+// procStat reads the fields of /proc/PID/stat after the command name (which may hold
+// spaces and parentheses): [0] is the state, [1] the parent, [11] and [12] the user and
+// system time, [13] and [14] those of the children waited for.
+func procStat(pid int) ([]string, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("/proc/%d/stat: no command name", pid)
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 15 {
+		return nil, fmt.Errorf("/proc/%d/stat: %d fields", pid, len(f))
+	}
+	return f, nil
+}
+
+func ticks(f []string, i ...int) time.Duration {
+	var n int64
+	for _, k := range i {
+		v, _ := strconv.ParseInt(f[k], 10, 64)
+		n += v
+	}
+	return time.Duration(n) * clockTick
+}
+
+// cpuOf is the CPU time, user and system, process pid has used so far; with children,
+// that of its children it has waited for too.
+func cpuOf(t *testing.T, pid int, children bool) time.Duration {
+	t.Helper()
+	f, err := procStat(pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if children {
+		return ticks(f, 11, 12, 13, 14)
+	}
+	return ticks(f, 11, 12)
+}
+
+// postmasterOf is the PID of the PostgreSQL server's postmaster when it runs on this
+// machine (the parent of the backend serving db), else 0.
+func postmasterOf(t *testing.T, db *sql.DB) int {
+	t.Helper()
+	var backend int
+	if err := db.QueryRow(`SELECT pg_backend_pid()`).Scan(&backend); err != nil {
+		t.Fatal(err)
+	}
+	f, err := procStat(backend)
+	if err != nil {
+		t.Logf("PostgreSQL's backend %d is not on this machine (%v): its CPU is not measured", backend, err)
+		return 0
+	}
+	pm, _ := strconv.Atoi(f[1])
+	return pm
+}
+
+// pgCPU is every CPU second the PostgreSQL server has used: the postmaster's own, its
+// exited children's (it reaps its backends) and its live children's. Other clients of the
+// server count too: the benchmark's share is the delta over a sweep on an idle server.
+func pgCPU(t *testing.T, pm int) time.Duration {
+	t.Helper()
+	if pm == 0 {
+		return 0
+	}
+	total := cpuOf(t, pm, true)
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		f, err := procStat(pid)
+		if err != nil || f[1] != strconv.Itoa(pm) {
+			continue // gone meanwhile, or not a backend
+		}
+		total += ticks(f, 11, 12)
+	}
+	return total
+}
+
+// machineBusy is the CPU time every core of the machine has spent not idle, from
+// /proc/stat: what else ran beside the benchmark shows as the difference.
+func machineBusy(t *testing.T) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	f := strings.Fields(line) // cpu user nice system idle iowait irq softirq steal …
+	if len(f) < 9 || f[0] != "cpu" {
+		t.Fatalf("/proc/stat: %q", line)
+	}
+	return ticks(f, 1, 2, 3, 6, 7, 8)
+}
+
+// selfCPU is the test process's own CPU time (its polling of the database).
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(syscall.TimevalToNsec(ru.Utime) + syscall.TimevalToNsec(ru.Stime))
+}
+
+// resetPeak resets the process's peak resident set (VmHWM) to its current one, so that
+// the next peakOf is the peak of what came after: of the sweep, not of the start-up (the
+// simulator's world load, the engine's compilation).
+func resetPeak(t *testing.T, pid int) {
+	t.Helper()
+	if err := os.WriteFile(fmt.Sprintf("/proc/%d/clear_refs", pid), []byte("5"), 0); err != nil {
+		t.Logf("cannot reset the peak RSS of %d (the sweep's peak includes what came before): %v", pid, err)
+	}
+}
+
+// peakOf is the process's peak resident set since its last resetPeak, in KiB.
+func peakOf(t *testing.T, pid int) int64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatalf("/proc/%d/status: %q", pid, l)
+			}
+			return n
+		}
+	}
+	t.Fatalf("/proc/%d/status has no VmHWM", pid)
+	return 0
+}
+
+// waitLongEvery polls f every interval until it reports done, for at most timeout.
+func waitLongEvery[T any](t *testing.T, what string, timeout, interval time.Duration, f func() (T, bool)) T {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		v, ok := f()
+		if ok {
+			return v
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s; last: %v", timeout, what, v)
+		}
+		time.Sleep(interval)
+	}
+}
+
+// sweepTable is the results as Markdown, for BENCHMARKS.md.
+func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
+	var s strings.Builder
+	pacing := "no added latency, no throttling, warden's buckets raised out of the way"
+	if b.paced {
+		pacing = "20 ms a call, warden's default rate limits, the simulator throttling at twice them"
+	}
+	fmt.Fprintf(&s, "%d accounts, %d scopes, pacing: %s\n\n", b.accounts, b.accounts*(1+2*len(b.regions)), pacing)
+	s.WriteString("| run | sweep | collections | wall (first collection → last) | jobs/s | fixes (dry run) | sweep → last job | resources | evaluated | findings | jobs per replica | CPU: replicas / sim / PostgreSQL / whole machine | peak RSS per replica | sim peak |\n")
+	s.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---:|\n")
+	for _, r := range rs {
+		var jobs, cpus, peaks []string
+		var replicas time.Duration
+		for _, x := range r.replicas {
+			jobs = append(jobs, strconv.Itoa(x.jobs))
+			cpus = append(cpus, secs(x.cpu))
+			peaks = append(peaks, strconv.FormatInt(x.peakKiB>>10, 10))
+			replicas += x.cpu
+		}
+		sweep := "1 (all new)"
+		if r.sweep == 2 {
+			sweep = "2 (unchanged)"
+		}
+		pg := "—"
+		if r.pgCPU > 0 {
+			pg = secs(r.pgCPU)
+		}
+		fmt.Fprintf(&s, "| %s | %s | %d | %s | %.1f | %d | %s | %d | %d | %d | %s | %s (%s) / %s / %s / %s | %s MiB | %d MiB |\n",
+			r.run, sweep, r.collects, secs(r.collectWall), float64(r.collects)/r.collectWall.Seconds(), r.fixes, secs(r.sweepWall),
+			r.resources, r.evaluated, r.findings, strings.Join(jobs, " + "), secs(replicas), strings.Join(cpus, " + "),
+			secs(r.simCPU), pg, secs(r.machineCPU), strings.Join(peaks, " / "), r.simPeakKiB>>10)
+	}
+	s.WriteString("\nThe simulator's peak in the first run's first sweep includes what its world's load left in its heap, not yet returned to the system.\n")
+	s.WriteString("\nWhole life of each replica (start-up, both sweeps, shutdown):\n\n")
+	for _, r := range runs {
+		var parts []string
+		for i := range r.cpu {
+			parts = append(parts, fmt.Sprintf("%s CPU, max RSS %d MiB", secs(r.cpu[i]), r.peakKiB[i]>>10))
+		}
+		fmt.Fprintf(&s, "- %s: %s\n", r.run, strings.Join(parts, "; "))
+	}
+	for _, r := range rs {
+		if r.samples > 0 {
+			type seen struct {
+				query string
+				n     int
+			}
+			var top []seen
+			for q, n := range r.queries {
+				top = append(top, seen{q, n})
+			}
+			slices.SortFunc(top, func(a, b seen) int { return b.n - a.n })
+			var parts []string
+			for _, x := range top[:min(len(top), 4)] {
+				parts = append(parts, fmt.Sprintf("%.2f `%s`", float64(x.n)/float64(r.samples), x.query))
+			}
+			fmt.Fprintf(&s, "- %s sweep %d: PostgreSQL backends active %.2f on average, %.2f waiting on the store's write lock (%d samples); most seen: %s\n",
+				r.run, r.sweep, float64(r.active)/float64(r.samples), float64(r.lockWaits)/float64(r.samples), r.samples, strings.Join(parts, ", "))
+		}
+		fmt.Fprintf(&s, "- %s sweep %d: %d simulator calls (%d throttled, %d retried by the collector); the test's own CPU %s\n",
+			r.run, r.sweep, r.calls, r.throttled, r.retried, secs(r.selfCPU))
+	}
+	return s.String()
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
+
+func (r replicaSweep) String() string { return fmt.Sprintf("%s:%d", r.id, r.jobs) }
