@@ -52,8 +52,8 @@ import (
 // token buckets are raised far above what the run makes, so that the sweep measures
 // warden (collection, evaluation, the store, the queue), not a simulated network. Pacing
 // "aws": 20 ms per call, warden's default rate limits (IAM 10 calls/s per account), the
-// simulator throttling at twice them: a sweep as AWS paces it, where the replicas' share
-// of the waiting, not of the CPU, is what scales out.
+// simulator throttling at twice them: a sweep as AWS paces it, where waiting on the
+// limits, which replicas can share, may weigh more than the CPU.
 //
 // Every run is a dry run (--dry-run): a sweep reads, judges, plans and enqueues its fixes,
 // whose jobs record each action and ask for the approvals the gates want, and apply
