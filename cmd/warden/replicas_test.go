@@ -170,16 +170,7 @@ func TestReplicas_oneKilledMidJobIsRescuedAndNothingRunsTwice(t *testing.T) {
 	if err := sim.SetFaults([]cloudsim.Fault{{Service: "iam", Account: slow, Latency: cloudsim.Duration(30 * time.Second)}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	req, _ := http.NewRequest(http.MethodPost, reps[0].url+"/v1/reconcile", strings.NewReader(`{"target": "aws"}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("POST /v1/reconcile: %d, want 202", resp.StatusCode)
-	}
+	sweepNow(t, reps[0].url, token)
 
 	// Find the replica reading the slow scope; wait (within job_timeout) until that is
 	// all it runs, so that the kill takes that one job down, and kill it.
@@ -812,4 +803,19 @@ func (c *callLog) count(op, account, region string) int {
 		}
 	}
 	return n
+}
+
+// sweepNow asks a warden serve for a sweep of the aws target now (POST /v1/reconcile).
+func sweepNow(t *testing.T, base, token string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, base+"/v1/reconcile", strings.NewReader(`{"target": "aws"}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("POST /v1/reconcile: %d, want 202", resp.StatusCode)
+	}
 }

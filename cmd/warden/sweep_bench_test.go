@@ -464,16 +464,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 	self0 := selfCPU()
 	begun := time.Now()
 
-	req, _ := http.NewRequest(http.MethodPost, reps[0].url+"/v1/reconcile", strings.NewReader(`{"target": "aws"}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("POST /v1/reconcile: %d, want 202", resp.StatusCode)
-	}
+	sweepNow(t, reps[0].url, token)
 
 	var res sweepResult
 	timeout := 45 * time.Minute

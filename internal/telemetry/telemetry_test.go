@@ -1,14 +1,12 @@
 package telemetry_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -30,24 +28,6 @@ func clearEnv(t *testing.T) {
 	}
 }
 
-// syncBuffer is a log sink safe for the exporter's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // Spans made with the provider reach the collector at Endpoint over OTLP/HTTP when the
 // provider is shut down: parent and child in one trace, the error recorded, warden's
 // name and version in the resource, and the API key of OTEL_EXPORTER_OTLP_HEADERS sent
@@ -57,7 +37,7 @@ func TestSetup_exportsSpansToTheEndpoint(t *testing.T) {
 	const key = "key-0f1e2d3c4b5a69788796a5b4c3d2e1f0"
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-api-key="+key)
 	rcv := telemetrytest.Start(t)
-	var logs syncBuffer
+	var logs telemetrytest.LogBuffer
 	ctx := context.Background()
 	tp, shutdown, err := telemetry.Setup(ctx, telemetry.Options{Endpoint: rcv.URL(), ServiceVersion: "v1.2.3",
 		Logger: slog.New(slog.NewJSONHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))})

@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -59,7 +58,7 @@ func TestDaemon_tracesFollowTheJobs(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = shutdown(ctx) })
-			var logs syncBuffer
+			var logs telemetrytest.LogBuffer
 			const groups = 2
 			h := start(t, dsn(t), groups, daemon.Options{Workers: 2, ApprovalPoll: time.Hour,
 				Tracer: tp.Tracer(daemon.TracerName), Logger: slog.New(slog.NewJSONHandler(&logs, nil))})
@@ -439,22 +438,4 @@ func logLines(t *testing.T, s string) []map[string]any {
 		out = append(out, m)
 	}
 	return out
-}
-
-// syncBuffer is a log sink the daemon's goroutines share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

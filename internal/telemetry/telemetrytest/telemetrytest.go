@@ -4,6 +4,7 @@
 package telemetrytest
 
 import (
+	"bytes"
 	"compress/gzip"
 	"encoding/hex"
 	"fmt"
@@ -215,4 +216,25 @@ func (r *Receiver) ByID(id string) (Span, bool) {
 		}
 	}
 	return Span{}, false
+}
+
+// LogBuffer is a log sink safe for concurrent writers (the exporter's goroutine, the
+// daemon's workers), for tests that read back what was logged.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write implements io.Writer.
+func (s *LogBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+// String is everything written so far.
+func (s *LogBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
