@@ -81,15 +81,7 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 	}
 	res.Recovered = n
 
-	var recs []*Record
-	err = m.inTx(ctx, func(tx *store.Tx) error {
-		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
-			return fmt.Errorf("expire approval requests: %w", err)
-		}
-		var err error
-		recs, err = m.register(ctx, tx, p)
-		return err
-	})
+	recs, err := m.expireAndRegister(ctx, p)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +103,21 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 		return nil, err
 	}
 	return res, nil
+}
+
+// expireAndRegister expires the approval requests past their time, then records the
+// plan and its actions, in one transaction: what every run does before deciding.
+func (m *Machine) expireAndRegister(ctx context.Context, p *Plan) ([]*Record, error) {
+	var recs []*Record
+	err := m.inTx(ctx, func(tx *store.Tx) error {
+		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
+			return fmt.Errorf("expire approval requests: %w", err)
+		}
+		var err error
+		recs, err = m.register(ctx, tx, p)
+		return err
+	})
+	return recs, err
 }
 
 // decide passes one registered action through the gates: it reports whether it runs now,

@@ -2,9 +2,6 @@ package remediate
 
 import (
 	"context"
-	"fmt"
-
-	"github.com/warden-sec/warden/store"
 )
 
 // Ask is a dry run that asks: warden serve --dry-run. It records the plan's actions and
@@ -18,15 +15,7 @@ func (m *Machine) Ask(ctx context.Context, p *Plan) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{DryRun: true, Plan: p.Hash}
-	var recs []*Record
-	err := m.inTx(ctx, func(tx *store.Tx) error {
-		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
-			return fmt.Errorf("expire approval requests: %w", err)
-		}
-		var err error
-		recs, err = m.register(ctx, tx, p)
-		return err
-	})
+	recs, err := m.expireAndRegister(ctx, p)
 	if err != nil {
 		return nil, err
 	}
