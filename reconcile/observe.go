@@ -224,7 +224,7 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 				return status == findings.StatusUnknown || evaluated[resource] || gone[resource]
 			}
 		}
-		old, err := activeFindings(ctx, tx, "scope", sc.ID, keep)
+		old, err := activeFindings(ctx, tx, sc.ID, "", keep)
 		if err != nil {
 			return err
 		}
@@ -253,13 +253,13 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 				if err != nil {
 					return fmt.Errorf("encode resource %s: %w", rd.res.UID, err)
 				}
-				if err := putResource(ctx, tx, rd.res, rd.hash, data, at); err != nil {
+				if err := putResource(ctx, tx, sc.ID, rd.res, rd.hash, data, at); err != nil {
 					return err
 				}
 			}
 		}
 		for _, uid := range deleted {
-			if err := deleteResource(ctx, tx, uid); err != nil {
+			if err := deleteResource(ctx, tx, sc.ID, uid); err != nil {
 				return err
 			}
 		}

@@ -53,7 +53,7 @@ func (r *Reconciler) Plan(ctx context.Context, scope string, o PlanOptions) (*re
 			if _, ok := resources[f.Resource]; ok {
 				continue
 			}
-			res, ok, err := readResource(ctx, q, f.Resource)
+			res, ok, err := readResource(ctx, q, scope, f.Resource)
 			if err != nil {
 				return err
 			}
@@ -108,9 +108,9 @@ func (r *Reconciler) Scope(ctx context.Context, scope string) (ScopeState, bool,
 	return st, ok, err
 }
 
-func readResource(ctx context.Context, q querier, uid string) (snapshot.Resource, bool, error) {
+func readResource(ctx context.Context, q querier, scope, uid string) (snapshot.Resource, bool, error) {
 	var data string
-	err := q.QueryRowContext(ctx, `SELECT data FROM resource_state WHERE uid = ?`, uid).Scan(&data)
+	err := q.QueryRowContext(ctx, `SELECT data FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid).Scan(&data)
 	if errors.Is(err, sql.ErrNoRows) {
 		return snapshot.Resource{}, false, nil
 	}
@@ -163,15 +163,16 @@ func (r *Reconciler) Accounts(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
-// ScopeOf returns the scope a resource was last read in, or "" if it never was.
+// ScopeOf returns the scope a resource was last read in, or "" if it never was or was
+// read in several (an AWS-managed policy's ARN is the same in every account).
 func (r *Reconciler) ScopeOf(ctx context.Context, uid string) (string, error) {
-	var rec resourceRecord
+	var scope string
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		rec, err = resourceFindings(ctx, q, uid)
+		scope, err = scopeOf(ctx, q, uid)
 		return err
 	})
-	return rec.Scope, err
+	return scope, err
 }
 
 // Scopes returns the state of every scope read so far, by id.

@@ -15,11 +15,12 @@ import (
 
 // Refresh reads one resource again alone — the one a change event names — and judges it
 // as a read of its scope would: evaluated, its findings opened or resolved, its state
-// kept. A resource the cloud says is gone (collectors.ErrNotFound) is forgotten and its
+// kept. A resource the cloud says is gone (collectors.ErrNotFound) is forgotten in scope,
+// the scope it was last read in (with "", the one scope the store holds it in), and its
 // findings resolved; any other failure of the read changes nothing and is returned
 // (collectors.ErrUnsupported: the caller reads the whole scope instead). The rest of the
 // scope is untouched.
-func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid string, accounts []string) (*Outcome, error) {
+func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, scope string, accounts []string) (*Outcome, error) {
 	res, err := rd.Read(ctx, uid)
 	gone := errors.Is(err, collectors.ErrNotFound)
 	if err != nil && !gone {
@@ -28,21 +29,25 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid stri
 	at := r.o.Now().UTC()
 
 	// The resource's scope is its own, or for one gone the scope it was last read in.
-	var prev resourceRecord
-	err = r.o.Store.Read(ctx, func(q *store.Reader) error {
-		var err error
-		prev, err = resourceFindings(ctx, q, uid)
-		return err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("refresh %s: %w", uid, err)
-	}
-	scope := prev.Scope
 	if !gone {
 		if res.Scope == "" {
 			res.Scope = snapshot.DefaultScope(res.Type, res.Account, res.Region)
 		}
 		scope = res.Scope
+	}
+	var prev resourceRecord
+	err = r.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
+		if scope == "" {
+			if scope, err = scopeOf(ctx, q, uid); err != nil {
+				return err
+			}
+		}
+		prev, err = resourceFindings(ctx, q, scope, uid)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("refresh %s: %w", uid, err)
 	}
 	out := &Outcome{Scope: scope, Status: snapshot.ScopeOK}
 	if gone && !prev.Known {
@@ -73,7 +78,7 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid stri
 
 	err = r.o.Store.InTx(ctx, func(tx *store.Tx) error {
 		*out = Outcome{Scope: out.Scope, Status: out.Status, Resources: out.Resources, Evaluated: out.Evaluated, Deleted: out.Deleted, EvalErrors: out.EvalErrors}
-		now, err := resourceFindings(ctx, tx, uid)
+		now, err := resourceFindings(ctx, tx, scope, uid)
 		if err != nil {
 			return err
 		}
@@ -81,10 +86,10 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid stri
 			return errConcurrent
 		}
 		if gone {
-			if err := deleteResource(ctx, tx, uid); err != nil {
+			if err := deleteResource(ctx, tx, scope, uid); err != nil {
 				return err
 			}
-		} else if err := putResource(ctx, tx, res, hash, data, at); err != nil {
+		} else if err := putResource(ctx, tx, scope, res, hash, data, at); err != nil {
 			return err
 		}
 		one := map[string]bool{uid: true}
@@ -112,25 +117,53 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid stri
 	return out, nil
 }
 
-// resourceRecord is what the store holds of one resource.
+// resourceRecord is what the store holds of one resource in one scope.
 type resourceRecord struct {
-	Known    bool   // the resource is in the store
-	Scope    string // its scope
+	Known    bool // the resource is in the store
 	Hash     string
 	Findings map[string]FindingState // not resolved, by fingerprint
 }
 
-func resourceFindings(ctx context.Context, q querier, uid string) (resourceRecord, error) {
+func resourceFindings(ctx context.Context, q querier, scope, uid string) (resourceRecord, error) {
 	var out resourceRecord
-	err := q.QueryRowContext(ctx, `SELECT scope, hash FROM resource_state WHERE uid = ?`, uid).Scan(&out.Scope, &out.Hash)
+	if scope == "" {
+		return out, nil
+	}
+	err := q.QueryRowContext(ctx, `SELECT hash FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid).Scan(&out.Hash)
 	switch {
 	case err == nil:
 		out.Known = true
 	case !errors.Is(err, sql.ErrNoRows):
 		return resourceRecord{}, fmt.Errorf("read resource %s: %w", uid, err)
 	}
-	if out.Findings, err = activeFindings(ctx, q, "resource", uid, nil); err != nil {
+	if out.Findings, err = activeFindings(ctx, q, scope, uid, nil); err != nil {
 		return resourceRecord{}, err
 	}
 	return out, nil
+}
+
+// scopeOf returns the one scope the store holds the resource in, or "" if none or
+// several do (an AWS-managed policy is read in every account: a uid alone does not say
+// which).
+func scopeOf(ctx context.Context, q querier, uid string) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT scope FROM resource_state WHERE uid = ? LIMIT 2`, uid)
+	if err != nil {
+		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
+	}
+	defer rows.Close()
+	var scopes []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", fmt.Errorf("find the scope of %s: %w", uid, err)
+		}
+		scopes = append(scopes, s)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
+	}
+	if len(scopes) != 1 {
+		return "", nil
+	}
+	return scopes[0], nil
 }

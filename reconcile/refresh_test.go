@@ -82,7 +82,7 @@ func TestRefresh_oneResourceThroughTheSimulator(t *testing.T) {
 			if err := sim.SetFaults([]cloudsim.Fault{{Service: "iam", AccessDenied: true}}, nil); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := r.Refresh(ctx, col, keyUID, ob.Accounts); err == nil || errors.Is(err, collectors.ErrNotFound) {
+			if _, err := r.Refresh(ctx, col, keyUID, "", ob.Accounts); err == nil || errors.Is(err, collectors.ErrNotFound) {
 				t.Errorf("refresh while IAM denies: %v, want an error that is not ErrNotFound", err)
 			}
 			if err := sim.SetFaults(nil, nil); err != nil {
@@ -98,7 +98,7 @@ func TestRefresh_oneResourceThroughTheSimulator(t *testing.T) {
 				AccessKeyId: aws.String(oldKey), Status: iamtypes.StatusTypeInactive}); err != nil {
 				t.Fatal(err)
 			}
-			out, err := r.Refresh(ctx, col, keyUID, ob.Accounts)
+			out, err := r.Refresh(ctx, col, keyUID, "", ob.Accounts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -110,7 +110,7 @@ func TestRefresh_oneResourceThroughTheSimulator(t *testing.T) {
 			if _, err := cl.DeleteAccessKey(ctx, &iam.DeleteAccessKeyInput{UserName: aws.String("svc-backup-export"), AccessKeyId: aws.String(oldKey)}); err != nil {
 				t.Fatal(err)
 			}
-			if out, err = r.Refresh(ctx, col, keyUID, ob.Accounts); err != nil || out.Deleted != 1 {
+			if out, err = r.Refresh(ctx, col, keyUID, "", ob.Accounts); err != nil || out.Deleted != 1 {
 				t.Fatalf("refresh of the deleted key: %+v %v", out, err)
 			}
 			fs, err := r.Findings(ctx, iamScope)

@@ -95,18 +95,20 @@ func sameResourceHashes(ctx context.Context, q querier, scope string, want map[s
 	return same && n == len(want), nil
 }
 
-func putResource(ctx context.Context, tx *store.Tx, r snapshot.Resource, hash string, data []byte, at time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO resource_state (uid, scope, type, hash, data, read_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (uid) DO UPDATE SET scope = excluded.scope, type = excluded.type, hash = excluded.hash, data = excluded.data, read_at = excluded.read_at`,
-		r.UID, r.Scope, r.Type, hash, string(data), store.FormatTime(at))
+// putResource saves the resource as read in scope: a uid is unique only within its scope
+// (an AWS-managed policy has one ARN in every account).
+func putResource(ctx context.Context, tx *store.Tx, scope string, r snapshot.Resource, hash string, data []byte, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO resource_state (scope, uid, type, hash, data, read_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scope, uid) DO UPDATE SET type = excluded.type, hash = excluded.hash, data = excluded.data, read_at = excluded.read_at`,
+		scope, r.UID, r.Type, hash, string(data), store.FormatTime(at))
 	if err != nil {
 		return fmt.Errorf("save resource %s: %w", r.UID, err)
 	}
 	return nil
 }
 
-func deleteResource(ctx context.Context, tx *store.Tx, uid string) error {
-	if _, err := tx.ExecContext(ctx, `DELETE FROM resource_state WHERE uid = ?`, uid); err != nil {
+func deleteResource(ctx context.Context, tx *store.Tx, scope, uid string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid); err != nil {
 		return fmt.Errorf("forget resource %s: %w", uid, err)
 	}
 	return nil
@@ -176,15 +178,25 @@ func formatOpt(t time.Time) string {
 
 // scopeFindings returns the findings of the scope that are not resolved, by fingerprint.
 func scopeFindings(ctx context.Context, q querier, scope string) (map[string]FindingState, error) {
-	return activeFindings(ctx, q, "scope", scope, nil)
+	return activeFindings(ctx, q, scope, "", nil)
 }
 
-// activeFindings returns the findings that are not resolved whose column (scope or
-// resource) is value, by fingerprint; with keep, only those it keeps (by resource and
-// status), the others are not decoded: a tick that changed 1% of a scope needs the
-// findings of that 1%, and decoding every finding's JSON was a tenth of its cost.
-func activeFindings(ctx context.Context, q querier, column, value string, keep func(resource, status string) bool) (map[string]FindingState, error) {
-	rows, err := q.QueryContext(ctx, `SELECT resource, status, opened_at, seen_at, resolved_at, data FROM finding_state WHERE `+column+` = ? AND status <> ?`, value, StatusResolved)
+// activeFindings returns the findings of the scope that are not resolved, by
+// fingerprint: all of them, or with uid those of that resource only; with keep, only
+// those it keeps (by resource and status), the others are not decoded: a tick that
+// changed 1% of a scope needs the findings of that 1%, and decoding every finding's JSON
+// was a tenth of its cost.
+func activeFindings(ctx context.Context, q querier, scope, uid string, keep func(resource, status string) bool) (map[string]FindingState, error) {
+	const cols = `SELECT resource, status, opened_at, seen_at, resolved_at, data FROM finding_state`
+	var rows *sql.Rows
+	var err error
+	value := scope
+	if uid == "" {
+		rows, err = q.QueryContext(ctx, cols+` WHERE scope = ? AND status <> ?`, scope, StatusResolved)
+	} else {
+		value = uid + " in " + scope
+		rows, err = q.QueryContext(ctx, cols+` WHERE resource = ? AND scope = ? AND status <> ?`, uid, scope, StatusResolved)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read the findings of %s: %w", value, err)
 	}

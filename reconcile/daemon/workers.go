@@ -225,7 +225,7 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 	err = collectors.ErrUnsupported
 	if t.Reader != nil {
 		rctx, span := d.stage(ctx, stageRefresh, attrUID.String(a.UID))
-		out, err = d.o.Reconciler.Refresh(rctx, t.Reader, a.UID, a.Accounts)
+		out, err = d.o.Reconciler.Refresh(rctx, t.Reader, a.UID, a.Scope, a.Accounts)
 		endRefresh(span, out, err)
 	}
 	if errors.Is(err, collectors.ErrUnsupported) {
