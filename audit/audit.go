@@ -163,7 +163,11 @@ func (l *Log) Append(ctx context.Context, tx *store.Tx, ev Event) (Entry, error)
 		Subject: findings.ValidText(ev.Subject),
 		Data:    data,
 	}
-	// The store serializes writers, so the next seq read here is still free at insert.
+	// Appends are serialized (InTx runs alone; an InTxOn transaction takes the log's
+	// lock here), so the next seq read here is still free at insert.
+	if err := tx.Serialize(ctx, "audit"); err != nil {
+		return Entry{}, fmt.Errorf("append audit entry %s %s: %w", e.Kind, e.Subject, err)
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), -1) + 1 FROM audit_entries`).Scan(&e.Seq); err != nil {
 		return Entry{}, fmt.Errorf("append audit entry %s %s: read the log's size: %w", e.Kind, e.Subject, err)
 	}

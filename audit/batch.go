@@ -48,6 +48,9 @@ func (l *Log) AppendAll(ctx context.Context, tx *store.Tx, evs []Event) ([]Entry
 			Subject: findings.ValidText(ev.Subject), Data: data}
 	}
 	var first int64
+	if err := tx.Serialize(ctx, "audit"); err != nil {
+		return nil, fmt.Errorf("append audit entries: %w", err)
+	}
 	if err := tx.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), -1) + 1 FROM audit_entries`).Scan(&first); err != nil {
 		return nil, fmt.Errorf("append audit entries: read the log's size: %w", err)
 	}
@@ -138,6 +141,9 @@ func insertEntries(ctx context.Context, tx *store.Tx, entries []Entry, at string
 // a version event (policy pack, config) is recorded when the version changes, not on
 // every run. It reports whether it appended.
 func (l *Log) AppendChanged(ctx context.Context, tx *store.Tx, ev Event) (bool, error) {
+	if err := tx.Serialize(ctx, "audit"); err != nil {
+		return false, fmt.Errorf("append audit entry %s: %w", ev.Kind, err)
+	}
 	var last string
 	err := tx.QueryRowContext(ctx, `SELECT subject FROM audit_entries WHERE kind = ? ORDER BY seq DESC LIMIT 1`, ev.Kind).Scan(&last)
 	switch {

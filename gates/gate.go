@@ -169,11 +169,11 @@ func (g *Gate) void(ctx context.Context, tx *store.Tx, actionID, keep, reason st
 // ExpireDue marks expired every pending request past its expiry, in the caller's
 // transaction, one audit entry each (by SystemActor), and returns how many it expired.
 func (g *Gate) ExpireDue(ctx context.Context, tx *store.Tx) (int, error) {
-	pending, err := list(ctx, tx, Filter{States: []State{StatePending}})
+	now, n := g.now(), 0
+	pending, err := list(ctx, tx, Filter{States: []State{StatePending}, DueBy: now})
 	if err != nil {
 		return 0, fmt.Errorf("expire approval requests: %w", err)
 	}
-	now, n := g.now(), 0
 	for _, r := range pending {
 		if now.Before(r.ExpiresAt) {
 			continue

@@ -3,6 +3,7 @@ package gates_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -519,6 +520,50 @@ func TestDecideAuthorized_channelVouchesForTheApprover(t *testing.T) {
 			}
 			if d, ok := got.DecisionBy("slack:U0ERIN"); !ok || d.Channel != gates.ChannelSlack {
 				t.Errorf("the Slack decision: %+v, %v", d, ok)
+			}
+		})
+	}
+}
+
+// The store keeps times as RFC 3339 text with only the fraction digits they need, so
+// expiry compares as text only to the second; what is due within the current second is
+// decided exactly.
+func TestExpireDue_withinTheSecond(t *testing.T) {
+	for name, mk := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig
+			cfg.Expiry = time.Hour
+			e := newEnv(t, mk, cfg)
+			t0 := e.clock.Now().Add(cfg.Expiry).Truncate(time.Second).Add(time.Second)
+			now := t0.Add(500 * time.Millisecond)
+			cases := []struct {
+				expires time.Time
+				want    gates.State
+			}{
+				{t0.Add(-time.Second), gates.StateExpired},
+				{t0, gates.StateExpired},
+				{now.Add(-time.Nanosecond), gates.StateExpired},
+				{now, gates.StateExpired},
+				{now.Add(time.Nanosecond), gates.StatePending},
+				{t0.Add(999 * time.Millisecond), gates.StatePending},
+				{t0.Add(time.Second), gates.StatePending},
+			}
+			ids := make([]string, len(cases))
+			for i, c := range cases {
+				e.clock.Advance(c.expires.Add(-cfg.Expiry).Sub(e.clock.Now()))
+				ids[i] = e.request(fmt.Sprintf("act-%d", i), findings.RiskMedium, "h1").ID
+			}
+			e.clock.Advance(now.Sub(e.clock.Now()))
+			if err := e.st.InTx(ctx, func(tx *store.Tx) error {
+				_, err := e.gate.ExpireDue(ctx, tx)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			for i, c := range cases {
+				if got := e.get(ids[i]).State; got != c.want {
+					t.Errorf("expiring at %s, now %s: %s, want %s", c.expires.Format(time.RFC3339Nano), now.Format(time.RFC3339Nano), got, c.want)
+				}
 			}
 		})
 	}

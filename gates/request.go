@@ -122,6 +122,10 @@ type Filter struct {
 	States []State
 	// ActionID keeps the requests of one action (empty: any).
 	ActionID string
+	// DueBy keeps requests whose expiry is in DueBy's second or before it (zero: any):
+	// the store's times are RFC 3339 text with as many fraction digits as they need, so
+	// only the whole seconds compare as text; the caller compares the rest.
+	DueBy time.Time
 }
 
 const requestColumns = `id, action_id, content_hash, remediator, target, part, risk, requester, quorum, state, created_at, expires_at, decided_at, reason`
@@ -243,6 +247,12 @@ func (f Filter) sql() (string, []any) {
 	if f.ActionID != "" {
 		conds = append(conds, "approval_requests.action_id = ?")
 		args = append(args, f.ActionID)
+	}
+	if !f.DueBy.IsZero() {
+		// "…:05Z" is after "…:05.999Z" as text ('Z' > '.'), and before "…:06": every
+		// time in the second or before it.
+		conds = append(conds, "approval_requests.expires_at <= ?")
+		args = append(args, f.DueBy.UTC().Format("2006-01-02T15:04:05")+"Z")
 	}
 	if len(conds) == 0 {
 		return "", nil

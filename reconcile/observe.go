@@ -205,7 +205,9 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 		gone[uid] = true
 	}
 
-	err = r.o.Store.InTx(ctx, func(tx *store.Tx) error {
+	// Observations of different scopes touch different rows (and the audit log, which
+	// serializes itself): on PostgreSQL they commit side by side.
+	err = r.o.Store.InTxOn(ctx, sc.ID, func(tx *store.Tx) error {
 		*out = Outcome{Scope: out.Scope, Status: out.Status, Resources: out.Resources, Evaluated: out.Evaluated, Full: out.Full,
 			Deleted: out.Deleted, EvalErrors: out.EvalErrors}
 		same, err := sameResourceHashes(ctx, tx, sc.ID, prev)

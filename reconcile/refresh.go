@@ -76,7 +76,7 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, sco
 		out.Deleted = 1
 	}
 
-	err = r.o.Store.InTx(ctx, func(tx *store.Tx) error {
+	err = r.o.Store.InTxOn(ctx, scope, func(tx *store.Tx) error {
 		*out = Outcome{Scope: out.Scope, Status: out.Status, Resources: out.Resources, Evaluated: out.Evaluated, Deleted: out.Deleted, EvalErrors: out.EvalErrors}
 		now, err := resourceFindings(ctx, tx, scope, uid)
 		if err != nil {

@@ -44,8 +44,9 @@ type dialect struct {
 	// rebind turns ? placeholders into the database's own.
 	rebind func(string) string
 	// lock, run first in a transaction, serializes writers across processes; SQLite
-	// needs none (it has one writer at a time).
-	lock string
+	// needs none (it has one writer at a time). sharedLock is its shared form, taken by
+	// partitioned transactions (InTxOn), and keyLock takes the lock of one key ($1).
+	lock, sharedLock, keyLock string
 }
 
 var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", ref: "INTEGER", blob: "BLOB", rebind: func(q string) string { return q }}
@@ -54,7 +55,9 @@ var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINC
 const historyLock = 0x77617264656e6873
 
 var postgresDialect = dialect{name: "postgres", serial: "BIGSERIAL PRIMARY KEY", ref: "BIGINT", blob: "BYTEA", rebind: dollarParams,
-	lock: fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", historyLock)}
+	lock:       fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", historyLock),
+	sharedLock: fmt.Sprintf("SELECT pg_advisory_xact_lock_shared(%d)", historyLock),
+	keyLock:    "SELECT pg_advisory_xact_lock($1)"}
 
 // dollarParams turns ? placeholders into PostgreSQL's $1, $2, …; warden's queries hold
 // no ? inside string literals.

@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/binary"
 	"fmt"
 )
 
@@ -14,6 +16,11 @@ import (
 type Tx struct {
 	tx *sql.Tx
 	d  dialect
+	// partitioned is a transaction of InTxOn on PostgreSQL: it shares the store with
+	// others of other partitions, so what every writer shares (the audit log's sequence)
+	// is taken with Serialize.
+	partitioned bool
+	held        map[string]bool
 }
 
 // InTx runs fn in one transaction: committed when fn returns nil, rolled back when it
@@ -38,6 +45,67 @@ func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
+}
+
+// InTxOn runs fn in one transaction, as InTx does, serialized only with the
+// transactions of the same partition and with InTx's: on PostgreSQL, transactions of
+// different partitions (a scope's observation and another's) commit side by side. fn must
+// touch only its partition's rows, plus what it takes with Tx.Serialize (the audit log
+// does). On SQLite, which has one writer at a time, it is InTx.
+//
+// Locks are taken in one order — the store's (shared), the partition's, then whatever
+// Serialize names — so two such transactions cannot wait on each other.
+func (s *Store) InTxOn(ctx context.Context, partition string, fn func(tx *Tx) error) error {
+	if s.d.lock == "" {
+		return s.InTx(ctx, fn)
+	}
+	sqlTx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin transaction: %w", err)
+	}
+	defer sqlTx.Rollback()
+	if _, err := sqlTx.ExecContext(ctx, s.d.sharedLock); err != nil {
+		return fmt.Errorf("take the store's shared lock: %w", err)
+	}
+	if _, err := sqlTx.ExecContext(ctx, s.d.keyLock, lockKey("partition", partition)); err != nil {
+		return fmt.Errorf("take the lock of %s: %w", partition, err)
+	}
+	if err := fn(&Tx{tx: sqlTx, d: s.d, partitioned: true}); err != nil {
+		return err
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// Serialize makes the rest of the transaction run alone among those that Serialize the
+// same name, until it commits: the audit log takes "audit" before it reads the sequence's
+// next number. In an InTx transaction, which already runs alone, it does nothing. Take it
+// last: a transaction that holds a Serialize lock takes no other.
+func (t *Tx) Serialize(ctx context.Context, name string) error {
+	if !t.partitioned || t.held[name] {
+		return nil
+	}
+	if _, err := t.tx.ExecContext(ctx, t.d.keyLock, lockKey("serialize", name)); err != nil {
+		return fmt.Errorf("take the lock of %s: %w", name, err)
+	}
+	if t.held == nil {
+		t.held = map[string]bool{}
+	}
+	t.held[name] = true
+	return nil
+}
+
+// lockKey is the advisory lock key of a name in a namespace: 64 bits of its SHA-256,
+// never the store's own key.
+func lockKey(namespace, name string) int64 {
+	sum := sha256.Sum256([]byte("warden/" + namespace + "/" + name))
+	k := int64(binary.BigEndian.Uint64(sum[:8]))
+	if k == historyLock {
+		k++
+	}
+	return k
 }
 
 // ExecContext runs a statement that returns no rows.
