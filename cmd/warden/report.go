@@ -1,0 +1,170 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/compliance"
+	"github.com/warden-sec/warden/compliance/evidence"
+	"github.com/warden-sec/warden/compliance/render"
+	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/waivers"
+)
+
+func (a *app) reportCmd() *cobra.Command {
+	var (
+		pf         policyFlags
+		framework  string
+		format     string
+		atFlag     string
+		outFile    string
+		dbPath     string
+		waiverFile string
+		list       bool
+	)
+	cmd := &cobra.Command{
+		Use:   "report --framework ID",
+		Short: "Write a compliance report of a framework from the scan history",
+		Long: `Write a compliance report: every control of a framework (CIS AWS, CIS GCP, NIST
+800-53, PCI DSS, SOC 2, ISO 27001) with its status — pass, fail, unknown, not covered,
+manual — the policies and resources behind it, the waived findings with their owner,
+reason and expiry, and around it the evidence an auditor asks for: the scan it stands
+on, the audit checkpoint to verify it against ('warden audit verify'), the fixes
+applied with their audit entries, the scopes that could not be read, the score's trend
+over the last ` + strconv.Itoa(evidence.TrendScans) + ` scans and how long findings stayed open.
+
+The report is made from the history 'warden scan' records, never from a new scan:
+--at reports the posture as it was, from the latest scan finished at or before that
+time. --at takes an RFC 3339 time (2026-11-30T12:00:00Z) or a date (2026-11-30), which
+means the end of that day in UTC (now, for today); without it, the report is of now. A
+control whose policies ran over a scope that could not be read is unknown, not pass.
+
+The policies (--policies, --no-builtin, --config policies:) must be the ones the history
+was scanned with: the history records how many policies a scan ran, not which. The
+settings and waivers are today's (--config, --waivers).
+
+Formats: html (one self-contained page with charts, opens offline), csv (one row per
+control and finding), json (the whole report), sarif (SARIF 2.1.0) and ocsf (OCSF
+Compliance Findings, class 2003).
+
+Exit codes: 0 the report was written; 2 bad input (an unknown framework or format, a
+time before the first scan or to come) or an error.`,
+		Example: `  warden report --list
+  warden report --framework cis-aws-3.0 --format html --out cis-aws.html
+  warden report --framework soc2 --format csv --at 2026-11-30 --out soc2-november.csv
+  warden report --framework pci-dss-4.0 --format ocsf --db postgres://warden@db/warden`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if list || framework == "list" {
+				return a.listFrameworks()
+			}
+			if framework == "" {
+				return usageErr(errors.New("--framework: name the framework to report on ('warden report --list' lists them)"))
+			}
+			fw, err := compliance.Lookup(framework)
+			if err != nil {
+				return usageErr(fmt.Errorf("--framework: %w", err))
+			}
+			w, err := render.New(format)
+			if err != nil {
+				return usageErr(fmt.Errorf("--format: %w", err))
+			}
+			var at time.Time
+			if atFlag != "" {
+				if at, err = parseAt(atFlag, time.Now()); err != nil {
+					return usageErr(fmt.Errorf("--at: %w", err))
+				}
+			}
+			cfg, eng, err := a.loadPolicies(cmd, &pf)
+			if err != nil {
+				return err
+			}
+			if waiverFile == "" {
+				waiverFile = cfg.Waivers
+			}
+			var ws *waivers.Set
+			if waiverFile != "" {
+				if ws, err = waivers.Load(waiverFile); err != nil {
+					return usageErr(err)
+				}
+			}
+			// Reading the history never creates one: a misspelt --db is an error.
+			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			doc, err := evidence.Gather(cmd.Context(), st, audit.New(st, audit.Options{}), fw, evidence.Options{
+				At: at, Policies: eng.Policies(), Waivers: ws, Settings: evidence.SettingsInEffect(eng.SettingsSchema(), cfg.Settings),
+				Tool: "warden " + version(),
+			})
+			if err != nil {
+				return usageErr(err)
+			}
+			if outFile == "" {
+				return w.Write(a.stdout, doc)
+			}
+			if err := writeAtomically(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
+				return err
+			}
+			s := doc.Report.Score
+			fmt.Fprintf(a.stderr, "warden: %s report of %s (scan %d) written to %s: %d pass, %d fail, %d unknown, %d not covered, %d manual\n",
+				format, fw.ID, doc.Source.ScanID, report.Escape(outFile), s.Pass, s.Fail, s.Unknown, s.NotCovered, s.Manual)
+			return nil
+		},
+	}
+	pf.register(cmd)
+	f := cmd.Flags()
+	f.StringVar(&framework, "framework", "", "the framework to report on, by id ('list' lists them)")
+	f.BoolVar(&list, "list", false, "list the frameworks and exit")
+	f.StringVarP(&format, "format", "f", "html", "report format: "+strings.Join(render.Formats(), ", "))
+	f.StringVar(&atFlag, "at", "", "report the posture as it was at this time: RFC 3339 (2026-11-30T12:00:00Z) or a date (2026-11-30, the end of that day in UTC); default now")
+	f.StringVarP(&outFile, "out", "o", "", "write the report to this file (atomically, mode 0600) instead of standard output")
+	f.StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
+	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers that also apply to the history's open findings (default: the config's waivers:)")
+	return cmd
+}
+
+// parseAt reads --at: an RFC 3339 time, or a date meaning the end of that day in UTC (so
+// that --at 2026-11-30 includes the scans of the 30th), or now when the day is not over.
+func parseAt(s string, now time.Time) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	if d, err := time.Parse(time.DateOnly, s); err == nil {
+		end := d.AddDate(0, 0, 1).Add(-time.Nanosecond)
+		if end.After(now) && !d.After(now) {
+			return now, nil
+		}
+		return end, nil
+	}
+	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-11-30T12:00:00Z) nor a date (2026-11-30)", s)
+}
+
+// listFrameworks prints the embedded frameworks with their coverage.
+func (a *app) listFrameworks() error {
+	fws, err := compliance.Load()
+	if err != nil {
+		return err
+	}
+	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tNAME\tVERSION\tCONTROLS\tAUTOMATED")
+	for _, fw := range fws {
+		automated := 0
+		for _, c := range fw.Controls {
+			if c.Assessment == compliance.Automated && len(c.Policies) > 0 {
+				automated++
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", fw.ID, fw.Name, fw.Version, len(fw.Controls), automated)
+	}
+	return tw.Flush()
+}
