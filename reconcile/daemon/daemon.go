@@ -73,6 +73,9 @@ type Options struct {
 	// CheckpointEvery (default DefaultCheckpointEvery) and once when it starts leading.
 	Checkpoint      func(ctx context.Context) error
 	CheckpointEvery time.Duration
+	// Tasks are run on a schedule by the leader, each once per its Every (the scheduled
+	// compliance reports): the daemon knows them only by name.
+	Tasks []Task
 	// ID names this replica in the queue (default the host and start time).
 	ID string
 	// Actor records the daemon in the audit log (default "warden").
@@ -83,6 +86,29 @@ type Options struct {
 	// Tracer, when set, traces each job, its stages and the endpoints' requests (see
 	// trace.go); nil or a no-op tracer costs nothing.
 	Tracer trace.Tracer
+}
+
+// Task is work the daemon runs on a schedule, once per Every across every replica (the
+// leader enqueues it; any replica works it), and once when a replica starts leading. A
+// failed run is retried as any job is; Run is given the time it was due.
+type Task struct {
+	Name  string
+	Every time.Duration
+	Run   func(ctx context.Context, at time.Time) error
+}
+
+func checkTasks(tasks []Task) error {
+	seen := map[string]bool{}
+	for _, t := range tasks {
+		if t.Name == "" || t.Every <= 0 || t.Run == nil {
+			return fmt.Errorf("daemon: task %q needs a name, a positive interval and a function", t.Name)
+		}
+		if seen[t.Name] {
+			return fmt.Errorf("daemon: task %s given twice", t.Name)
+		}
+		seen[t.Name] = true
+	}
+	return nil
 }
 
 // Hooks hear what the daemon does; each may be nil.
@@ -104,6 +130,7 @@ type Daemon struct {
 	q       queue
 	close   func()
 	targets map[string]Target
+	tasks   map[string]Task
 	log     *slog.Logger
 	tracer  trace.Tracer
 	tracing bool
@@ -112,6 +139,9 @@ type Daemon struct {
 // New opens the daemon's queue on the store's database (running its migrations) and
 // registers its jobs; Run starts it.
 func New(ctx context.Context, o Options) (*Daemon, error) {
+	if err := checkTasks(o.Tasks); err != nil {
+		return nil, err
+	}
 	if o.Store == nil || o.Reconciler == nil || o.Machine == nil || o.Log == nil {
 		return nil, errors.New("daemon: a store, an audit log, a reconciler and a machine are required")
 	}
@@ -166,8 +196,17 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 			return CheckpointArgs{}, nil
 		}, &river.PeriodicJobOpts{ID: "checkpoint", RunOnStart: true}))
 	}
+	d.tasks = map[string]Task{}
+	for _, t := range o.Tasks {
+		d.tasks[t.Name] = t
+		name := t.Name
+		periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(t.Every), func() (river.JobArgs, *river.InsertOpts) {
+			return TaskArgs{Name: name, DueAt: time.Now().UTC()}, nil
+		}, &river.PeriodicJobOpts{ID: "task-" + name, RunOnStart: true}))
+	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &checkpointWorker{d: d})
+	river.AddWorker(workers, &taskWorker{d: d})
 	river.AddWorker(workers, &sweepWorker{d: d})
 	river.AddWorker(workers, &collectWorker{d: d})
 	river.AddWorker(workers, &refreshWorker{d: d})

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"time"
+
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 
@@ -14,6 +16,7 @@ const (
 	KindRefresh    = "warden.refresh"
 	KindRemediate  = "warden.remediate"
 	KindCheckpoint = "warden.checkpoint"
+	KindTask       = "warden.task"
 )
 
 // liveStates are the states in which a job holds its unique key: one scope is never
@@ -127,6 +130,20 @@ func (CheckpointArgs) Kind() string { return KindCheckpoint }
 func (CheckpointArgs) InsertOpts() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: liveStates}}
 }
+
+// TaskArgs runs one of the daemon's scheduled tasks (Options.Tasks): a periodic job.
+type TaskArgs struct {
+	Name string `json:"name" river:"unique"`
+	// DueAt is when the schedule enqueued it; not part of the unique key, so that a run
+	// late or retried is not doubled by the next.
+	DueAt time.Time `json:"due_at"`
+}
+
+// Kind implements river.JobArgs.
+func (TaskArgs) Kind() string { return KindTask }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: one run of a task at a time.
+func (TaskArgs) InsertOpts() river.InsertOpts { return unique() }
 
 // follower is a job that can be asked again while one like it is running.
 type follower interface {

@@ -375,6 +375,32 @@ func (w *checkpointWorker) Work(ctx context.Context, job *river.Job[CheckpointAr
 	return nil
 }
 
+// taskWorker runs one of the daemon's scheduled tasks.
+type taskWorker struct {
+	river.WorkerDefaults[TaskArgs]
+	d *Daemon
+}
+
+func (w *taskWorker) Work(ctx context.Context, job *river.Job[TaskArgs]) error {
+	t, ok := w.d.tasks[job.Args.Name]
+	if !ok {
+		// Queued by a replica with another configuration.
+		return river.JobCancel(fmt.Errorf("this replica has no task %s", job.Args.Name))
+	}
+	at := job.Args.DueAt
+	if at.IsZero() {
+		at = job.CreatedAt
+	}
+	log := w.d.jobLog(ctx, "task", t.Name, "job", job.ID)
+	start := time.Now()
+	if err := t.Run(ctx, at); err != nil {
+		return fmt.Errorf("task %s: %w", t.Name, err)
+	}
+	log.Info("task done", "took", time.Since(start).Round(time.Millisecond))
+	w.d.done(KindTask, "completed")
+	return nil
+}
+
 // target is the named target, or the error that cancels a job naming one this daemon
 // does not have (its config changed since the job was queued).
 func (d *Daemon) target(name string) (Target, error) {
