@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"os"
 	"testing"
 	"time"
 
@@ -103,5 +104,21 @@ func TestTx_serialize(t *testing.T) {
 				t.Errorf("Serialize in InTx: %v", err)
 			}
 		})
+	}
+}
+
+// Advisory locks belong to the database: stores in two schemas of one database (two
+// deployments, two tests) each have their own writers' lock.
+func TestInTx_schemasDoNotShareTheLock(t *testing.T) {
+	base := os.Getenv("WARDEN_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("PostgreSQL not tested: set WARDEN_TEST_POSTGRES")
+	}
+	one := storetest.Open(t, storetest.FreshSchema(t, base))
+	two := storetest.Open(t, storetest.FreshSchema(t, base))
+	first := func(ctx context.Context, fn func(*store.Tx) error) error { return one.InTx(ctx, fn) }
+	second := func(ctx context.Context, fn func(*store.Tx) error) error { return two.InTx(ctx, fn) }
+	if !secondWhileFirstOpen(t, one, 20*time.Second, first, second) {
+		t.Error("a store in another schema waited for this one's write transaction")
 	}
 }

@@ -47,6 +47,9 @@ type dialect struct {
 	// needs none (it has one writer at a time). sharedLock is its shared form, taken by
 	// partitioned transactions (InTxOn), and keyLock takes the lock of one key ($1).
 	lock, sharedLock, keyLock string
+	// schema is the PostgreSQL schema the store lives in: advisory locks are the
+	// database's, so each schema's keys are its own (see withSchema).
+	schema string
 }
 
 var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINCREMENT", ref: "INTEGER", blob: "BLOB", rebind: func(q string) string { return q }}
@@ -55,9 +58,23 @@ var sqliteDialect = dialect{name: "sqlite", serial: "INTEGER PRIMARY KEY AUTOINC
 const historyLock = 0x77617264656e6873
 
 var postgresDialect = dialect{name: "postgres", serial: "BIGSERIAL PRIMARY KEY", ref: "BIGINT", blob: "BYTEA", rebind: dollarParams,
-	lock:       fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", historyLock),
-	sharedLock: fmt.Sprintf("SELECT pg_advisory_xact_lock_shared(%d)", historyLock),
-	keyLock:    "SELECT pg_advisory_xact_lock($1)"}
+	keyLock: "SELECT pg_advisory_xact_lock($1)"}
+
+// withSchema is the PostgreSQL dialect of a store in schema. Advisory locks belong to the
+// database, not the schema: two stores in two schemas of one database (two deployments,
+// or two tests) would otherwise wait on each other's writers. The default schema keeps
+// the key warden has always used, so that replicas of an older version, during a
+// rolling upgrade, still exclude the new ones.
+func (d dialect) withSchema(schema string) dialect {
+	key := int64(historyLock)
+	if schema != "public" {
+		key = lockKey(schema, "store", "writers")
+	}
+	d.schema = schema
+	d.lock = fmt.Sprintf("SELECT pg_advisory_xact_lock(%d)", key)
+	d.sharedLock = fmt.Sprintf("SELECT pg_advisory_xact_lock_shared(%d)", key)
+	return d
+}
 
 // dollarParams turns ? placeholders into PostgreSQL's $1, $2, …; warden's queries hold
 // no ? inside string literals.
@@ -214,7 +231,15 @@ func openPostgres(ctx context.Context, dsn string) (*Store, error) {
 		db.Close()
 		return nil, fail(err)
 	}
-	s := &Store{db: db, d: postgresDialect, dsn: dsn}
+	var schema sql.NullString
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil || !schema.Valid {
+		db.Close()
+		if err == nil {
+			err = errors.New("no schema: the search_path names none that exists")
+		}
+		return nil, fail(fmt.Errorf("read the current schema: %w", err))
+	}
+	s := &Store{db: db, d: postgresDialect.withSchema(schema.String), dsn: dsn}
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, fail(err)

@@ -67,7 +67,7 @@ func (s *Store) InTxOn(ctx context.Context, partition string, fn func(tx *Tx) er
 	if _, err := sqlTx.ExecContext(ctx, s.d.sharedLock); err != nil {
 		return fmt.Errorf("take the store's shared lock: %w", err)
 	}
-	if _, err := sqlTx.ExecContext(ctx, s.d.keyLock, lockKey("partition", partition)); err != nil {
+	if _, err := sqlTx.ExecContext(ctx, s.d.keyLock, lockKey(s.d.schema, "partition", partition)); err != nil {
 		return fmt.Errorf("take the lock of %s: %w", partition, err)
 	}
 	if err := fn(&Tx{tx: sqlTx, d: s.d, partitioned: true}); err != nil {
@@ -87,7 +87,7 @@ func (t *Tx) Serialize(ctx context.Context, name string) error {
 	if !t.partitioned || t.held[name] {
 		return nil
 	}
-	if _, err := t.tx.ExecContext(ctx, t.d.keyLock, lockKey("serialize", name)); err != nil {
+	if _, err := t.tx.ExecContext(ctx, t.d.keyLock, lockKey(t.d.schema, "serialize", name)); err != nil {
 		return fmt.Errorf("take the lock of %s: %w", name, err)
 	}
 	if t.held == nil {
@@ -97,10 +97,10 @@ func (t *Tx) Serialize(ctx context.Context, name string) error {
 	return nil
 }
 
-// lockKey is the advisory lock key of a name in a namespace: 64 bits of its SHA-256,
-// never the store's own key.
-func lockKey(namespace, name string) int64 {
-	sum := sha256.Sum256([]byte("warden/" + namespace + "/" + name))
+// lockKey is the advisory lock key of a name in a namespace of a schema's store: 64
+// bits of its SHA-256, never the key of the default schema's writers.
+func lockKey(schema, namespace, name string) int64 {
+	sum := sha256.Sum256([]byte("warden/" + schema + "/" + namespace + "/" + name))
 	k := int64(binary.BigEndian.Uint64(sum[:8]))
 	if k == historyLock {
 		k++
