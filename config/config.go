@@ -15,6 +15,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/warden-sec/warden/dashboard"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/suggest"
@@ -61,6 +62,14 @@ type Config struct {
 	// Daemon configures what warden serve reconciles on its own: schedules per kind of
 	// target, how often everything is evaluated again, job timeouts, the events token.
 	Daemon Daemon `yaml:"daemon"`
+	// Dashboard configures the web pages warden serve serves: on or off, whether and how
+	// visitors authenticate (tokens, an authenticating proxy's headers). Validated as
+	// it is read; absent, the pages are on and authentication is off on loopback only.
+	Dashboard dashboard.Config `yaml:"dashboard"`
+	// Reports are the compliance reports warden serve writes on a schedule (frameworks,
+	// formats, a directory or an S3 bucket, how many to keep, how often). Validated as it
+	// is read; absent, none are written.
+	Reports *Reports `yaml:"reports"`
 
 	File string `yaml:"-"`
 	// Version names the file's content: "sha256:" and the hex digest of its bytes. The
@@ -154,8 +163,8 @@ func Parse(data []byte, file string) (*Config, error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
-		// The gates:, certs:, slack: and identities: sections validate themselves as they
-		// are decoded and know their lines.
+		// The gates:, certs:, slack:, identities:, dashboard: and reports: sections
+		// validate themselves as they are decoded and know their lines.
 		if se, ok := errors.AsType[*yamlerr.Error](err); ok {
 			return nil, &Error{File: file, Line: se.Line, Msg: se.Detail()}
 		}
@@ -315,6 +324,6 @@ func yamlError(file string, err error) error {
 	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates, serve, rotation, certs, slack, identities, daemon)", 1)
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates, serve, rotation, certs, slack, identities, daemon, dashboard, reports)", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }

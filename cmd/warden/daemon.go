@@ -33,9 +33,10 @@ type daemonFlags struct {
 // per kind of target given (aws, gcp, tls), each swept on its daemon.schedules entry or
 // --schedule. No live target: no daemon (serve then only answers approvals). It mounts
 // /metrics, and /v1/events and /v1/reconcile when an events token is configured. The
+// daemon runs tasks on their schedules (the reports: section). The
 // daemon is traced when daemon.otlp_endpoint or $OTEL_EXPORTER_OTLP_ENDPOINT names a
 // collector: stopTracing flushes the last spans, and must be called when serve ends.
-func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
+func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler, tasks []daemon.Task) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
 	stopTracing = func(context.Context) error { return nil }
 	reg := prometheus.NewRegistry()
 	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.st)),
@@ -106,7 +107,7 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	d, err = daemon.New(ctx, daemon.Options{Store: r.st, Log: r.log, Reconciler: rec, Machine: m,
 		Plan: reconcile.PlanOptions{Registry: r.reg, Gates: r.cfg.Gates}, Targets: targets, DryRun: df.dryRun || dc.DryRun,
 		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.actor, Logger: a.log, Hooks: hooks,
-		Checkpoint: checkpoint, Tracer: tp.Tracer(daemon.TracerName)})
+		Checkpoint: checkpoint, Tasks: tasks, Tracer: tp.Tracer(daemon.TracerName)})
 	if err != nil {
 		return nil, stopTracing, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -11,7 +12,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/compliance"
+	"github.com/warden-sec/warden/compliance/evidence"
+	"github.com/warden-sec/warden/compliance/render"
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/dashboard"
+	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/serve"
@@ -55,9 +61,13 @@ POST /v1/events takes CloudTrail events (EventBridge) and audit log entries (Pub
 push) and reads each resource they name again; POST /v1/reconcile {"target": "aws"} or
 {"uid": "arn:…"} reconciles now. Both want "Authorization: Bearer $WARDEN_EVENTS_TOKEN"
 (or daemon.events_token_file) and are off without one. GET /metrics is Prometheus's
-(docs/metrics.md). The job queue is River, in the same database: on PostgreSQL, several
-replicas share it and one of them (the leader) runs the schedules. --dry-run plans and
-says what it would do, and applies nothing.`,
+(docs/metrics.md). The web dashboard is served at / unless dashboard.enabled is false:
+overview, findings (waive), approvals (approve, deny), actions (roll back), audit log,
+reports. Its visitors authenticate with tokens ('warden token create') or an
+authenticating proxy's headers (dashboard.proxy); authentication is off only on a
+loopback address (dashboard.auth). The job queue is River, in the same database: on
+PostgreSQL, several replicas share it and one of them (the leader) runs the schedules.
+--dry-run plans and says what it would do, and applies nothing.`,
 		Example: `  warden serve --config warden.yaml --aws --schedule "*/15 * * * *"
   WARDEN_EVENTS_TOKEN=$(cat /etc/warden/events.token) warden serve --config warden.yaml --db postgres://warden@db/warden
   warden serve --sim fixtures/acme/world.yaml --schedule "@every 5m" --dry-run --db /tmp/demo.db
@@ -83,14 +93,15 @@ says what it would do, and applies nothing.`,
 			// The budget is shared by every run on the store: the daemon's jobs and this
 			// worker apply one action at a time.
 			dc := r.cfg.Daemon.WithDefaults()
-			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
+			mo := remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
 				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
 				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
 				Limits: remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct,
 					PerHour: dc.MaxFixesPerHour, PerAccountPerHour: dc.MaxFixesPerAccountPerHour, PauseAfterFailures: dc.PauseAfterFailures},
 				// Replicas apply side by side: an action another one is applying is
 				// interrupted only once a rescued job could have taken it over.
-				InFlightLease: dc.RescueAfter})
+				InFlightLease: dc.RescueAfter}
+			m := remediate.New(mo)
 			opts := serve.Options{Machine: m, Logger: a.log, Routes: map[string]http.Handler{},
 				Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }}
 			var srv *serve.Server
@@ -113,9 +124,20 @@ says what it would do, and applies nothing.`,
 				opts.Syncers = append(opts.Syncers, n)
 				endpoints += ", slack/interactions"
 			}
-			d, stopTracing, err := a.openDaemon(ctx, r, m, df, opts.Routes)
+			reports, err := a.reportsTask(ctx, r)
 			if err != nil {
 				return err
+			}
+			var tasks []daemon.Task
+			if reports != nil {
+				tasks = append(tasks, *reports)
+			}
+			d, stopTracing, err := a.openDaemon(ctx, r, m, df, opts.Routes, tasks)
+			if err != nil {
+				return err
+			}
+			if d == nil && reports != nil {
+				go a.runTask(ctx, *reports)
 			}
 			// After the daemon's last job: its spans are flushed, within a bound.
 			defer func() {
@@ -124,6 +146,17 @@ says what it would do, and applies nothing.`,
 				}
 			}()
 			opts.DryRun = df.dryRun || r.cfg.Daemon.DryRun
+			if r.cfg.Dashboard.IsEnabled() {
+				dash, err := a.openDashboard(r, mo, m, isLoopback(addr), opts.DryRun, func() { srv.Wake() })
+				if err != nil {
+					return err
+				}
+				opts.Routes["/"] = dash
+				endpoints += ", dashboard at /"
+				if !dash.AuthOn() {
+					endpoints += " (authentication off: loopback only)"
+				}
+			}
 			if opts.Routes["POST /v1/events"] != nil {
 				endpoints += ", v1/events, v1/reconcile"
 			}
@@ -168,4 +201,55 @@ says what it would do, and applies nothing.`,
 	f.BoolVar(&df.dryRun, "dry-run", false, "reconcile and plan, never apply: say what would be done")
 	f.IntVar(&df.workers, "workers", 0, "jobs this replica works at once (default 4)")
 	return cmd
+}
+
+// openDashboard builds the web dashboard over serve's store, gate and machine. A
+// rollback from the pages runs through a machine like serve's own, acting as the
+// person who asked: the audit log names them. Without live targets, or in a dry run,
+// the pages offer no rollback.
+func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.Machine, loopback, dryRun bool, wake func()) (*dashboard.Dashboard, error) {
+	var policies []string
+	for _, p := range r.eng.Policies() {
+		policies = append(policies, p.ID)
+	}
+	_, verifier, err := (&auditFlags{}).key(false)
+	if err != nil {
+		return nil, err
+	}
+	var rollback func(ctx context.Context, actor, id string) (remediate.Item, error)
+	if !r.targets.Empty() && !dryRun {
+		rollback = func(ctx context.Context, actor, id string) (remediate.Item, error) {
+			o := mo
+			o.Actor = actor
+			return remediate.New(o).Rollback(ctx, id)
+		}
+	}
+	// A report is gathered from the history as 'warden report' gathers it, with the
+	// waivers as the file holds them now (the pages may have added some).
+	report := func(ctx context.Context, w io.Writer, framework, format string) error {
+		fw, err := compliance.Lookup(framework)
+		if err != nil {
+			return err
+		}
+		wr, err := render.New(format)
+		if err != nil {
+			return err
+		}
+		eo, err := evidenceOptions(r)
+		if err != nil {
+			return err
+		}
+		doc, err := evidence.Gather(ctx, r.st, r.log, fw, eo)
+		if err != nil {
+			return err
+		}
+		return wr.Write(w, doc)
+	}
+	d, err := dashboard.New(dashboard.Options{Store: r.st, Log: r.log, Gate: r.gate, Actions: m, Rollback: rollback,
+		Verifier: verifier, WaiverFile: r.cfg.Waivers, Policies: policies, Report: report, Formats: render.Formats(),
+		Config: r.cfg.Dashboard, Loopback: loopback, LocalActor: r.actor, OnDecision: func(string) { wake() }, Logger: a.log})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return d, nil
 }

@@ -466,7 +466,8 @@ func signatureOK(r *http.Request, body []byte, auth sigv4Auth, secret string) bo
 	}
 	payload := sha256Hex(body)
 	if h := r.Header.Get("X-Amz-Content-Sha256"); h != "" {
-		if h != payload && h != "UNSIGNED-PAYLOAD" {
+		// A streamed (aws-chunked) body is signed by the literal that names its framing.
+		if h != payload && h != "UNSIGNED-PAYLOAD" && !strings.HasPrefix(h, "STREAMING-") {
 			return false
 		}
 		payload = h
@@ -477,7 +478,10 @@ func signatureOK(r *http.Request, body []byte, auth sigv4Auth, secret string) bo
 	if path == "" {
 		path = "/"
 	}
-	cr.WriteString(sigv4Escape(path, false) + "\n")
+	if auth.Service != "s3" {
+		path = sigv4Escape(path, false) // S3 alone signs its path as sent, not encoded twice
+	}
+	cr.WriteString(path + "\n")
 	cr.WriteString(sigv4Query(r.URL.Query()) + "\n")
 	for _, name := range auth.SignedHeaders {
 		var v string

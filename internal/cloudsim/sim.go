@@ -1,7 +1,7 @@
 // Package cloudsim is a loopback AWS and GCP API simulator for tests, demos and
 // benchmarks. It speaks the wire protocols the official SDKs use — AWS Query/XML (IAM,
-// STS, EC2), AWS JSON (ACM, Organizations, Secrets Manager), GCP REST/JSON (Resource Manager, Compute) and
-// gRPC (IAM admin) — on one HTTP port, so that warden's collectors and remediators run
+// STS, EC2), AWS JSON (ACM, Organizations, Secrets Manager), AWS REST-XML (S3, path-style),
+// GCP REST/JSON (Resource Manager, Compute) and gRPC (IAM admin) — on one HTTP port, so that warden's collectors and remediators run
 // their real clients against it unchanged. Its state is a World, loaded from a file or
 // built in code; faults (latency, throttling, 5xx, AccessDenied) and rate limits are
 // injected per call, and every call is counted.
@@ -173,10 +173,17 @@ func (s *Sim) ResetCalls() {
 }
 
 // Handler serves every simulated API on one endpoint: gRPC (HTTP/2), AWS (requests signed
-// with SigV4), GCP REST (by path), and /_sim/ for the simulator's own state.
+// with SigV4; S3 by the service of the signature), GCP REST (by path), and /_sim/ for the
+// simulator's own state.
 func (s *Sim) Handler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		isGRPC := r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc")
+		// S3 is REST-XML, not Query or JSON: it answers in its own shape, oversized
+		// uploads included.
+		if !isGRPC && isS3Request(r) {
+			s.serveS3(w, r)
+			return
+		}
 		// An oversized body is refused before it is read; one whose length was not
 		// announced is refused by readBody when it passes the limit. gRPC bounds each
 		// message itself.

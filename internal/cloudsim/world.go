@@ -36,6 +36,8 @@ type AWS struct {
 	// Organization, when set, makes the accounts one AWS Organization.
 	Organization *Organization `yaml:"organization,omitempty"`
 	Accounts     []*Account    `yaml:"accounts"`
+	// S3 holds the buckets, each owned by one of the accounts.
+	S3 S3 `yaml:"s3,omitempty"`
 }
 
 // Organization is an AWS Organization over the world's accounts.
@@ -564,6 +566,9 @@ func (w *World) validate() error {
 	}
 	if w.AWS.Caller != "" && !seen[w.AWS.Caller] {
 		return fmt.Errorf("aws.caller: %q is not one of aws.accounts", w.AWS.Caller)
+	}
+	if err := validateS3(w.AWS.S3, seen); err != nil {
+		return err
 	}
 	fseen := map[string]bool{}
 	for i, f := range w.GCP.Folders {

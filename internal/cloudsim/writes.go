@@ -9,7 +9,7 @@ import (
 
 // readPrefixes are the operation name prefixes of the calls that only read. Every other
 // operation the simulator serves changes the world (or would, were it not refused).
-var readPrefixes = []string{"Get", "List", "Describe", "Search"}
+var readPrefixes = []string{"Get", "List", "Describe", "Search", "Head"}
 
 // readOps are the reads whose name does not say so: a credential report is generated
 // for the caller to read, an STS session is a credential, not a change to the account.

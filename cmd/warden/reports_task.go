@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/warden-sec/warden/compliance/evidence"
+	"github.com/warden-sec/warden/compliance/export"
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/waivers"
+)
+
+// evidenceOptions are what serve judges a report's evidence with: its policies and
+// settings, and the waivers as the file holds them now (the dashboard may have added
+// some since serve started).
+func evidenceOptions(r *remediation) (evidence.Options, error) {
+	var ws *waivers.Set
+	if r.cfg.Waivers != "" {
+		var err error
+		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
+			return evidence.Options{}, err
+		}
+	}
+	return evidence.Options{Policies: r.eng.Policies(), Waivers: ws,
+		Settings: evidence.SettingsInEffect(r.eng.SettingsSchema(), r.cfg.Settings), Tool: "warden " + version()}, nil
+}
+
+// reportsTask is the reports: section as a task of the daemon: every reports.every, each
+// framework's evidence gathered once from the history and written in every format to the
+// destination, the oldest beyond reports.keep deleted. Nil without a reports: section.
+func (a *app) reportsTask(ctx context.Context, r *remediation) (*daemon.Task, error) {
+	rc := r.cfg.Reports
+	if rc == nil {
+		return nil, nil
+	}
+	// The evidence options are read at each run (the waivers file changes), so the
+	// exporter is made with none and each run makes its own.
+	base := export.Options{Frameworks: rc.Frameworks, Formats: rc.Formats, Destination: rc.Destination,
+		Region: rc.Region, Keep: rc.Keep, Store: r.st, Log: r.log, Logger: a.log.With("task", "reports")}
+	if _, err := export.New(ctx, base); err != nil {
+		return nil, usageErr(err)
+	}
+	every := rc.Every
+	if every <= 0 {
+		every = config.DefaultReportsEvery
+	}
+	return &daemon.Task{Name: "reports", Every: every, Run: func(ctx context.Context, at time.Time) error {
+		o := base
+		var err error
+		if o.Evidence, err = evidenceOptions(r); err != nil {
+			return err
+		}
+		ex, err := export.New(ctx, o)
+		if err != nil {
+			return err
+		}
+		res, err := ex.Run(ctx, at)
+		a.log.Info("scheduled reports written", "destination", ex.Destination().String(), "reports", len(res.Reports), "failed", len(res.Failed()))
+		return err
+	}}, nil
+}
+
+// runTask runs t at once and then every t.Every until ctx ends: serve without a daemon
+// (no live targets) still writes its scheduled reports. A failed run is logged; the next
+// tries again.
+func (a *app) runTask(ctx context.Context, t daemon.Task) {
+	tick := time.NewTicker(t.Every)
+	defer tick.Stop()
+	for {
+		if err := t.Run(ctx, time.Now().UTC()); err != nil && ctx.Err() == nil {
+			a.log.Error("task failed: it runs again at its next time", "task", t.Name, "err", err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
