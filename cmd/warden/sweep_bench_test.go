@@ -833,6 +833,7 @@ func (s *simProcess) resetCalls(t *testing.T) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	clear(s.n)
+	clear(s.ok)
 	s.lines = 0
 }
 
