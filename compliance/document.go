@@ -29,8 +29,8 @@ type Document struct {
 	// Fixes are the remediation actions that ended (verified, failed, rolled back) in the
 	// window the report covers, on resources of the framework's policies.
 	Fixes []Fix `json:"fixes"`
-	// Trend is the framework's score at each earlier scan in the history, oldest first,
-	// ending with this report's.
+	// Trend is the framework's score over time, oldest first, ending with this report's:
+	// at each earlier scan of the history, or daily from the daemon's state.
 	Trend []TrendPoint `json:"trend"`
 	// Convergence is how long findings of the framework's policies stayed open.
 	Convergence Convergence `json:"convergence"`

@@ -1,21 +1,25 @@
 // Package evidence gathers what a compliance report stands on from warden's database:
-// the scan of the history in effect at a time, its findings and scopes, how each policy
-// ran on it, the audit checkpoint the report can be verified against, the fixes applied
-// and the audit entries recording them, and the posture's trend and time to converge
-// over the history. Gather turns it into the compliance.Document every report format is
-// written from.
+// the scan of the history in effect at a time, or the state the daemon (warden serve)
+// keeps, with their findings and scopes, how each policy ran on them, the audit
+// checkpoint the report can be verified against, the fixes applied and the audit entries
+// recording them, and the posture's trend and time to converge. Gather turns it into the
+// compliance.Document every report format is written from.
 //
 // The history keeps, per scan, its findings (carried ones included), its scopes' status
 // and its summary (resources by type, evaluation errors), but not which policies it ran
 // nor how many resources each scope held. Gather therefore takes the policy pack from
 // its caller (Options.Policies) as the pack every scan ran, counts a policy's resources
-// from the scan's resources by type, and reports each scope with 0 resources.
+// from the scan's resources by type, and reports each scope with 0 resources. The
+// daemon's state keeps each scope's last read (with its error and resource count) and
+// each finding's life, but only the latest of everything: see daemon.go for what it can
+// and cannot tell of a past time.
 package evidence
 
 import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -55,11 +59,33 @@ type Options struct {
 	Tool string
 	// Now is the clock: Document.Generated, and At when At is zero. Default time.Now.
 	Now func() time.Time
+	// Source is where the evidence comes from: SourceHistory, SourceDaemon, or
+	// SourceAuto (the zero value) to let Gather choose.
+	Source string
 }
 
-// Gather reads the evidence of framework fw as it stood at o.At from the history st and
+// The sources of evidence, Options.Source.
+const (
+	// SourceAuto lets Gather choose the source that read the world more recently.
+	SourceAuto = ""
+	// SourceHistory is the scan history that warden scan records.
+	SourceHistory = "history"
+	// SourceDaemon is the state that warden serve keeps as it reads each scope.
+	SourceDaemon = "daemon"
+)
+
+// Gather reads the evidence of framework fw as it stood at o.At from the store st and
 // its audit log (log; nil means audit.New(st, …)), and returns the document a report is
 // written from.
+//
+// The evidence is the scan history (SourceHistory) or the daemon's state (SourceDaemon),
+// as o.Source says. SourceAuto takes the daemon's state when it holds a scope and its
+// latest read at or before At is later than the collection of the latest history scan
+// finished at or before At, or when no such scan exists; otherwise the history. That is
+// whichever read the world more recently, the history on a tie: a deployment that runs
+// warden scan gets its scans, one that runs the daemon gets the daemon's reads, and an
+// old snapshot scanned after the daemon read does not win because it was scanned late.
+// From the history:
 //
 //   - Source is the latest scan finished at or before At (by finished_at, then id);
 //     without one the error names At and when the history's first scan finished, and
@@ -69,15 +95,32 @@ type Options struct {
 //     the scan's failed scopes that can hold them (ScopeHolds) and, when any evaluation
 //     of the scan failed, that many errors: the history does not say which policy
 //     failed, and a control whose policy may not have judged everything is unknown.
-//   - Checkpoint is the latest signed checkpoint stored at or before At.
-//   - Fixes are every remediation action of a policy of fw that ended — verified,
-//     failed, rolled back — at or before At (not only since the previous scan), each
-//     with the audit entries of its generation: its steps and its approval's.
 //   - Trend is fw judged on each of the latest TrendScans scans up to Source, oldest
 //     first; the last point is the report itself.
 //   - Convergence is measured over the same scans: a finding of fw's policies is
 //     resolved at the first of them that no longer holds it, after being open from its
 //     first_seen; open findings age until At.
+//
+// From the daemon's state (fromDaemon says what it can and cannot know of a past At):
+//
+//   - Source has ScanID 0 and Snapshot DaemonSnapshot, CollectedAt the latest read at or
+//     before At the state records, Resources the resources it keeps; without a read at
+//     or before At the error wraps store.ErrNoScans.
+//   - Report is fw judged on the findings open, waived or unknown at At by their
+//     opened_at and resolved_at; each policy's run counts the kept resources of its
+//     types, those last judged only in part as errors, and the scopes last read not in
+//     full that can hold them.
+//   - Scopes are the scopes as last read, with their errors and resource counts.
+//   - Trend is one point a day over the TrendDays days up to At (none before the
+//     daemon's first read), the last the report; Convergence counts the findings of fw
+//     resolved in those days.
+//
+// From either:
+//
+//   - Checkpoint is the latest signed checkpoint stored at or before At.
+//   - Fixes are every remediation action of a policy of fw that ended — verified,
+//     failed, rolled back — at or before At (not only since the previous scan), each
+//     with the audit entries of its generation: its steps and its approval's.
 func Gather(ctx context.Context, st *store.Store, log *audit.Log, fw *compliance.Framework, o Options) (*compliance.Document, error) {
 	clock := o.Now
 	if clock == nil {
@@ -94,37 +137,73 @@ func Gather(ctx context.Context, st *store.Store, log *audit.Log, fw *compliance
 	if log == nil {
 		log = audit.New(st, audit.Options{})
 	}
-	window, err := scansUpTo(ctx, st, at)
-	if err != nil {
-		// The error names the time already.
-		return nil, fmt.Errorf("gather evidence: %w", err)
+	switch o.Source {
+	case SourceAuto, SourceHistory, SourceDaemon:
+	default:
+		return nil, fmt.Errorf("gather evidence: unknown source %q: want %q, %q or %q (choose)", o.Source, SourceHistory, SourceDaemon, SourceAuto)
 	}
-	src := window[len(window)-1]
-	fs, err := st.Findings(ctx, src.ID)
+	var window []store.ScanRecord
+	var noScan error
+	if o.Source != SourceDaemon {
+		window, noScan = scansUpTo(ctx, st, at)
+		if noScan != nil && (o.Source == SourceHistory || !errors.Is(noScan, store.ErrNoScans)) {
+			// The error names the time already.
+			return nil, fmt.Errorf("gather evidence: %w", noScan)
+		}
+	}
+	daemon := o.Source == SourceDaemon
+	var d *daemonState
+	if o.Source != SourceHistory {
+		var err error
+		if d, err = readDaemon(ctx, st, fw, at); err != nil {
+			return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
+		}
+		daemon = daemon || (len(d.scopes) > 0 && (noScan != nil || d.latest.After(window[len(window)-1].CollectedAt)))
+	}
+	var doc *compliance.Document
+	var err error
+	switch {
+	case daemon:
+		doc, err = fromDaemon(fw, d, at, o)
+	case noScan != nil:
+		return nil, fmt.Errorf("gather evidence: %w", noScan)
+	default:
+		doc, err = fromHistory(ctx, st, fw, window, at, o)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
 	}
-	runs, err := policyRuns(src, o.Policies)
-	if err != nil {
-		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
-	}
-	rep := compliance.Evaluate(fw, compliance.Input{At: at, Findings: fs, Policies: runs, Settings: o.Settings, Waivers: o.Waivers})
-	doc := &compliance.Document{
-		Report:    rep,
-		Generated: now,
-		Tool:      o.Tool,
-		Source: compliance.Source{ScanID: src.ID, Snapshot: src.Snapshot, CollectedAt: src.CollectedAt,
-			Resources: src.Resources, Policies: src.Policies},
-		Scopes: scopesOf(src),
-	}
+	doc.Generated, doc.Tool = now, o.Tool
 	if doc.Checkpoint, err = checkpointAt(ctx, st, at); err != nil {
 		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
 	}
 	if doc.Fixes, err = fixes(ctx, st, log, fw, at); err != nil {
 		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
 	}
+	return doc, nil
+}
+
+// fromHistory judges fw on the last scan of window (the latest scans up to at, oldest
+// first), with the trend and convergence over all of them.
+func fromHistory(ctx context.Context, st *store.Store, fw *compliance.Framework, window []store.ScanRecord, at time.Time, o Options) (*compliance.Document, error) {
+	src := window[len(window)-1]
+	fs, err := st.Findings(ctx, src.ID)
+	if err != nil {
+		return nil, err
+	}
+	runs, err := policyRuns(src, o.Policies)
+	if err != nil {
+		return nil, err
+	}
+	rep := compliance.Evaluate(fw, compliance.Input{At: at, Findings: fs, Policies: runs, Settings: o.Settings, Waivers: o.Waivers})
+	doc := &compliance.Document{
+		Report: rep,
+		Source: compliance.Source{ScanID: src.ID, Snapshot: src.Snapshot, CollectedAt: src.CollectedAt,
+			Resources: src.Resources, Policies: src.Policies},
+		Scopes: scopesOf(src),
+	}
 	if doc.Trend, doc.Convergence, err = history(ctx, st, fw, window, fs, rep, o); err != nil {
-		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
+		return nil, err
 	}
 	return doc, nil
 }
@@ -172,24 +251,34 @@ func policyRuns(rec store.ScanRecord, pols []*engine.Policy) (map[string]complia
 		}
 	}
 	slices.Sort(failed)
+	return runsOf(pols, sum.ResourcesByType, failed, func(_ []string, resources int) int {
+		if resources > 0 {
+			return sum.EvalErrors
+		}
+		return 0
+	}), nil
+}
+
+// runsOf says how each policy of pols ran over resources counted by type: failed are
+// the scopes not read in full (sorted), and failures says how many evaluations failed
+// for a policy of the given types (sorted, each once) over that many resources.
+func runsOf(pols []*engine.Policy, byType map[string]int, failed []string, failures func(types []string, resources int) int) map[string]compliance.PolicyRun {
 	out := make(map[string]compliance.PolicyRun, len(pols))
 	for _, p := range pols {
 		var run compliance.PolicyRun
 		types := slices.Compact(slices.Sorted(slices.Values(p.ResourceTypes)))
 		for _, t := range types {
-			run.Resources += sum.ResourcesByType[t]
+			run.Resources += byType[t]
 		}
 		for _, s := range failed {
 			if slices.ContainsFunc(types, func(t string) bool { return ScopeHolds(s, t) }) {
 				run.FailedScopes = append(run.FailedScopes, s)
 			}
 		}
-		if run.Resources > 0 {
-			run.Errors = sum.EvalErrors
-		}
+		run.Errors = failures(types, run.Resources)
 		out[p.ID] = run
 	}
-	return out, nil
+	return out
 }
 
 // scopesOf lists a scan's scopes, those not read in full first, each group by id.
@@ -198,6 +287,12 @@ func scopesOf(rec store.ScanRecord) []compliance.Scope {
 	for id, status := range rec.Scopes {
 		out = append(out, compliance.Scope{ID: id, Status: status})
 	}
+	sortScopes(out)
+	return out
+}
+
+// sortScopes puts the scopes not read in full first, each group by id.
+func sortScopes(out []compliance.Scope) {
 	slices.SortFunc(out, func(a, b compliance.Scope) int {
 		aOK, bOK := a.Status == snapshot.ScopeOK, b.Status == snapshot.ScopeOK
 		if aOK != bOK {
@@ -208,7 +303,6 @@ func scopesOf(rec store.ScanRecord) []compliance.Scope {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
-	return out
 }
 
 // history judges fw on every scan of window (oldest first, ending with the report's)
@@ -251,6 +345,13 @@ func history(ctx context.Context, st *store.Store, fw *compliance.Framework, win
 		}
 		prev = seen
 	}
+	return trend, convergence(open, rep), nil
+}
+
+// convergence measures time to converge at the report rep: open are how long each
+// resolved finding stayed open, in any order; the report's failing findings age from
+// their first sighting.
+func convergence(open []time.Duration, rep *compliance.Report) compliance.Convergence {
 	conv := compliance.Convergence{Resolved: len(open)}
 	if len(open) > 0 {
 		slices.Sort(open)
@@ -264,7 +365,7 @@ func history(ctx context.Context, st *store.Store, fw *compliance.Framework, win
 		}
 	}
 	conv.OldestOpen = rep.At.Sub(oldest)
-	return trend, conv, nil
+	return conv
 }
 
 // rank is the nearest-rank percentile q of sorted durations.
