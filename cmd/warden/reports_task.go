@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/warden-sec/warden/compliance/evidence"
 	"github.com/warden-sec/warden/compliance/export"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/waivers"
 )
 
@@ -25,6 +27,10 @@ func evidenceOptions(r *remediation) (evidence.Options, error) {
 	return evidence.Options{Policies: r.eng.Policies(), Waivers: ws,
 		Settings: evidence.SettingsInEffect(r.eng.SettingsSchema(), r.cfg.Settings), Tool: "warden " + version()}, nil
 }
+
+// reportsWaitForEvidence is how long scheduled reports wait, when nothing has been read
+// yet, before they look again.
+const reportsWaitForEvidence = 15 * time.Second
 
 // reportsTask is the reports: section as a task of the daemon: every reports.every, each
 // framework's evidence gathered once from the history and written in every format to the
@@ -45,7 +51,9 @@ func (a *app) reportsTask(ctx context.Context, r *remediation) (*daemon.Task, er
 	if every <= 0 {
 		every = config.DefaultReportsEvery
 	}
-	return &daemon.Task{Name: "reports", Every: every, Run: func(ctx context.Context, at time.Time) error {
+	// A run reports the posture as it stands when it runs: a run that waited for the
+	// first evidence reports what it found, not the empty posture of when it was due.
+	return &daemon.Task{Name: "reports", Every: every, Run: func(ctx context.Context, _ time.Time) error {
 		o := base
 		var err error
 		if o.Evidence, err = evidenceOptions(r); err != nil {
@@ -55,7 +63,11 @@ func (a *app) reportsTask(ctx context.Context, r *remediation) (*daemon.Task, er
 		if err != nil {
 			return err
 		}
-		res, err := ex.Run(ctx, at)
+		res, err := ex.Run(ctx, time.Now())
+		if err != nil && allNoEvidence(res) {
+			// Nothing read yet (the first sweep is still running): not a failure.
+			return daemon.Later(reportsWaitForEvidence, "no scan or daemon read yet to report on")
+		}
 		a.log.Info("scheduled reports written", "destination", ex.Destination().String(), "reports", len(res.Reports), "failed", len(res.Failed()))
 		return err
 	}}, nil
@@ -68,13 +80,32 @@ func (a *app) runTask(ctx context.Context, t daemon.Task) {
 	tick := time.NewTicker(t.Every)
 	defer tick.Stop()
 	for {
+		wait := tick.C
 		if err := t.Run(ctx, time.Now().UTC()); err != nil && ctx.Err() == nil {
-			a.log.Error("task failed: it runs again at its next time", "task", t.Name, "err", err)
+			if d, later := daemon.IsLater(err); later {
+				wait = time.After(d)
+			} else {
+				a.log.Error("task failed: it runs again at its next time", "task", t.Name, "err", err)
+			}
 		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-tick.C:
+		case <-wait:
 		}
 	}
+}
+
+// allNoEvidence reports whether every report of res failed for want of any evidence.
+func allNoEvidence(res export.Result) bool {
+	failed := res.Failed()
+	if len(failed) == 0 || len(failed) != len(res.Reports) {
+		return false
+	}
+	for _, r := range failed {
+		if !errors.Is(r.Err, store.ErrNoScans) {
+			return false
+		}
+	}
+	return true
 }

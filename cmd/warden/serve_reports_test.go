@@ -7,8 +7,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/warden-sec/warden/compliance"
+	"github.com/warden-sec/warden/compliance/evidence"
 	"github.com/warden-sec/warden/remediate/remediatetest"
 )
 
@@ -50,6 +52,36 @@ func TestServe_writesScheduledReports(t *testing.T) {
 	st, err := os.Stat(m[0])
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("%s: mode %v, want 0600 (%v)", m[0], st.Mode().Perm(), err)
+	}
+	wantIn(t, "serve's log", s.output(), "scheduled reports written")
+}
+
+// As a daemon, serve reports from its own state (it writes no scan history): the first
+// run finds nothing read yet and waits, then reports once the sweep has read the scopes.
+func TestServe_daemonWritesScheduledReportsFromItsState(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "reports")
+	cr := startChildRun(t, remediatetest.World(1), "gates:\n  auto: [low, medium]\nreports:\n  frameworks: [cis-aws-3.0]\n  formats: [json]\n  destination: "+out+"\n  every: 1h\n")
+	s := startServe(t, cr.url, cr.args("serve", "--schedule", "@every 1h", "--dry-run", "--log-level", "info"))
+	file := waitLong(t, "a scheduled report in "+out, 90*time.Second, func() (string, bool) {
+		m, _ := filepath.Glob(filepath.Join(out, "cis-aws-3.0", "*.json"))
+		if len(m) == 0 {
+			return "", false
+		}
+		return m[0], true
+	})
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc compliance.Document
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("%s: %v", file, err)
+	}
+	if doc.Source.Snapshot != evidence.DaemonSnapshot || doc.Source.Resources == 0 || len(doc.Scopes) == 0 {
+		t.Errorf("%s: source %+v, %d scopes: want the daemon's state, with what it read", file, doc.Source, len(doc.Scopes))
+	}
+	if !slices.ContainsFunc(doc.Report.Controls, func(c compliance.ControlResult) bool { return c.Status == compliance.StatusFail }) {
+		t.Errorf("%s: no control fails, though the world holds open SSH and an old key", file)
 	}
 	wantIn(t, "serve's log", s.output(), "scheduled reports written")
 }

@@ -97,6 +97,25 @@ type Task struct {
 	Run   func(ctx context.Context, at time.Time) error
 }
 
+// Later is the error a Task returns when it cannot run yet (what it needs is not there):
+// its job waits d and runs again, without using up an attempt.
+func Later(d time.Duration, why string) error { return &laterError{d: d, why: why} }
+
+type laterError struct {
+	d   time.Duration
+	why string
+}
+
+func (e *laterError) Error() string { return "later (" + e.d.String() + "): " + e.why }
+
+// IsLater reports whether err is Later's, and how long it asks to wait.
+func IsLater(err error) (time.Duration, bool) {
+	if l, ok := errors.AsType[*laterError](err); ok {
+		return l.d, true
+	}
+	return 0, false
+}
+
 func checkTasks(tasks []Task) error {
 	seen := map[string]bool{}
 	for _, t := range tasks {

@@ -394,6 +394,11 @@ func (w *taskWorker) Work(ctx context.Context, job *river.Job[TaskArgs]) error {
 	log := w.d.jobLog(ctx, "task", t.Name, "job", job.ID)
 	start := time.Now()
 	if err := t.Run(ctx, at); err != nil {
+		if l, ok := errors.AsType[*laterError](err); ok {
+			log.Info("task waits", "for", l.d, "why", l.why)
+			w.d.done(KindTask, "snoozed")
+			return river.JobSnooze(l.d)
+		}
 		return fmt.Errorf("task %s: %w", t.Name, err)
 	}
 	log.Info("task done", "took", time.Since(start).Round(time.Millisecond))
