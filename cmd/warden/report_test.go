@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -161,36 +163,56 @@ func TestReport_atPicksTheScanOfTheTime(t *testing.T) {
 	}
 }
 
-// Every format written with --out: the file alone (mode 0600), nothing on stdout, and a
-// line on stderr saying where it went.
-func TestReport_outWritesEachFormatPrivately(t *testing.T) {
+// Every framework in every format, written with --out: the file alone (mode 0600),
+// nothing on stdout, a line on stderr saying where it went, and a file its format's
+// readers take: the acme organisation's reports, all thirty.
+func TestReport_outWritesEveryFrameworkInEveryFormat(t *testing.T) {
 	db, _ := reportHistory(t)
+	fws, err := compliance.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	for _, format := range render.Formats() {
-		path := filepath.Join(dir, "cis-gcp."+format)
-		code, out, stderr := warden(t, "", "report", "--framework", "cis-gcp-2.0", "--format", format, "--db", db, "--out", path)
-		if code != exitOK || out != "" || !strings.Contains(stderr, "written to "+path) {
-			t.Errorf("--format %s --out: exit %d\n%s%s", format, code, out, stderr)
-			continue
-		}
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if fi.Mode().Perm() != 0o600 || fi.Size() == 0 {
-			t.Errorf("%s: mode %v, %d bytes; want 0600 and the report", path, fi.Mode().Perm(), fi.Size())
-		}
-		b, _ := os.ReadFile(path)
-		if format == "json" {
-			readDocument(t, path, string(b))
-		}
-		if format == "html" && !strings.Contains(string(b), "cis-gcp-2.0") && !strings.Contains(string(b), "CIS Google Cloud") {
-			t.Errorf("%s does not name its framework", path)
+	for _, fw := range fws {
+		for _, format := range render.Formats() {
+			path := filepath.Join(dir, fw.ID+"."+format)
+			code, out, stderr := warden(t, "", "report", "--framework", fw.ID, "--format", format, "--db", db, "--out", path)
+			if code != exitOK || out != "" || !strings.Contains(stderr, "written to "+path) {
+				t.Errorf("%s --format %s --out: exit %d\n%s%s", fw.ID, format, code, out, stderr)
+				continue
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fi.Mode().Perm() != 0o600 || fi.Size() == 0 {
+				t.Errorf("%s: mode %v, %d bytes; want 0600 and the report", path, fi.Mode().Perm(), fi.Size())
+			}
+			b, _ := os.ReadFile(path)
+			switch format {
+			case "json":
+				if d := readDocument(t, path, string(b)); d.Report.Framework.ID != fw.ID || len(d.Report.Controls) != len(fw.Controls) {
+					t.Errorf("%s: framework %s with %d controls, want %s with %d", path, d.Report.Framework.ID, len(d.Report.Controls), fw.ID, len(fw.Controls))
+				}
+			case "sarif", "ocsf":
+				if !json.Valid(b) {
+					t.Errorf("%s is not JSON", path)
+				}
+			case "csv":
+				rows, err := csv.NewReader(bytes.NewReader(b)).ReadAll()
+				if err != nil || len(rows) < len(fw.Controls)+1 {
+					t.Errorf("%s: %d rows (%v), want a header and at least one row per control (%d)", path, len(rows), err, len(fw.Controls))
+				}
+			case "html":
+				if !strings.HasPrefix(strings.ToLower(string(b)), "<!doctype html") || !strings.Contains(string(b), fw.ID) {
+					t.Errorf("%s is not an HTML page naming %s", path, fw.ID)
+				}
+			}
 		}
 	}
 	entries, _ := os.ReadDir(dir)
-	if len(entries) != len(render.Formats()) {
-		t.Errorf("%d files in the output directory, want one per format (no temporary left behind): %v", len(entries), entries)
+	if want := len(fws) * len(render.Formats()); len(entries) != want {
+		t.Errorf("%d files in the output directory, want %d, one per framework and format (no temporary left behind)", len(entries), want)
 	}
 }
 
