@@ -49,7 +49,7 @@ func (d *Dashboard) waive(w http.ResponseWriter, r *http.Request, p *Principal) 
 		back(w, r, "/findings")
 		return
 	}
-	d.setFlash(w, false, "Waived %s on %s until %s (owner %s), in %s. It suppresses the finding from the next scan on; warden serve's daemon reads the waiver file when it starts.",
+	d.setFlash(w, false, "Waived %s on %s until %s (owner %s), in %s. It suppresses the finding from the next scan on, and from the daemon's next read of its scope.",
 		wv.Policy, wv.Resource, wv.Expires.Format(time.DateOnly), wv.Owner, d.o.WaiverFile)
 	back(w, r, "/findings")
 }

@@ -30,6 +30,10 @@ type Options struct {
 	Engine *engine.Engine
 	// Waivers suppress findings as in warden scan; nil has none.
 	Waivers *waivers.Set
+	// WaiversFile, when set, is where the waivers are read from instead, again whenever
+	// it changes (the dashboard adds to it while the daemon runs); a change makes every
+	// scope evaluated in full at its next read, as a new policy pack does.
+	WaiversFile string
 	// EvalVersion names what judges findings: the policy pack and the settings. A scope
 	// judged with another version is evaluated in full. Default the engine's version.
 	EvalVersion string
@@ -47,7 +51,8 @@ type Options struct {
 // seen, unknown, resolved), recording each opening and resolution in the audit log in
 // the same transaction.
 type Reconciler struct {
-	o Options
+	o  Options
+	wf *waiverFile // nil without Options.WaiversFile
 }
 
 // New returns a Reconciler.
@@ -67,7 +72,11 @@ func New(o Options) *Reconciler {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Reconciler{o: o}
+	r := &Reconciler{o: o}
+	if o.WaiversFile != "" {
+		r.wf = &waiverFile{path: o.WaiversFile, set: o.Waivers}
+	}
+	return r
 }
 
 // Observation is what one read of one scope saw.
@@ -149,7 +158,8 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
-	full := !known || state.EvaluatedWith != r.o.EvalVersion || at.Sub(state.FullAt) >= r.o.FullEvery
+	ws, evalVersion := r.judging()
+	full := !known || state.EvaluatedWith != evalVersion || at.Sub(state.FullAt) >= r.o.FullEvery
 	type read struct {
 		res  snapshot.Resource
 		hash string
@@ -188,7 +198,7 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 		if res, err = r.o.Engine.Evaluate(ctx, h, at, changed); err != nil {
 			return nil, fmt.Errorf("evaluate scope %s: %w", sc.ID, err)
 		}
-		scan.ApplyWaivers(res.Findings, r.o.Waivers, at)
+		scan.ApplyWaivers(res.Findings, ws, at)
 		for _, e := range res.EvalErrors {
 			errored[e.Resource] = true
 		}
@@ -281,7 +291,7 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 			state.OKAt = at
 		}
 		if full {
-			state.EvaluatedWith, state.FullAt = r.o.EvalVersion, at
+			state.EvaluatedWith, state.FullAt = evalVersion, at
 		}
 		return putScope(ctx, tx, state)
 	})

@@ -66,7 +66,8 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, sco
 		if err != nil {
 			return nil, fmt.Errorf("refresh %s: evaluate: %w", uid, err)
 		}
-		scan.ApplyWaivers(ev.Findings, r.o.Waivers, at)
+		ws, _ := r.judging()
+		scan.ApplyWaivers(ev.Findings, ws, at)
 		found, evalErrs = ev.Findings, ev.EvalErrors
 		out.Resources, out.Evaluated, out.EvalErrors = 1, 1, evalErrs
 		if len(evalErrs) > 0 {

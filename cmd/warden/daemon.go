@@ -78,7 +78,7 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 			return nil, stopTracing, usageErr(err)
 		}
 	}
-	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws,
+	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws, WaiversFile: r.cfg.Waivers,
 		EvalVersion: r.eng.Version() + "+" + r.cfg.Version, FullEvery: dc.FullEvery, Actor: r.actor, Logger: a.log})
 	hooks, endpointHooks := daemon.MetricsHooks(met)
 	// Checkpoints are signed hourly when a key is at hand ($WARDEN_AUDIT_KEY or the key
