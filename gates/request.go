@@ -365,3 +365,28 @@ func scanDecision(s scanner) (string, Decision, error) {
 	d.At = t
 	return id, d, nil
 }
+
+// RequestIDs returns the ids of every request made for the action, oldest first, in any
+// state: what a report needs to find their decisions in the audit log.
+func RequestIDs(ctx context.Context, st *store.Store, actionID string) ([]string, error) {
+	var out []string
+	err := st.Read(ctx, func(r *store.Reader) error {
+		rows, err := r.QueryContext(ctx, `SELECT id FROM approval_requests WHERE action_id = ? ORDER BY created_at, id`, actionID)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, id)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the approval requests of action %s: %w", actionID, err)
+	}
+	return out, nil
+}

@@ -174,7 +174,7 @@ func Gather(ctx context.Context, st *store.Store, log *audit.Log, fw *compliance
 		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
 	}
 	doc.Generated, doc.Tool = now, o.Tool
-	if doc.Checkpoint, err = checkpointAt(ctx, st, at); err != nil {
+	if doc.Checkpoint, err = checkpointAt(ctx, log, at); err != nil {
 		return nil, fmt.Errorf("gather evidence at %s: %w", stamp(at), err)
 	}
 	if doc.Fixes, err = fixes(ctx, st, log, fw, at); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/compliance"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -38,11 +39,8 @@ type actionData struct {
 // request's. The audit log is the record: remediate writes each entry in the transaction
 // of the state change it records.
 //
-// audit.Log reads entries by seq only; the entries are found here through the indexes
-// of the table audit keeps them in (migrations 0002 and 0005: audit_entries by kind and
-// by subject), and the approval requests of an action through gates' table (migration
-// 0003: approval_requests, unique by action and content hash). The entries themselves are
-// read through log.
+// The entries are found through the log (by kind, then by subject) and the approval
+// requests of an action through gates.
 func fixes(ctx context.Context, st *store.Store, log *audit.Log, fw *compliance.Framework, at time.Time) ([]compliance.Fix, error) {
 	mine := frameworkPolicies(fw)
 	controls := map[string][]string{}
@@ -54,37 +52,20 @@ func fixes(ctx context.Context, st *store.Store, log *audit.Log, fw *compliance.
 	// The actions that ended by then, on findings of fw's policies.
 	var actions []string
 	seen := map[string]bool{}
-	err := st.Read(ctx, func(r *store.Reader) error {
-		rows, err := r.QueryContext(ctx, `SELECT seq, at, subject, data FROM audit_entries WHERE kind IN (?, ?, ?) ORDER BY seq`,
-			audit.KindActionVerified, audit.KindActionFailed, audit.KindActionRolledBack)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var seq int64
-			var when, subject, data string
-			if err := rows.Scan(&seq, &when, &subject, &data); err != nil {
-				return err
-			}
-			t, err := store.ParseTime(when)
-			if err != nil {
-				return fmt.Errorf("audit entry %d: %w", seq, err)
-			}
-			var d actionData
-			if err := json.Unmarshal([]byte(data), &d); err != nil {
-				return fmt.Errorf("audit entry %d: data: %w", seq, err)
-			}
-			if t.After(at) || !mine[d.Policy] || seen[subject] {
-				continue
-			}
-			seen[subject] = true
-			actions = append(actions, subject)
-		}
-		return rows.Err()
-	})
+	ended, err := log.EntriesOfKind(ctx, audit.KindActionVerified, audit.KindActionFailed, audit.KindActionRolledBack)
 	if err != nil {
 		return nil, fmt.Errorf("find the fixes: %w", err)
+	}
+	for _, e := range ended {
+		var d actionData
+		if err := json.Unmarshal(e.Data, &d); err != nil {
+			return nil, fmt.Errorf("find the fixes: audit entry %d: data: %w", e.Seq, err)
+		}
+		if e.Time.After(at) || !mine[d.Policy] || seen[e.Subject] {
+			continue
+		}
+		seen[e.Subject] = true
+		actions = append(actions, e.Subject)
 	}
 	var out []compliance.Fix
 	for _, id := range actions {
@@ -118,17 +99,19 @@ type generation struct {
 
 // actionFixes returns the generations of action id that ended at or before at.
 func actionFixes(ctx context.Context, st *store.Store, log *audit.Log, id string, at time.Time) ([]compliance.Fix, error) {
-	var own, approvals []int64
-	err := st.Read(ctx, func(r *store.Reader) error {
-		var err error
-		if own, err = seqsOf(ctx, r, `SELECT seq FROM audit_entries WHERE subject = ?`, id); err != nil {
-			return err
-		}
-		approvals, err = seqsOf(ctx, r, `SELECT e.seq FROM audit_entries e JOIN approval_requests a ON e.subject = a.id WHERE a.action_id = ?`, id)
-		return err
-	})
+	own, err := log.SeqsOf(ctx, id)
 	if err != nil {
 		return nil, err
+	}
+	requests, err := gates.RequestIDs(ctx, st, id)
+	if err != nil {
+		return nil, err
+	}
+	var approvals []int64
+	if len(requests) > 0 {
+		if approvals, err = log.SeqsOf(ctx, requests...); err != nil {
+			return nil, err
+		}
 	}
 	entries, err := readEntries(ctx, log, own)
 	if err != nil {
@@ -217,28 +200,6 @@ func actionFixes(ctx context.Context, st *store.Store, log *audit.Log, id string
 		})
 	}
 	return out, nil
-}
-
-// seqsOf runs a query of seqs and returns them in order.
-func seqsOf(ctx context.Context, r *store.Reader, query string, args ...any) ([]int64, error) {
-	rows, err := r.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var s int64
-		if err := rows.Scan(&s); err != nil {
-			return nil, err
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	slices.Sort(out)
-	return slices.Compact(out), nil
 }
 
 // entryGap is how far apart two wanted entries may be and still be read in one call:
