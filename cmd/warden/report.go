@@ -32,7 +32,7 @@ func (a *app) reportCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "report --framework ID",
-		Short: "Write a compliance report of a framework from the scan history",
+		Short: "Write a compliance report of a framework from the scan history or the daemon's state",
 		Long: `Write a compliance report: every control of a framework (CIS AWS, CIS GCP, NIST
 800-53, PCI DSS, SOC 2, ISO 27001) with its status — pass, fail, unknown, not covered,
 manual — the policies and resources behind it, the waived findings with their owner,
@@ -41,8 +41,9 @@ on, the audit checkpoint to verify it against ('warden audit verify'), the fixes
 applied with their audit entries, the scopes that could not be read, the score's trend
 over the last ` + strconv.Itoa(evidence.TrendScans) + ` scans and how long findings stayed open.
 
-The report is made from the history 'warden scan' records, never from a new scan:
---at reports the posture as it was, from the latest scan finished at or before that
+The report is made from what the store already holds, never from a new scan: the
+history 'warden scan' records, or the state 'warden serve' keeps as it reconciles,
+whichever read the cloud last by then. --at reports the posture as it was at that
 time. --at takes an RFC 3339 time (2026-11-30T12:00:00Z) or a date (2026-11-30), which
 means the end of that day in UTC (now, for today); without it, the report is of now. A
 control whose policies ran over a scope that could not be read is unknown, not pass.

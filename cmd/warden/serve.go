@@ -31,7 +31,7 @@ func (a *app) serveCmd() *cobra.Command {
 	var df daemonFlags
 	cmd := &cobra.Command{
 		Use:   "serve --config FILE [--listen ADDR] [--db URL] [targets]",
-		Short: "Run the approval endpoints and apply what gets approved",
+		Short: "Run the reconciliation daemon, the web dashboard and the approval endpoints",
 		Long: `Run warden's long-running process: an HTTP server with /healthz, /readyz and the
 approval channels' endpoints (Slack's POST /slack/interactions when slack: is configured:
 requests are posted to slack.channel with Approve and Deny buttons, and each message
