@@ -102,6 +102,8 @@ func TestNew_reportsBrokenPolicies(t *testing.T) {
 		{"unknown framework", map[string]string{"p.rego": strings.Replace(sshPolicy, "cis-aws-3.0", "cis-aws-3", 1)}, `unknown framework "cis-aws-3" (did you mean "cis-aws-3.0"?)`},
 		{"duplicate id", map[string]string{"a.rego": sshPolicy, "b.rego": strings.Replace(sshPolicy, "package test.ssh", "package test.ssh2", 1)}, "policy id TEST-NET-001 is already used by testpolicies/a.rego"},
 		{"bad risk", map[string]string{"p.rego": strings.Replace(sshPolicy, "risk: medium", "risk: spicy", 1)}, `custom.remediation.risk: "spicy" is not one of`},
+		{"prowler not a list", map[string]string{"p.rego": strings.Replace(sshPolicy, "#   remediation:", "#   prowler: {a: b}\n#   remediation:", 1)}, `custom.prowler: must be a list of Prowler check ids`},
+		{"prowler id misspelt", map[string]string{"p.rego": strings.Replace(sshPolicy, "#   remediation:", "#   prowler: [ec2-securitygroup-22]\n#   remediation:", 1)}, `custom.prowler: "ec2-securitygroup-22" is not a Prowler check id`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

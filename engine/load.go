@@ -31,6 +31,9 @@ type Policy struct {
 	ResourceTypes []string             `json:"resource_types"`
 	Frameworks    map[string][]string  `json:"frameworks,omitempty"`
 	Remediation   findings.Remediation `json:"remediation"`
+	// Prowler lists the Prowler checks the policy implements (custom.prowler), so that
+	// the coverage table (docs/coverage.md) is generated from the pack and cannot drift.
+	Prowler []string `json:"prowler,omitempty"`
 	// Params are the violation fields that carry the action's params
 	// (custom.remediation.params).
 	Params  []string `json:"params,omitempty"`
@@ -229,6 +232,18 @@ func policyOf(m *Module) (*Policy, error) {
 			p.Frameworks[k] = ctl
 		}
 	}
+	if raw, ok := c["prowler"]; ok {
+		ids, ok := stringList(raw)
+		if !ok || len(ids) == 0 {
+			return nil, fail("custom.prowler", "must be a list of Prowler check ids, e.g. [iam_root_mfa_enabled]")
+		}
+		for _, id := range ids {
+			if !validCheckID(id) {
+				return nil, fail("custom.prowler", fmt.Sprintf("%q is not a Prowler check id (lower case letters, digits and underscores)", id))
+			}
+		}
+		p.Prowler = ids
+	}
 	rem, _ := c["remediation"].(map[string]any)
 	if rem == nil {
 		return nil, fail("custom.remediation", "is required: {action: <remediator or notify>, risk: <none|low|medium|high|critical>}")
@@ -258,6 +273,20 @@ func policyOf(m *Module) (*Policy, error) {
 		p.line, p.col = pkgLoc.Row, pkgLoc.Col
 	}
 	return p, nil
+}
+
+// validCheckID reports whether id has the shape of a Prowler check id
+// (iam_root_mfa_enabled).
+func validCheckID(id string) bool {
+	if id == "" {
+		return false
+	}
+	for _, r := range id {
+		if (r < 'a' || r > 'z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
 }
 
 func stringList(v any) ([]string, bool) {
