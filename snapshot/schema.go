@@ -111,6 +111,14 @@ func schemas() map[string]*spec {
 		"aws.iam.root_user": object(
 			req("mfa_active", boolean()), req("access_keys_active", integer(0, 2)),
 			opt("password_last_used", pastTime()),
+			// Absent when never used, or the credential report was not read.
+			opt("access_keys_last_used", pastTime()),
+			// Absent when MFA is off or the virtual devices could not be listed.
+			opt("virtual_mfa", boolean()),
+		),
+		"aws.iam.account": object(
+			req("support_roles", names()), req("security_audit_roles", names()),
+			opt("saml_providers", names()), opt("alias", str()),
 		),
 		"aws.iam.password_policy": object(
 			req("exists", boolean()),
@@ -131,6 +139,11 @@ func schemas() map[string]*spec {
 				req("created", pastTime()), opt("last_used", pastTime()),
 			))),
 			opt("groups", names()),
+			// Absent when not read (the virtual devices or the user's devices could not
+			// be listed): unknown, never "no device".
+			opt("mfa_devices", list(object(
+				req("serial", str()), req("type", enum("virtual", "hardware")), opt("enabled", pastTime()),
+			))),
 		}, iamPolicies...)...),
 		"aws.iam.group": object(append([]field{
 			opt("path", str()), opt("created", pastTime()), opt("members", names()),
@@ -167,19 +180,20 @@ func schemas() map[string]*spec {
 			opt("in_use_by", names()), opt("renewal_eligibility", str()),
 			opt("renewal_status", enum("", "PENDING_AUTO_RENEWAL", "PENDING_VALIDATION", "SUCCESS", "FAILED")),
 			opt("renewal_failure_reason", str()),
+			opt("transparency_logging", enum("ENABLED", "DISABLED")),
 			opt("certificate", certificateSpec()), // absent or null while ACM holds no body (pending validation)
 		),
 		"gcp.project.iam_policy": object(
 			opt("project_id", str()), opt("project_number", str()), opt("organization_domain", str()),
-			opt("etag", str()), req("bindings", bindingsSpec()),
+			opt("etag", str()), req("bindings", bindingsSpec()), opt("audit_configs", auditConfigsSpec()),
 		),
 		"gcp.folder.iam_policy": object(
 			opt("folder_id", str()), opt("display_name", str()), opt("parent", str()),
-			opt("etag", str()), req("bindings", bindingsSpec()),
+			opt("etag", str()), req("bindings", bindingsSpec()), opt("audit_configs", auditConfigsSpec()),
 		),
 		"gcp.organization.iam_policy": object(
 			opt("organization_id", str()), opt("domain", str()),
-			opt("etag", str()), req("bindings", bindingsSpec()),
+			opt("etag", str()), req("bindings", bindingsSpec()), opt("audit_configs", auditConfigsSpec()),
 		),
 		"gcp.iam.service_account": object(
 			req("email", str()), opt("unique_id", str()), opt("display_name", str()),
@@ -199,6 +213,14 @@ func schemas() map[string]*spec {
 		),
 		"gcp.compute.network": object(
 			opt("auto_create_subnetworks", boolean()), opt("firewalls", names()),
+			opt("mode", enum("auto", "custom", "legacy")),
+		),
+		"gcp.iam.workload_identity_provider": object(
+			req("pool", str()), opt("pool_disabled", boolean()), opt("disabled", boolean()),
+			opt("state", str()), req("attribute_condition", str()),
+			opt("protocol", enum("oidc", "aws", "saml", "x509")), opt("issuer_uri", str()),
+			opt("allowed_audiences", names()), opt("aws_account_id", str()),
+			opt("attribute_mapping", document()),
 		),
 		"gcp.compute.ssl_certificate": object(
 			opt("cert_type", enum("SELF_MANAGED", "MANAGED")), opt("managed_status", str()),
@@ -212,4 +234,12 @@ func schemas() map[string]*spec {
 			opt("protocols", list(enum("SSL3.0", "TLS1.0", "TLS1.1", "TLS1.2", "TLS1.3"))), opt("min_protocol", str()),
 		),
 	}
+}
+
+// auditConfigsSpec is a GCP IAM policy's auditConfigs.
+func auditConfigsSpec() *spec {
+	return list(object(req("service", str()), opt("audit_log_configs", list(object(
+		req("log_type", enum("ADMIN_READ", "DATA_READ", "DATA_WRITE", "LOG_TYPE_UNSPECIFIED")),
+		opt("exempted_members", names()),
+	)))))
 }

@@ -77,6 +77,9 @@ func certificate(ctx context.Context, cl *acm.Client, region, arn string) (snaps
 		"status": string(c.Status), "cert_type": string(c.Type), "in_use_by": strs(c.InUseBy),
 		"renewal_eligibility": string(c.RenewalEligibility), "renewal_status": "", "renewal_failure_reason": "",
 	}
+	if c.Options != nil && c.Options.CertificateTransparencyLoggingPreference != "" {
+		attrs["transparency_logging"] = string(c.Options.CertificateTransparencyLoggingPreference)
+	}
 	if c.RenewalSummary != nil {
 		attrs["renewal_status"] = string(c.RenewalSummary.RenewalStatus)
 		attrs["renewal_failure_reason"] = string(c.RenewalSummary.RenewalStatusReason)

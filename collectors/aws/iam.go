@@ -30,7 +30,9 @@ type authDetails struct {
 // collectIAM reads the account's IAM scope with a handful of bulk calls:
 // GetAccountAuthorizationDetails for every user, group, role and attached policy; the
 // credential report for passwords, MFA and key use; ListRoles for session durations;
-// ListAccessKeys only for the users the report shows holding keys.
+// ListVirtualMFADevices, ListSAMLProviders and ListAccountAliases for the account view;
+// ListAccessKeys only for the users the report shows holding keys, ListMFADevices only
+// for the users with MFA whose devices the virtual list and the summary leave unknown.
 func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) error {
 	sc := newScope(sink, a.id, "iam", "")
 	a.readIAM(ctx, sc)
@@ -49,14 +51,24 @@ func (a *account) readIAM(ctx context.Context, sc *scope) {
 		summary    *iam.GetAccountSummaryOutput
 		summaryErr error
 		sessions   map[string]int
+		virtual    *virtualMFA
+		virtualErr error
+		saml       []string
+		samlErr    error
+		alias      string
+		aliasErr   error
 		wg         sync.WaitGroup
 	)
+	rootARN := rootUID(a.partition(), a.id)
 	wg.Go(func() { d, gaadErr = authorizationDetails(ctx, cl) })
 	wg.Go(func() { report, reportErr = a.credentialReport(ctx, cl) })
 	wg.Go(func() { summary, summaryErr = cl.GetAccountSummary(ctx, &iam.GetAccountSummaryInput{}) })
 	wg.Go(func() { a.passwordPolicy(ctx, cl, sc) })
 	wg.Go(func() { sessions = a.maxSessionDurations(ctx, cl, sc) })
 	wg.Go(func() { a.serverCertificates(ctx, cl, sc) })
+	wg.Go(func() { virtual, virtualErr = virtualMFADevices(ctx, cl, rootARN) })
+	wg.Go(func() { saml, samlErr = samlProviders(ctx, cl) })
+	wg.Go(func() { alias, aliasErr = accountAlias(ctx, cl) })
 	wg.Wait()
 	if gaadErr != nil {
 		sc.fail("iam:GetAccountAuthorizationDetails", gaadErr)
@@ -68,8 +80,36 @@ func (a *account) readIAM(ctx context.Context, sc *scope) {
 	if summaryErr != nil {
 		sc.partial("iam:GetAccountSummary", summaryErr)
 	}
-	a.root(sc, summary, report)
-	keys := a.accessKeys(ctx, cl, sc, d.users, report)
+	if virtualErr != nil {
+		// Without it no device can be told virtual from hardware: the users' devices and
+		// the root's kind stay unknown, never "none".
+		sc.partial("iam:ListVirtualMFADevices", virtualErr)
+		virtual = nil
+	}
+	acct := accountFacts{partition: a.partition(), id: a.id,
+		support: rolesWith(d.roles, awsPolicyARN(a.partition(), supportPolicy)),
+		audit:   rolesWith(d.roles, awsPolicyARN(a.partition(), securityAuditPolicy))}
+	if samlErr != nil {
+		sc.partial("iam:ListSAMLProviders", samlErr)
+	} else {
+		acct.saml = saml
+	}
+	if aliasErr != nil {
+		sc.partial("iam:ListAccountAliases", aliasErr)
+	} else {
+		acct.alias = &alias
+	}
+	sc.add(accountResource(acct))
+	root := a.root(sc, summary, report, virtual)
+	var (
+		keys map[string][]iamtypes.AccessKeyMetadata
+		mfa  map[string][]any
+	)
+	wg.Go(func() { keys = a.accessKeys(ctx, cl, sc, d.users, report) })
+	wg.Go(func() {
+		mfa = a.mfaDevices(ctx, cl, sc, d.users, report, summary, virtual, root.Attributes["virtual_mfa"] == false)
+	})
+	wg.Wait()
 
 	attached := map[string]map[string][]string{} // policy arn → kind → names
 	attach := func(kind, name string, ps []iamtypes.AttachedPolicy) []any {
@@ -99,7 +139,7 @@ func (a *account) readIAM(ctx context.Context, sc *scope) {
 		}
 		for _, r := range userResources(userFacts{name: name, arn: aws.ToString(u.Arn), id: aws.ToString(u.UserId), path: aws.ToString(u.Path),
 			created: u.CreateDate, tags: u.Tags, groups: u.GroupList, attached: attach("users", name, u.AttachedManagedPolicies),
-			inline: inline(u.UserPolicyList), login: login, keys: ks}) {
+			inline: inline(u.UserPolicyList), login: login, keys: ks, mfa: mfa[name]}) {
 			sc.add(r)
 		}
 	}
@@ -141,6 +181,7 @@ type userFacts struct {
 	attached, inline    []any
 	login               *loginFacts // nil: unknown (no credential report)
 	keys                []keyFacts
+	mfa                 []any // the MFA devices; nil: unknown
 }
 
 // loginFacts are a user's console password and MFA.
@@ -167,6 +208,9 @@ func userResources(f userFacts) []snapshot.Resource {
 		attrs["password_last_used"] = f.login.lastUsed
 		attrs["password_last_changed"] = f.login.lastChanged
 		attrs["mfa_active"] = f.login.mfa
+	}
+	if f.mfa != nil {
+		attrs["mfa_devices"] = f.mfa
 	}
 	list := []any{}
 	var out []snapshot.Resource
@@ -301,11 +345,12 @@ func (a *account) credentialReport(ctx context.Context, cl *iam.Client) (map[str
 	return parseCredentialReport(out.Content)
 }
 
-// root reports the root user, from the credential report and the account summary.
-func (a *account) root(sc *scope, sum *iam.GetAccountSummaryOutput, report map[string]map[string]string) {
+// root reports the root user, from the credential report, the account summary and the
+// virtual MFA devices (nil: not read).
+func (a *account) root(sc *scope, sum *iam.GetAccountSummaryOutput, report map[string]map[string]string, virtual *virtualMFA) snapshot.Resource {
 	row := report["<root_account>"]
 	if sum == nil && row == nil {
-		return
+		return snapshot.Resource{}
 	}
 	attrs := map[string]any{}
 	if sum != nil {
@@ -322,8 +367,14 @@ func (a *account) root(sc *scope, sum *iam.GetAccountSummaryOutput, report map[s
 		}
 		attrs["access_keys_active"] = n
 		attrs["password_last_used"] = reportTime(row["password_last_used"])
+		if used := rootKeysLastUsed(row); used != nil {
+			attrs["access_keys_last_used"] = used
+		}
 	}
-	sc.add(snapshot.Resource{UID: "arn:" + a.partition() + ":iam::" + a.id + ":root", Type: "aws.iam.root_user", Name: "root", Attributes: attrs})
+	rootMFAKind(attrs, virtual)
+	r := snapshot.Resource{UID: rootUID(a.partition(), a.id), Type: "aws.iam.root_user", Name: "root", Attributes: attrs}
+	sc.add(r)
+	return r
 }
 
 // passwordPolicyUID is the uid of an account's password policy.

@@ -19,6 +19,7 @@ import (
 
 // Read implements collectors.Reader for aws.iam.user, aws.iam.access_key, aws.iam.group,
 // aws.iam.role, aws.iam.policy (with its attachments), aws.iam.password_policy,
+// aws.iam.root_user, aws.iam.account,
 // aws.iam.server_certificate, aws.ec2.security_group and aws.acm.certificate, with the
 // calls of that one resource (GetUser and what hangs off the user, DescribeSecurityGroups
 // by id, GetPolicy and ListEntitiesForPolicy…), never the bulk reads of Collect. The
@@ -27,7 +28,9 @@ import (
 //
 // Reading a user asks IAM directly (GetLoginProfile, ListMFADevices, GetAccessKeyLastUsed)
 // instead of the credential report, which AWS regenerates at most every four hours: a
-// re-read right after a fix must see the fix.
+// re-read right after a fix must see the fix. The root user is the exception: only the
+// credential report tells its password and key use, so a re-read of it is as fresh as
+// the report (the account summary's MFA and key presence are fresh).
 func (c *Collector) Read(ctx context.Context, uid string) (snapshot.Resource, error) {
 	if err := c.init(ctx); err != nil {
 		return snapshot.Resource{}, err
@@ -81,6 +84,10 @@ func (a *account) read(ctx context.Context, arn arnParts) (snapshot.Resource, er
 		switch {
 		case res == "account-password-policy":
 			r, err = a.readPasswordPolicy(ctx, cl, sc)
+		case res == "root":
+			r, err = a.readRoot(ctx, cl, sc)
+		case res == "account":
+			r, err = a.readAccount(ctx, cl)
 		case strings.HasPrefix(res, "user/") && strings.Contains(res, "/accesskey/"):
 			i := strings.LastIndex(res, "/accesskey/")
 			r, err = readAccessKey(ctx, cl, a.arnOf(arn, res[:i]), lastSegment(res[:i]), res[i+len("/accesskey/"):])
@@ -267,16 +274,26 @@ func readUser(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 		login.lastChanged = ts(lp.LoginProfile.CreateDate)
 		return nil
 	})
-	g.Go("iam:ListMFADevices", func() error {
-		out, err := cl.ListMFADevices(ctx, &iam.ListMFADevicesInput{UserName: aws.String(name), MaxItems: aws.Int32(1)})
-		if err != nil {
-			return err
-		}
-		login.mfa = len(out.MFADevices) > 0
-		return nil
+	var mfa []any
+	g.Go("iam:ListMFADevices", func() (err error) {
+		mfa, err = userMFADevices(ctx, cl, name, &virtualMFA{})
+		return err
 	})
 	if err := g.Wait(); err != nil {
 		return snapshot.Resource{}, err
+	}
+	login.mfa = len(mfa) > 0
+	if login.mfa {
+		// Which devices are virtual only the account's list of them says.
+		virtual, err := virtualMFADevices(ctx, cl, "")
+		if err != nil {
+			return snapshot.Resource{}, failed("iam:ListVirtualMFADevices", err)
+		}
+		for _, d := range mfa {
+			if dev := d.(map[string]any); virtual.serials[dev["serial"].(string)] {
+				dev["type"] = "virtual"
+			}
+		}
 	}
 	if login.enabled {
 		// As the credential report: the last use of a password the user no longer has is
@@ -285,7 +302,7 @@ func readUser(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 	}
 	return userResources(userFacts{name: aws.ToString(u.User.UserName), arn: aws.ToString(u.User.Arn), id: aws.ToString(u.User.UserId),
 		path: aws.ToString(u.User.Path), created: u.User.CreateDate, tags: u.User.Tags, groups: groups,
-		attached: attachedList(attached), inline: inl, login: login, keys: keys})[0], nil
+		attached: attachedList(attached), inline: inl, login: login, keys: keys, mfa: mfa})[0], nil
 }
 
 // userKeys lists a user's access keys with the last use of each.
@@ -554,4 +571,83 @@ func readServerCertificate(ctx context.Context, cl *iam.Client, name string) (sn
 		return snapshot.Resource{}, fmt.Errorf("parse server certificate %s: %w", name, err)
 	}
 	return r, nil
+}
+
+// readRoot reads the root user as Collect does: the credential report, the account
+// summary and the virtual MFA devices, all of which must be read.
+func (a *account) readRoot(ctx context.Context, cl *iam.Client, sc *scope) (snapshot.Resource, error) {
+	var (
+		g       reads
+		report  map[string]map[string]string
+		summary *iam.GetAccountSummaryOutput
+		virtual *virtualMFA
+	)
+	g.Go("iam:GetCredentialReport", func() (err error) {
+		report, err = a.credentialReport(ctx, cl)
+		return err
+	})
+	g.Go("iam:GetAccountSummary", func() (err error) {
+		summary, err = cl.GetAccountSummary(ctx, &iam.GetAccountSummaryInput{})
+		return err
+	})
+	g.Go("iam:ListVirtualMFADevices", func() (err error) {
+		virtual, err = virtualMFADevices(ctx, cl, rootUID(a.partition(), a.id))
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return snapshot.Resource{}, err
+	}
+	if report["<root_account>"] == nil {
+		return snapshot.Resource{}, errors.New("iam:GetCredentialReport: the report holds no <root_account> row")
+	}
+	a.root(sc, summary, report, virtual)
+	return sc.resources[0], nil
+}
+
+// readAccount reads the account's IAM view with the calls of that view alone: the roles
+// of the two AWS-managed policies (ListEntitiesForPolicy), the SAML providers and the
+// alias.
+func (a *account) readAccount(ctx context.Context, cl *iam.Client) (snapshot.Resource, error) {
+	var (
+		g     reads
+		f     = accountFacts{partition: a.partition(), id: a.id}
+		alias string
+	)
+	roles := func(name string, dst *[]string) func() error {
+		return func() error {
+			*dst = []string{}
+			p := iam.NewListEntitiesForPolicyPaginator(cl, &iam.ListEntitiesForPolicyInput{
+				PolicyArn: aws.String(awsPolicyARN(a.partition(), name)), EntityFilter: iamtypes.EntityTypeRole})
+			for p.HasMorePages() {
+				page, err := p.NextPage(ctx)
+				if awsapi.IsNotFound(err) {
+					// The policy is AWS's, not the account's: its absence says nothing
+					// of the account, and must not read as the account gone.
+					return fmt.Errorf("AWS-managed policy %s: %s", name, awsapi.Message(err))
+				}
+				if err != nil {
+					return err
+				}
+				for _, r := range page.PolicyRoles {
+					*dst = append(*dst, aws.ToString(r.RoleName))
+				}
+			}
+			return nil
+		}
+	}
+	g.Go("iam:ListEntitiesForPolicy "+supportPolicy, roles(supportPolicy, &f.support))
+	g.Go("iam:ListEntitiesForPolicy "+securityAuditPolicy, roles(securityAuditPolicy, &f.audit))
+	g.Go("iam:ListSAMLProviders", func() (err error) {
+		f.saml, err = samlProviders(ctx, cl)
+		return err
+	})
+	g.Go("iam:ListAccountAliases", func() (err error) {
+		alias, err = accountAlias(ctx, cl)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return snapshot.Resource{}, err
+	}
+	f.alias = &alias
+	return accountResource(f), nil
 }

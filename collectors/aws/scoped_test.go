@@ -291,7 +291,8 @@ func TestCollectScope_alone(t *testing.T) {
 			"acm:ListTagsForCertificate", "ec2:DescribeRegions", "organizations:ListAccounts", "sts:AssumeRole", "sts:GetCallerIdentity"}},
 		{"aws/222222222222/iam", []string{"iam:GenerateCredentialReport", "iam:GetAccountAuthorizationDetails",
 			"iam:GetAccountPasswordPolicy", "iam:GetAccountSummary", "iam:GetCredentialReport", "iam:ListAccessKeys",
-			"iam:ListRoles", "iam:ListServerCertificates", "organizations:ListAccounts", "sts:AssumeRole", "sts:GetCallerIdentity"}},
+			"iam:ListAccountAliases", "iam:ListRoles", "iam:ListSAMLProviders", "iam:ListServerCertificates",
+			"iam:ListVirtualMFADevices", "organizations:ListAccounts", "sts:AssumeRole", "sts:GetCallerIdentity"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.id, func(t *testing.T) {

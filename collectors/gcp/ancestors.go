@@ -111,7 +111,7 @@ func (c *Collector) readFolder(ctx context.Context, cl *clients, name, scopeID s
 		Name: f.GetDisplayName(), Account: name, Region: "global", Scope: scopeID,
 		Attributes: map[string]any{
 			"folder_id": id, "display_name": f.GetDisplayName(), "parent": parent,
-			"etag": base64.StdEncoding.EncodeToString(policy.GetEtag()), "bindings": bindingsOf(policy),
+			"etag": base64.StdEncoding.EncodeToString(policy.GetEtag()), "bindings": bindingsOf(policy), "audit_configs": auditConfigsOf(policy),
 		},
 	}}, parent, nil
 }
@@ -142,7 +142,7 @@ func (c *Collector) readOrganization(ctx context.Context, cl *clients, name, sco
 		Name: display, Account: name, Region: "global", Scope: scopeID,
 		Attributes: map[string]any{
 			"organization_id": id, "domain": domain,
-			"etag": base64.StdEncoding.EncodeToString(policy.GetEtag()), "bindings": bindingsOf(policy),
+			"etag": base64.StdEncoding.EncodeToString(policy.GetEtag()), "bindings": bindingsOf(policy), "audit_configs": auditConfigsOf(policy),
 		},
 	}}, nil
 }
@@ -159,4 +159,22 @@ func bindingsOf(p *iampb.Policy) []any {
 		bindings = append(bindings, map[string]any{"role": b.GetRole(), "members": strs(b.GetMembers()), "condition": cond})
 	}
 	return bindings
+}
+
+// auditConfigsOf is a policy's auditConfigs in the resource model's shape ([] when none
+// is configured; the policy was read, so none is known).
+func auditConfigsOf(p *iampb.Policy) []any {
+	out := make([]any, 0, len(p.GetAuditConfigs()))
+	for _, ac := range p.GetAuditConfigs() {
+		logs := make([]any, 0, len(ac.GetAuditLogConfigs()))
+		for _, lc := range ac.GetAuditLogConfigs() {
+			l := map[string]any{"log_type": lc.GetLogType().String()}
+			if len(lc.GetExemptedMembers()) > 0 {
+				l["exempted_members"] = strs(lc.GetExemptedMembers())
+			}
+			logs = append(logs, l)
+		}
+		out = append(out, map[string]any{"service": ac.GetService(), "audit_log_configs": logs})
+	}
+	return out
 }

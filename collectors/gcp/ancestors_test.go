@@ -61,17 +61,17 @@ func TestCollectAncestors(t *testing.T) {
 		uid, typ, name, account string
 		attrs                   map[string]any
 	}{
-		{orgUID, "gcp.organization.iam_policy", "acme.example", orgName, map[string]any{
+		{orgUID, "gcp.organization.iam_policy", "acme.example", orgName, map[string]any{"audit_configs": []any{},
 			"organization_id": "123456789012", "domain": "acme.example", "etag": "BwYOrgOrgOrg",
 			"bindings": []any{map[string]any{"role": "roles/resourcemanager.organizationAdmin", "members": any2("group:gcp-admins@acme.example"), "condition": nil}}}},
-		{engUID, "gcp.folder.iam_policy", "engineering", engName, map[string]any{
+		{engUID, "gcp.folder.iam_policy", "engineering", engName, map[string]any{"audit_configs": []any{},
 			"folder_id": "200000000001", "display_name": "engineering", "parent": orgName, "etag": "BwYEngEngEng",
 			"bindings": []any{
 				map[string]any{"role": "roles/editor", "members": any2("group:eng@acme.example"), "condition": nil},
 				map[string]any{"role": "roles/viewer", "members": any2("user:contractor@gmail.com"),
 					"condition": map[string]any{"title": "until 2027", "expression": `request.time < timestamp("2027-01-01T00:00:00Z")`}},
 			}}},
-		{plUID, "gcp.folder.iam_policy", "platform", plName, map[string]any{
+		{plUID, "gcp.folder.iam_policy", "platform", plName, map[string]any{"audit_configs": []any{},
 			"folder_id": "200000000002", "display_name": "platform", "parent": engName, "etag": "*", "bindings": []any{}}},
 	}
 	for _, tc := range tests {

@@ -74,9 +74,7 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, project, scope
 		if fws == nil {
 			fws = []any{}
 		}
-		res = append(res, newRes("networks", "gcp.compute.network", n.GetName(), map[string]any{
-			"auto_create_subnetworks": n.GetAutoCreateSubnetworks(), "firewalls": fws,
-		}))
+		res = append(res, newRes("networks", "gcp.compute.network", n.GetName(), networkAttributes(n, fws)))
 	}
 	for _, ct := range certs {
 		r, err := sslResource(project, scopeID, ct)
@@ -156,3 +154,18 @@ func leaf(chain string) *x509.Certificate {
 
 // lastSegment is the name at the end of a resource URL.
 func lastSegment(s string) string { return s[strings.LastIndexByte(s, '/')+1:] }
+
+// networkAttributes are a network's attributes; mode is legacy when the API shows no
+// autoCreateSubnetworks field (a legacy network, with an IPv4Range), else auto or custom.
+func networkAttributes(n *computepb.Network, fws []any) map[string]any {
+	attrs := map[string]any{"firewalls": fws}
+	switch {
+	case n.AutoCreateSubnetworks == nil:
+		attrs["mode"] = "legacy"
+	case n.GetAutoCreateSubnetworks():
+		attrs["mode"], attrs["auto_create_subnetworks"] = "auto", true
+	default:
+		attrs["mode"], attrs["auto_create_subnetworks"] = "custom", false
+	}
+	return attrs
+}

@@ -1,5 +1,5 @@
 // Package gcp collects Google Cloud projects: the project IAM policy, service accounts and
-// their keys (scope gcp/PROJECT/iam), VPC firewall rules, networks and SSL certificates
+// their keys, workload identity providers (scope gcp/PROJECT/iam), VPC firewall rules, networks and SSL certificates
 // (scope gcp/PROJECT/compute), and the IAM policies of the projects' ancestors, folders
 // and organisations (scopes gcp/folders/N/iam, gcp/organizations/N/iam), with the
 // official Go clients through internal/gcpapi: calls are rate-limited per service and

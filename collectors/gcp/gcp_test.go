@@ -40,7 +40,14 @@ func world() *cloudsim.World {
 				{Role: "roles/editor", Members: []string{"serviceAccount:111111111111-compute@developer.gserviceaccount.com"}},
 				{Role: "roles/viewer", Members: []string{"domain:acme.example"},
 					Condition: &cloudsim.Expr{Title: "business hours", Expression: "request.time.getHours() < 18"}},
-			}},
+			}, AuditConfigs: []cloudsim.AuditConfig{{Service: "allServices", LogConfigs: []cloudsim.AuditLogConfig{
+				{LogType: "ADMIN_READ"}, {LogType: "DATA_READ", ExemptedMembers: []string{"user:bot@acme.example"}}}}}},
+			WorkloadIdentityPools: []*cloudsim.WorkloadIdentityPool{{ID: "ci", Providers: []*cloudsim.WorkloadIdentityProvider{
+				{ID: "github", AttributeCondition: "assertion.repository_owner == 'acme'",
+					AttributeMapping: map[string]string{"google.subject": "assertion.sub"},
+					OIDC:             &cloudsim.OIDCProvider{IssuerURI: "https://token.actions.githubusercontent.com"}},
+				{ID: "aws", Disabled: true, AWS: &cloudsim.AWSProvider{AccountID: "123456789012"}},
+			}}, {ID: "old", Disabled: true, State: "DELETED"}},
 			ServiceAccounts: []*cloudsim.ServiceAccount{
 				{Email: "111111111111-compute@developer.gserviceaccount.com", UniqueID: "100000000000000000001",
 					DisplayName: "Compute Engine default service account",
@@ -52,7 +59,7 @@ func world() *cloudsim.World {
 					}},
 				{Email: "old@acme-prod.iam.gserviceaccount.com", UniqueID: "100000000000000000003", Disabled: true},
 			},
-			Networks: []*cloudsim.Network{{Name: "default", AutoCreateSubnetworks: true}, {Name: "prod"}, {Name: "empty"}},
+			Networks: []*cloudsim.Network{{Name: "default", AutoCreateSubnetworks: true}, {Name: "prod"}, {Name: "empty"}, {Name: "legacy", Legacy: true}},
 			Firewalls: []*cloudsim.Firewall{
 				{Name: "allow-ssh", Network: "default", SourceRanges: []string{"0.0.0.0/0"}, Allowed: []cloudsim.FirewallRule{{Protocol: "tcp", Ports: []string{"22"}}}},
 				{Name: "allow-web", Network: "prod", Priority: 900, SourceTags: []string{"lb"}, TargetTags: []string{"web"},
@@ -196,10 +203,22 @@ func TestCollect(t *testing.T) {
 				map[string]any{"role": "roles/editor", "members": any2("serviceAccount:111111111111-compute@developer.gserviceaccount.com"), "condition": nil},
 				map[string]any{"role": "roles/viewer", "members": any2("domain:acme.example"),
 					"condition": map[string]any{"title": "business hours", "expression": "request.time.getHours() < 18"}},
-			}}},
-		{"//cloudresourcemanager.googleapis.com/organizations/123456789012", "gcp.organization.iam_policy", "acme.example", orgA, map[string]any{
+			},
+			"audit_configs": []any{map[string]any{"service": "allServices", "audit_log_configs": []any{
+				map[string]any{"log_type": "ADMIN_READ"},
+				map[string]any{"log_type": "DATA_READ", "exempted_members": any2("user:bot@acme.example")}}}},
+		}},
+		{"//iam.googleapis.com/projects/111111111111/locations/global/workloadIdentityPools/ci/providers/github", "gcp.iam.workload_identity_provider", "github", iamP, map[string]any{
+			"pool": "ci", "pool_disabled": false, "disabled": false, "state": "ACTIVE",
+			"attribute_condition": "assertion.repository_owner == 'acme'", "protocol": "oidc",
+			"issuer_uri": "https://token.actions.githubusercontent.com", "allowed_audiences": any2(),
+			"attribute_mapping": map[string]any{"google.subject": "assertion.sub"}}},
+		{"//iam.googleapis.com/projects/111111111111/locations/global/workloadIdentityPools/ci/providers/aws", "gcp.iam.workload_identity_provider", "aws", iamP, map[string]any{
+			"pool": "ci", "pool_disabled": false, "disabled": true, "state": "ACTIVE",
+			"attribute_condition": "", "protocol": "aws", "aws_account_id": "123456789012"}},
+		{"//cloudresourcemanager.googleapis.com/organizations/123456789012", "gcp.organization.iam_policy", "acme.example", orgA, map[string]any{"audit_configs": []any{},
 			"organization_id": "123456789012", "domain": "acme.example", "etag": "*", "bindings": []any{}}},
-		{"//cloudresourcemanager.googleapis.com/projects/acme-dev", "gcp.project.iam_policy", "acme-dev", iamD, map[string]any{
+		{"//cloudresourcemanager.googleapis.com/projects/acme-dev", "gcp.project.iam_policy", "acme-dev", iamD, map[string]any{"audit_configs": []any{},
 			"project_id": "acme-dev", "project_number": "222222222222", "organization_domain": "", "etag": "*",
 			"bindings": []any{map[string]any{"role": "roles/owner", "members": any2("user:bob@acme.example"), "condition": nil}}}},
 		{sa + "111111111111-compute@developer.gserviceaccount.com", "gcp.iam.service_account", "111111111111-compute@developer.gserviceaccount.com", iamP, map[string]any{
@@ -232,11 +251,12 @@ func TestCollect(t *testing.T) {
 		{"//compute.googleapis.com/projects/acme-dev/global/firewalls/allow-all", "gcp.compute.firewall", "allow-all", compD, map[string]any{
 			"network": "default", "direction": "INGRESS", "disabled": false, "priority": 1000, "source_ranges": any2("0.0.0.0/0"),
 			"source_tags": any2(), "target_tags": any2(), "allowed": []any{rule("all")}, "denied": []any{}}},
-		{net + "default", "gcp.compute.network", "default", compP, map[string]any{"auto_create_subnetworks": true, "firewalls": any2("allow-ssh")}},
-		{net + "prod", "gcp.compute.network", "prod", compP, map[string]any{"auto_create_subnetworks": false, "firewalls": any2("allow-web", "deny-gre")}},
-		{net + "empty", "gcp.compute.network", "empty", compP, map[string]any{"auto_create_subnetworks": false, "firewalls": any2()}},
+		{net + "default", "gcp.compute.network", "default", compP, map[string]any{"auto_create_subnetworks": true, "mode": "auto", "firewalls": any2("allow-ssh")}},
+		{net + "prod", "gcp.compute.network", "prod", compP, map[string]any{"auto_create_subnetworks": false, "mode": "custom", "firewalls": any2("allow-web", "deny-gre")}},
+		{net + "empty", "gcp.compute.network", "empty", compP, map[string]any{"auto_create_subnetworks": false, "mode": "custom", "firewalls": any2()}},
+		{net + "legacy", "gcp.compute.network", "legacy", compP, map[string]any{"mode": "legacy", "firewalls": any2()}},
 		{"//compute.googleapis.com/projects/acme-dev/global/networks/default", "gcp.compute.network", "default", compD,
-			map[string]any{"auto_create_subnetworks": true, "firewalls": any2("allow-all")}},
+			map[string]any{"auto_create_subnetworks": true, "mode": "auto", "firewalls": any2("allow-all")}},
 		{ssl + "shop", "gcp.compute.ssl_certificate", "shop", compP, map[string]any{
 			"cert_type": "SELF_MANAGED", "managed_status": "", "certificate": certOf(t, got.sim, "acme-prod", "shop")}},
 		{ssl + "www", "gcp.compute.ssl_certificate", "www", compP, map[string]any{
@@ -270,10 +290,10 @@ func TestCollect(t *testing.T) {
 		t.Errorf("collected %d resources, want %d", len(got.resources), len(tests))
 	}
 	wantScopes := map[string]snapshot.Scope{
-		iamP:  {ID: iamP, Provider: "gcp", Account: "acme-prod", Service: "iam", Status: "ok", Resources: 7, Calls: 9},
-		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 9, Calls: 9},
+		iamP:  {ID: iamP, Provider: "gcp", Account: "acme-prod", Service: "iam", Status: "ok", Resources: 9, Calls: 14},
+		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 10, Calls: 10},
 		// acme-dev's organisation cannot be read: its domain is empty, and that is no failure.
-		iamD:  {ID: iamD, Provider: "gcp", Account: "acme-dev", Service: "iam", Status: "ok", AccessDenied: 1, Resources: 1, Calls: 4},
+		iamD:  {ID: iamD, Provider: "gcp", Account: "acme-dev", Service: "iam", Status: "ok", AccessDenied: 1, Resources: 1, Calls: 5},
 		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2, Calls: 3},
 		// acme-prod's organisation: its domain was read (and cached) by acme-prod's scope.
 		orgA: {ID: orgA, Provider: "gcp", Account: "organizations/123456789012", Service: "iam", Status: "ok", Resources: 1, Calls: 1},
@@ -511,8 +531,8 @@ func TestRateLimit(t *testing.T) {
 	if d := time.Since(start); d < 250*time.Millisecond {
 		t.Errorf("39 calls at 100/s took %v", d)
 	}
-	if n := got.scopes["gcp/acme-prod/compute"].Resources; n != 39 {
-		t.Errorf("compute resources: %d, want 39", n)
+	if n := got.scopes["gcp/acme-prod/compute"].Resources; n != 40 {
+		t.Errorf("compute resources: %d, want 40", n)
 	}
 	if n := got.sim.CallsTo("compute"); n < 39 {
 		t.Errorf("compute calls: %d", n)

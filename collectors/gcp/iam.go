@@ -62,8 +62,11 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, project, scopeID s
 	if err != nil {
 		return nil, err
 	}
+	res, err := c.readWorkloadIdentity(ctx, cl, project, number, scopeID)
+	if err != nil {
+		return nil, err
+	}
 
-	var res []snapshot.Resource
 	// When the organisation could not be read (other than being refused), the policy's
 	// organization_domain is unknown: the policy is left out, as a partial scope allows,
 	// rather than reported with an empty domain.
@@ -138,8 +141,9 @@ func policyResource(project, number, domain string, p *iampb.Policy, scopeID str
 		Attributes: map[string]any{
 			"project_id": project, "project_number": number, "organization_domain": domain,
 			// The etag as GCP shows it in JSON and gcloud: base64 of its bytes.
-			"etag":     base64.StdEncoding.EncodeToString(p.GetEtag()),
-			"bindings": bindingsOf(p),
+			"etag":          base64.StdEncoding.EncodeToString(p.GetEtag()),
+			"bindings":      bindingsOf(p),
+			"audit_configs": auditConfigsOf(p),
 		},
 	}
 }

@@ -11,6 +11,8 @@ import (
 	iampb "cloud.google.com/go/iam/apiv1/iampb"
 	resourcemanagerpb "cloud.google.com/go/resourcemanager/apiv3/resourcemanagerpb"
 
+	iamv1 "google.golang.org/api/iam/v1"
+
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/snapshot"
@@ -18,7 +20,8 @@ import (
 
 // Read implements collectors.Reader for gcp.project.iam_policy, gcp.folder.iam_policy,
 // gcp.organization.iam_policy, gcp.iam.service_account, gcp.iam.service_account_key,
-// gcp.compute.firewall and gcp.compute.ssl_certificate, with that resource's own calls
+// gcp.iam.workload_identity_provider, gcp.compute.firewall and gcp.compute.ssl_certificate,
+// with that resource's own calls
 // (a project's policy is projects.get, getIamPolicy and, under an organisation,
 // organizations.get; a firewall is firewalls.get).
 //
@@ -62,6 +65,7 @@ var (
 	accountUID  = regexp.MustCompile(`^//iam\.googleapis\.com/projects/([^/]+)/serviceAccounts/([^/]+)$`)
 	keyUID      = regexp.MustCompile(`^//iam\.googleapis\.com/projects/([^/]+)/serviceAccounts/([^/]+)/keys/([^/]+)$`)
 	computeUID  = regexp.MustCompile(`^//compute\.googleapis\.com/projects/([^/]+)/global/(firewalls|sslCertificates)/([^/]+)$`)
+	providerRe  = regexp.MustCompile(`^//iam\.googleapis\.com/projects/([^/]+)/locations/global/workloadIdentityPools/([^/]+)/providers/([^/]+)$`)
 	defaultMail = regexp.MustCompile(`^[0-9]+-compute@developer\.gserviceaccount\.com$`)
 )
 
@@ -85,6 +89,9 @@ func (c *Collector) read(ctx context.Context, cl *clients, uid string) (snapshot
 			}
 			return one(res, err)
 		}
+	}
+	if m := providerRe.FindStringSubmatch(uid); m != nil {
+		return c.readProvider(ctx, cl, m[1], m[2], m[3])
 	}
 	if m := keyUID.FindStringSubmatch(uid); m != nil {
 		project, email, id := m[1], m[2], m[3]
@@ -194,4 +201,38 @@ func failed(err error) error {
 		return fmt.Errorf("%w: %w", collectors.ErrNotFound, err)
 	}
 	return err
+}
+
+// readProvider reads one workload identity provider: the project (its number names the
+// provider, its id is the account), the pool (whether it is disabled) and the provider.
+func (c *Collector) readProvider(ctx context.Context, cl *clients, number, pool, provider string) (snapshot.Resource, error) {
+	ctx, _ = scoped(ctx, number)
+	var proj *resourcemanagerpb.Project
+	err := cl.api.Call(ctx, "cloudresourcemanager.GetProject", func(ctx context.Context) (err error) {
+		proj, err = cl.api.Projects.GetProject(ctx, &resourcemanagerpb.GetProjectRequest{Name: "projects/" + number}, gcpapi.NoRetry())
+		return err
+	})
+	if err != nil {
+		return snapshot.Resource{}, failed(err)
+	}
+	project := proj.GetProjectId()
+	ctx, _ = scoped(ctx, project)
+	name := "projects/" + project + "/locations/global/workloadIdentityPools/" + pool
+	var p *iamv1.WorkloadIdentityPool
+	err = cl.api.Call(ctx, "iam.GetWorkloadIdentityPool", func(ctx context.Context) (err error) {
+		p, err = cl.api.IAMv1.Projects.Locations.WorkloadIdentityPools.Get(name).Context(ctx).Do()
+		return err
+	})
+	if err != nil {
+		return snapshot.Resource{}, failed(err)
+	}
+	var pr *iamv1.WorkloadIdentityPoolProvider
+	err = cl.api.Call(ctx, "iam.GetWorkloadIdentityPoolProvider", func(ctx context.Context) (err error) {
+		pr, err = cl.api.IAMv1.Projects.Locations.WorkloadIdentityPools.Providers.Get(name + "/providers/" + provider).Context(ctx).Do()
+		return err
+	})
+	if err != nil {
+		return snapshot.Resource{}, failed(err)
+	}
+	return providerResource(project, strings.TrimPrefix(proj.GetName(), "projects/"), p, pr, newScope(project, "iam").ID), nil
 }

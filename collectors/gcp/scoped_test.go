@@ -202,7 +202,8 @@ func TestCollectScope_alone(t *testing.T) {
 		{"gcp/acme-web/compute", []string{"cloudresourcemanager:SearchProjects",
 			"compute:ListFirewalls", "compute:ListNetworks", "compute:ListSslCertificates"}},
 		{"gcp/acme-billing/iam", []string{"cloudresourcemanager:GetIamPolicy", "cloudresourcemanager:GetOrganization",
-			"cloudresourcemanager:GetProject", "cloudresourcemanager:SearchProjects", "iamadmin:ListServiceAccounts"}},
+			"cloudresourcemanager:GetProject", "cloudresourcemanager:SearchProjects", "iamadmin:ListServiceAccounts",
+			"iamadmin:ListWorkloadIdentityPools"}},
 		{"gcp/" + engName + "/iam", []string{"cloudresourcemanager:GetFolder", "cloudresourcemanager:GetIamPolicy",
 			"cloudresourcemanager:GetProject", "cloudresourcemanager:SearchProjects"}},
 	}

@@ -27,6 +27,7 @@ func (s *Sim) acmHandlers() map[string]jsonHandler {
 		"ListTagsForCertificate":    s.acmListTags,
 		"AddTagsToCertificate":      s.acmAddTags,
 		"RemoveTagsFromCertificate": s.acmRemoveTags,
+		"UpdateCertificateOptions":  s.acmUpdateOptions,
 	}
 }
 
@@ -234,7 +235,7 @@ func (s *Sim) acmDescribeCertificate(c *call, body []byte) (any, error) {
 		Serial: info.serial, Subject: info.subject, Issuer: info.issuer, Status: cert.Status,
 		KeyAlgorithm: info.keyAlg, SignatureAlgorithm: info.sigAlg, InUseBy: slices.Clone(cert.InUseBy),
 		Type: cert.Type, ExtendedKeyUsages: info.ekus, RenewalEligibility: acmEligibility(cert),
-		Options: acmOptions{CertificateTransparencyLoggingPreference: "ENABLED"}}
+		Options: acmOptions{CertificateTransparencyLoggingPreference: or(cert.TransparencyLogging, "ENABLED")}}
 	if d.InUseBy == nil {
 		d.InUseBy = []string{}
 	}
@@ -492,4 +493,29 @@ func (s *Sim) acmRemoveTags(c *call, body []byte) (any, error) {
 		delete(cert.Tags, t.Key)
 	}
 	return nil, nil
+}
+
+// acmUpdateOptions answers UpdateCertificateOptions: the certificate transparency logging
+// preference, ENABLED or DISABLED.
+func (s *Sim) acmUpdateOptions(c *call, body []byte) (any, error) {
+	var in struct {
+		CertificateArn string
+		Options        *acmOptions
+	}
+	if err := decodeJSON(body, &in); err != nil {
+		return nil, err
+	}
+	if in.Options == nil {
+		return nil, errf(kindInvalid, "ValidationException", "1 validation error detected: Value null at 'options' failed to satisfy constraint: Member must not be null")
+	}
+	pref := in.Options.CertificateTransparencyLoggingPreference
+	if pref != "ENABLED" && pref != "DISABLED" {
+		return nil, errf(kindInvalid, "ValidationException", "1 validation error detected: Value '%s' at 'options.certificateTransparencyLoggingPreference' failed to satisfy constraint: Member must satisfy enum value set: [ENABLED, DISABLED]", pref)
+	}
+	_, cert, err := s.acmFind(c, in.CertificateArn)
+	if err != nil {
+		return nil, err
+	}
+	cert.TransparencyLogging = pref
+	return map[string]any{}, nil
 }

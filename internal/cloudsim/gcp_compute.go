@@ -440,13 +440,24 @@ func (s *Sim) deleteFirewall(w http.ResponseWriter, r *http.Request) {
 }
 
 func networkProto(p *Project, n *Network) *computepb.Network {
-	return &computepb.Network{
+	out := &computepb.Network{
 		Kind: proto.String("compute#network"), Id: idOf(n.ID), Name: proto.String(n.Name),
 		AutoCreateSubnetworks:                 proto.Bool(n.AutoCreateSubnetworks),
 		RoutingConfig:                         &computepb.NetworkRoutingConfig{RoutingMode: proto.String("REGIONAL")},
 		NetworkFirewallPolicyEnforcementOrder: proto.String("AFTER_CLASSIC_FIREWALL"),
 		SelfLink:                              proto.String(selfLink(p, "networks", n.Name)),
 	}
+	// A legacy network has no autoCreateSubnetworks field at all, but an IPv4Range and
+	// gateway, as the API shows it.
+	if n.Legacy {
+		r := n.IPv4Range
+		if r == "" {
+			r = "10.240.0.0/16"
+		}
+		out.AutoCreateSubnetworks, out.IPv4Range = nil, proto.String(r)
+		out.GatewayIPv4 = proto.String(strings.TrimSuffix(r[:strings.LastIndexByte(r, '.')+1], ".") + ".1")
+	}
+	return out
 }
 
 func (s *Sim) listNetworks(w http.ResponseWriter, r *http.Request) {

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/genproto/googleapis/type/expr"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/fieldmaskpb"
 )
 
 // gcpRoutes serves the GCP REST APIs the Go clients call under the endpoint:
@@ -30,6 +31,7 @@ func (s *Sim) gcpRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v3/folders/{folder}", s.getFolder)
 	mux.HandleFunc("POST /v3/folders/{rest}", s.folderVerb)
 	s.computeRoutes(mux)
+	s.wifRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
 	})
@@ -116,7 +118,7 @@ func (s *Sim) projectVerb(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, err
 			}
-			return setPolicy(&p.IAMPolicy, req.GetPolicy(), "a project")
+			return setPolicy(&p.IAMPolicy, req.GetPolicy(), req.GetUpdateMask(), "a project")
 		})
 	default:
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
@@ -150,7 +152,35 @@ func policyProto(p IAMPolicy) *iampb.Policy {
 		}
 		out.Bindings = append(out.Bindings, pb)
 	}
+	for _, ac := range p.AuditConfigs {
+		pa := &iampb.AuditConfig{Service: ac.Service}
+		for _, lc := range ac.LogConfigs {
+			pa.AuditLogConfigs = append(pa.AuditLogConfigs, &iampb.AuditLogConfig{
+				LogType:         iampb.AuditLogConfig_LogType(iampb.AuditLogConfig_LogType_value[lc.LogType]),
+				ExemptedMembers: slices.Clone(lc.ExemptedMembers)})
+		}
+		out.AuditConfigs = append(out.AuditConfigs, pa)
+	}
 	return out
+}
+
+// auditConfigsOf converts a request's auditConfigs to the world's shape.
+func auditConfigsOf(in []*iampb.AuditConfig) []AuditConfig {
+	var out []AuditConfig
+	for _, ac := range in {
+		a := AuditConfig{Service: ac.GetService()}
+		for _, lc := range ac.GetAuditLogConfigs() {
+			a.LogConfigs = append(a.LogConfigs, AuditLogConfig{LogType: lc.GetLogType().String(), ExemptedMembers: slices.Clone(lc.GetExemptedMembers())})
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// masksAuditConfigs says whether a setIamPolicy updateMask names auditConfigs: without
+// one, GCP changes only bindings and etag and keeps the policy's auditConfigs.
+func masksAuditConfigs(m *fieldmaskpb.FieldMask) bool {
+	return slices.ContainsFunc(m.GetPaths(), func(p string) bool { return p == "auditConfigs" || p == "audit_configs" })
 }
 
 // memberPrefixes are the principal kinds a Resource Manager policy accepts.
@@ -160,7 +190,7 @@ var memberPrefixes = []string{"user:", "serviceAccount:", "group:", "domain:", "
 // messages: "a project") under GCP's rules: a stale etag is ABORTED (read-modify-write
 // must start again), conditions need version 3, allUsers and allAuthenticatedUsers cannot
 // be granted on Resource Manager resources, and bindings without members are dropped.
-func setPolicy(cur *IAMPolicy, in *iampb.Policy, what string) (any, error) {
+func setPolicy(cur *IAMPolicy, in *iampb.Policy, mask *fieldmaskpb.FieldMask, what string) (any, error) {
 	if in == nil {
 		return nil, errf(kindInvalid, "badRequest", "Request contains an invalid argument: policy is required.")
 	}
@@ -193,6 +223,10 @@ func setPolicy(cur *IAMPolicy, in *iampb.Policy, what string) (any, error) {
 			next.Version = 3
 		}
 		next.Bindings = append(next.Bindings, nb)
+	}
+	next.AuditConfigs = cur.AuditConfigs
+	if masksAuditConfigs(mask) {
+		next.AuditConfigs = auditConfigsOf(in.GetAuditConfigs())
 	}
 	next.Etag = etagOf(next)
 	*cur = next
@@ -384,7 +418,7 @@ func (s *Sim) policyVerb(w http.ResponseWriter, r *http.Request, verb, name stri
 			if err != nil {
 				return nil, err
 			}
-			return setPolicy(p, req.GetPolicy(), what)
+			return setPolicy(p, req.GetPolicy(), req.GetUpdateMask(), what)
 		})
 	default:
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))

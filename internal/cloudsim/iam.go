@@ -37,6 +37,10 @@ func (s *Sim) iamHandlers() map[string]queryHandler {
 		"DeleteLoginProfile":   s.deleteLoginProfile,
 		"ListMFADevices":       s.listMFADevices,
 		"DeactivateMFADevice":  s.deactivateMFADevice,
+		// account-level reads: virtual MFA devices, SAML providers, alias (iam_account.go)
+		"ListVirtualMFADevices": s.listVirtualMFADevices,
+		"ListSAMLProviders":     s.listSAMLProviders,
+		"ListAccountAliases":    s.listAccountAliases,
 		// roles and groups (iam_roles.go)
 		"CreateRole":                  s.createRole,
 		"GetRole":                     s.getRole,

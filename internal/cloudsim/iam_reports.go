@@ -200,9 +200,14 @@ func renderCredentialReport(a *Account) []byte {
 	_ = w.Write(credentialReportHeader)
 	root := []string{"<root_account>", rootARN(a.ID), reportTime(a.Root.Created), "not_supported",
 		reportTimeOr(a.Root.PasswordLastUsed, "no_information"), "not_supported", "not_supported", strconv.FormatBool(a.Root.MFA)}
-	for i := range 2 {
+	for i, used := range []*time.Time{a.Root.AccessKey1LastUsed, a.Root.AccessKey2LastUsed} {
 		if i < a.Root.AccessKeysActive {
-			root = append(root, "true", reportTime(a.Root.Created), "N/A", "N/A", "N/A")
+			// The service and region of a root key's use are not simulated.
+			region, service := "N/A", "N/A"
+			if used != nil && !used.IsZero() {
+				region, service = "us-east-1", "iam"
+			}
+			root = append(root, "true", reportTime(a.Root.Created), reportTimeOr(used, "N/A"), region, service)
 		} else {
 			root = append(root, "false", "N/A", "N/A", "N/A", "N/A")
 		}
@@ -223,7 +228,7 @@ func renderCredentialReport(a *Account) []byte {
 		} else {
 			row = append(row, "N/A", "N/A", "N/A")
 		}
-		row = append(row, strconv.FormatBool(u.MFA))
+		row = append(row, strconv.FormatBool(hasMFA(u)))
 		for i := range 2 {
 			if i >= len(u.AccessKeys) {
 				row = append(row, "false", "N/A", "N/A", "N/A", "N/A")
@@ -260,9 +265,13 @@ func (s *Sim) getAccountSummary(a *Account, _ *call, _ url.Values) (any, error) 
 			}
 		}
 	}
+	inUse := mfa
 	for _, u := range a.Users {
-		mfa += b2i(u.MFA)
+		n := len(userMFA(a.ID, u))
+		mfa += n
+		inUse += n
 	}
+	mfa += len(a.UnassignedMFADevices)
 	m := map[string]int{
 		"AccessKeysPerUserQuota":            2,
 		"AccountAccessKeysPresent":          b2i(a.Root.AccessKeysActive > 0),
@@ -280,13 +289,13 @@ func (s *Sim) getAccountSummary(a *Account, _ *call, _ url.Values) (any, error) 
 		"InstanceProfiles":                  0,
 		"InstanceProfilesQuota":             1000,
 		"MFADevices":                        mfa,
-		"MFADevicesInUse":                   mfa,
+		"MFADevicesInUse":                   inUse,
 		"Policies":                          local,
 		"PoliciesQuota":                     1500,
 		"PolicySizeQuota":                   6144,
 		"PolicyVersionsInUse":               versions,
 		"PolicyVersionsInUseQuota":          10000,
-		"Providers":                         0,
+		"Providers":                         len(a.SAMLProviders),
 		"RolePolicySizeQuota":               10240,
 		"Roles":                             len(a.Roles),
 		"RolesQuota":                        1000,

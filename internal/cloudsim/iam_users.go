@@ -89,7 +89,7 @@ func (s *Sim) deleteUser(a *Account, _ *call, f url.Values) (any, error) {
 		return nil, deleteConflict("Cannot delete entity, must delete login profile first.")
 	case len(u.AccessKeys) > 0:
 		return nil, deleteConflict("Cannot delete entity, must delete access keys first.")
-	case u.MFA:
+	case hasMFA(u):
 		return nil, deleteConflict("Cannot delete entity, must delete MFA device first.")
 	case len(u.Groups) > 0:
 		return nil, deleteConflict("Cannot delete entity, must remove users from group first.")
@@ -385,7 +385,8 @@ func (s *Sim) deleteLoginProfile(a *Account, _ *call, f url.Values) (any, error)
 	return nil, nil
 }
 
-// MFA: a user with MFA has one virtual device named after it.
+// MFA: a user's devices are its MFADevices, or one virtual device named after it when
+// the world says only mfa: true (iam_account.go).
 
 type xMFADevice struct {
 	EnableDate   awsTime
@@ -395,17 +396,22 @@ type xMFADevice struct {
 
 func mfaSerial(acct, user string) string { return "arn:aws:iam::" + acct + ":mfa/" + user }
 
+// listMFADevices answers ListMFADevices: the devices of the named user, else of the
+// caller (the root user's own, when the root calls), virtual and hardware alike.
 func (s *Sim) listMFADevices(a *Account, c *call, f url.Values) (any, error) {
 	u, root, err := userOrCaller(a, c, f)
 	if err != nil {
 		return nil, err
 	}
 	var devs []xMFADevice
-	switch {
-	case root && a.Root.MFA:
-		devs = append(devs, xMFADevice{EnableDate: awsTime(a.Root.Created), SerialNumber: mfaSerial(a.ID, "root-account-mfa-device")})
-	case !root && u.MFA:
-		devs = append(devs, xMFADevice{EnableDate: awsTime(u.Created), SerialNumber: mfaSerial(a.ID, u.Name), UserName: u.Name})
+	if root {
+		for _, d := range rootMFA(a) {
+			devs = append(devs, xMFADevice{EnableDate: awsTime(d.enabled), SerialNumber: d.serial})
+		}
+	} else {
+		for _, d := range userMFA(a.ID, u) {
+			devs = append(devs, xMFADevice{EnableDate: awsTime(d.enabled), SerialNumber: d.serial, UserName: u.Name})
+		}
 	}
 	devs, pg, err := iamPaginate(f, devs)
 	if err != nil {
@@ -417,6 +423,8 @@ func (s *Sim) listMFADevices(a *Account, c *call, f url.Values) (any, error) {
 	}{devs, pg}, nil
 }
 
+// deactivateMFADevice detaches one device from its user. A virtual device stays in the
+// account, unassigned, as IAM keeps it until DeleteVirtualMFADevice.
 func (s *Sim) deactivateMFADevice(a *Account, _ *call, f url.Values) (any, error) {
 	u, err := userNamed(a, f)
 	if err != nil {
@@ -426,9 +434,20 @@ func (s *Sim) deactivateMFADevice(a *Account, _ *call, f url.Values) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if !u.MFA || serial != mfaSerial(a.ID, u.Name) {
+	devs := userMFA(a.ID, u)
+	i := slices.IndexFunc(devs, func(d mfaDev) bool { return d.serial == serial })
+	if i < 0 {
 		return nil, noSuchEntity("MFA Device with serial number %s does not exist.", serial)
 	}
-	u.MFA = false
+	if len(u.MFADevices) > 0 {
+		u.MFADevices = slices.Delete(u.MFADevices, i, i+1)
+	}
+	if len(u.MFADevices) == 0 {
+		u.MFADevices = nil
+		u.MFA = false
+	}
+	if devs[i].virtual {
+		a.UnassignedMFADevices = append(a.UnassignedMFADevices, serial)
+	}
 	return nil, nil
 }

@@ -64,14 +64,49 @@ type Account struct {
 	SecurityGroups     []*SecurityGroup     `yaml:"security_groups,omitempty"`
 	Certificates       []*Certificate       `yaml:"certificates,omitempty"`
 	Secrets            []*Secret            `yaml:"secrets,omitempty"`
+	// Alias is the account alias (ListAccountAliases); empty: none.
+	Alias string `yaml:"alias,omitempty"`
+	// SAMLProviders are the account's IAM SAML identity providers (ListSAMLProviders).
+	SAMLProviders []*SAMLProvider `yaml:"saml_providers,omitempty"`
+	// UnassignedMFADevices names the virtual MFA devices created but assigned to no one
+	// (ListVirtualMFADevices with AssignmentStatus Unassigned): arn:aws:iam::ACCT:mfa/NAME.
+	UnassignedMFADevices []string `yaml:"unassigned_mfa_devices,omitempty"`
+}
+
+// SAMLProvider is an IAM SAML identity provider; its ARN is
+// arn:aws:iam::ACCT:saml-provider/NAME.
+type SAMLProvider struct {
+	Name       string    `yaml:"name"`
+	Created    time.Time `yaml:"created,omitempty"`
+	ValidUntil time.Time `yaml:"valid_until,omitempty"` // default a year after Created
+}
+
+// MFADevice is an MFA device of a user or of the root user.
+type MFADevice struct {
+	// Type is virtual (default: an authenticator app, listed by ListVirtualMFADevices) or
+	// hardware (a TOTP token or a FIDO security key, which ListVirtualMFADevices does not
+	// list).
+	Type string `yaml:"type,omitempty"`
+	// Serial is the device's serial number; default arn:aws:iam::ACCT:mfa/USER for a
+	// virtual device, a made-up token serial (GAHT…) for a hardware one.
+	Serial string `yaml:"serial,omitempty"`
+	// Enabled is when the device was enabled for its user; default the user's creation.
+	Enabled time.Time `yaml:"enabled,omitempty"`
 }
 
 // Root is the account's root user, as the credential report and account summary show it.
 type Root struct {
-	MFA              bool       `yaml:"mfa"`
+	MFA bool `yaml:"mfa"`
+	// MFAType is the kind of the root's MFA device, when MFA is on: virtual (default) or
+	// hardware.
+	MFAType          string     `yaml:"mfa_type,omitempty"`
 	AccessKeysActive int        `yaml:"access_keys_active,omitempty"`
 	PasswordLastUsed *time.Time `yaml:"password_last_used,omitempty"`
 	Created          time.Time  `yaml:"created,omitempty"`
+	// AccessKey1LastUsed and AccessKey2LastUsed are the last uses of the root's access
+	// keys (the credential report's access_key_N_last_used_date); nil: never used.
+	AccessKey1LastUsed *time.Time `yaml:"access_key_1_last_used,omitempty"`
+	AccessKey2LastUsed *time.Time `yaml:"access_key_2_last_used,omitempty"`
 }
 
 // PasswordPolicy is the account password policy (GetAccountPasswordPolicy).
@@ -89,19 +124,23 @@ type PasswordPolicy struct {
 
 // User is an IAM user.
 type User struct {
-	Name                string            `yaml:"name"`
-	Path                string            `yaml:"path,omitempty"`
-	ID                  string            `yaml:"id,omitempty"`
-	Created             time.Time         `yaml:"created,omitempty"`
-	PasswordEnabled     bool              `yaml:"password_enabled,omitempty"`
-	PasswordLastUsed    *time.Time        `yaml:"password_last_used,omitempty"`
-	PasswordLastChanged *time.Time        `yaml:"password_last_changed,omitempty"`
-	MFA                 bool              `yaml:"mfa,omitempty"`
-	AccessKeys          []*AccessKey      `yaml:"access_keys,omitempty"`
-	Groups              []string          `yaml:"groups,omitempty"`
-	AttachedPolicies    []string          `yaml:"attached_policies,omitempty"` // policy ARNs
-	InlinePolicies      []InlinePolicy    `yaml:"inline_policies,omitempty"`
-	Tags                map[string]string `yaml:"tags,omitempty"`
+	Name                string     `yaml:"name"`
+	Path                string     `yaml:"path,omitempty"`
+	ID                  string     `yaml:"id,omitempty"`
+	Created             time.Time  `yaml:"created,omitempty"`
+	PasswordEnabled     bool       `yaml:"password_enabled,omitempty"`
+	PasswordLastUsed    *time.Time `yaml:"password_last_used,omitempty"`
+	PasswordLastChanged *time.Time `yaml:"password_last_changed,omitempty"`
+	// MFA is shorthand for one virtual MFA device named after the user, unless
+	// MFADevices lists the user's devices.
+	MFA bool `yaml:"mfa,omitempty"`
+	// MFADevices are the user's MFA devices, virtual or hardware; a user with any has MFA.
+	MFADevices       []*MFADevice      `yaml:"mfa_devices,omitempty"`
+	AccessKeys       []*AccessKey      `yaml:"access_keys,omitempty"`
+	Groups           []string          `yaml:"groups,omitempty"`
+	AttachedPolicies []string          `yaml:"attached_policies,omitempty"` // policy ARNs
+	InlinePolicies   []InlinePolicy    `yaml:"inline_policies,omitempty"`
+	Tags             map[string]string `yaml:"tags,omitempty"`
 }
 
 // AccessKey is an IAM user's access key.
@@ -218,6 +257,9 @@ type Certificate struct {
 	Cert                 CertSpec  `yaml:"certificate"`
 	// Tags are the certificate's tags (ImportCertificate, AddTagsToCertificate).
 	Tags map[string]string `yaml:"tags,omitempty"`
+	// TransparencyLogging is the certificate transparency logging preference, ENABLED
+	// (default) or DISABLED (DescribeCertificate Options, UpdateCertificateOptions).
+	TransparencyLogging string `yaml:"transparency_logging,omitempty"`
 }
 
 // Secret is a Secrets Manager secret in one region. A world file may give its value as
@@ -287,6 +329,48 @@ type Project struct {
 	Networks        []*Network        `yaml:"networks,omitempty"`
 	Firewalls       []*Firewall       `yaml:"firewalls,omitempty"`
 	SslCertificates []*SslCertificate `yaml:"ssl_certificates,omitempty"`
+	// WorkloadIdentityPools are the project's IAM workload identity pools (location global).
+	WorkloadIdentityPools []*WorkloadIdentityPool `yaml:"workload_identity_pools,omitempty"`
+}
+
+// WorkloadIdentityPool is an IAM workload identity pool and its providers.
+type WorkloadIdentityPool struct {
+	ID          string                      `yaml:"id"`
+	DisplayName string                      `yaml:"display_name,omitempty"`
+	Disabled    bool                        `yaml:"disabled,omitempty"`
+	State       string                      `yaml:"state,omitempty"` // ACTIVE (default) or DELETED
+	Providers   []*WorkloadIdentityProvider `yaml:"providers,omitempty"`
+}
+
+// WorkloadIdentityProvider is a provider of a workload identity pool: exactly one of
+// OIDC, AWS, SAML and X509 says which kind (none: OIDC without an issuer).
+type WorkloadIdentityProvider struct {
+	ID                 string            `yaml:"id"`
+	DisplayName        string            `yaml:"display_name,omitempty"`
+	Disabled           bool              `yaml:"disabled,omitempty"`
+	State              string            `yaml:"state,omitempty"` // ACTIVE (default) or DELETED
+	AttributeCondition string            `yaml:"attribute_condition,omitempty"`
+	AttributeMapping   map[string]string `yaml:"attribute_mapping,omitempty"`
+	OIDC               *OIDCProvider     `yaml:"oidc,omitempty"`
+	AWS                *AWSProvider      `yaml:"aws,omitempty"`
+	SAML               *SAMLProviderSpec `yaml:"saml,omitempty"`
+	X509               bool              `yaml:"x509,omitempty"`
+}
+
+// OIDCProvider is an OIDC workload identity provider's issuer and audiences.
+type OIDCProvider struct {
+	IssuerURI        string   `yaml:"issuer_uri"`
+	AllowedAudiences []string `yaml:"allowed_audiences,omitempty"`
+}
+
+// AWSProvider is an AWS workload identity provider: the AWS account it trusts.
+type AWSProvider struct {
+	AccountID string `yaml:"account_id"`
+}
+
+// SAMLProviderSpec is a SAML workload identity provider's IdP metadata.
+type SAMLProviderSpec struct {
+	IdPMetadataXML string `yaml:"idp_metadata_xml,omitempty"`
 }
 
 // IAMPolicy is a GCP IAM policy with its etag.
@@ -294,6 +378,22 @@ type IAMPolicy struct {
 	Etag     string    `yaml:"etag,omitempty"`
 	Version  int       `yaml:"version,omitempty"`
 	Bindings []Binding `yaml:"bindings,omitempty"`
+	// AuditConfigs are the policy's Data Access audit log settings.
+	AuditConfigs []AuditConfig `yaml:"audit_configs,omitempty"`
+}
+
+// AuditConfig enables audit log types for a service ("allServices" or e.g.
+// "storage.googleapis.com").
+type AuditConfig struct {
+	Service    string           `yaml:"service"`
+	LogConfigs []AuditLogConfig `yaml:"audit_log_configs,omitempty"`
+}
+
+// AuditLogConfig is one log type (ADMIN_READ, DATA_READ, DATA_WRITE) and the members
+// exempted from it.
+type AuditLogConfig struct {
+	LogType         string   `yaml:"log_type"`
+	ExemptedMembers []string `yaml:"exempted_members,omitempty"`
 }
 
 // Binding grants a role to members, optionally under a condition.
@@ -334,6 +434,10 @@ type Network struct {
 	Name                  string `yaml:"name"`
 	ID                    string `yaml:"id,omitempty"`
 	AutoCreateSubnetworks bool   `yaml:"auto_create_subnetworks,omitempty"`
+	// Legacy is a legacy (non-VPC) network: the API shows no autoCreateSubnetworks field
+	// but an IPv4Range (IPv4Range, default 10.240.0.0/16).
+	Legacy    bool   `yaml:"legacy,omitempty"`
+	IPv4Range string `yaml:"ipv4_range,omitempty"`
 }
 
 // Firewall is a VPC firewall rule.
@@ -556,6 +660,12 @@ func (w *World) validate() error {
 			if c.Region == "" {
 				return fmt.Errorf("aws.accounts[%d].certificates[%d] (%s): region is required", i, j, c.ID)
 			}
+			if t := c.TransparencyLogging; t != "" && t != "ENABLED" && t != "DISABLED" {
+				return fmt.Errorf("aws.accounts[%d].certificates[%d] (%s): transparency_logging %q is not ENABLED or DISABLED", i, j, c.ID, t)
+			}
+		}
+		if err := validateMFA(a); err != nil {
+			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 		if err := validateSecrets(a.Secrets); err != nil {
 			return fmt.Errorf("aws.accounts[%d].%w", i, err)
@@ -592,6 +702,9 @@ func (w *World) validate() error {
 			return fmt.Errorf("gcp.projects[%d].id: project %s appears twice", i, p.ID)
 		}
 		pseen[p.ID] = true
+		if err := validateGCPProject(p); err != nil {
+			return fmt.Errorf("gcp.projects[%d] (%s).%w", i, p.ID, err)
+		}
 	}
 	for i, f := range w.Faults {
 		if err := f.validate(); err != nil {

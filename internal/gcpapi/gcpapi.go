@@ -15,6 +15,7 @@ import (
 	"math"
 	"net"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 	resourcemanager "cloud.google.com/go/resourcemanager/apiv3"
 	gax "github.com/googleapis/gax-go/v2"
 	"golang.org/x/time/rate"
+	iamv1 "google.golang.org/api/iam/v1"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -63,6 +65,9 @@ type Clients struct {
 	Firewalls       *compute.FirewallsClient
 	Networks        *compute.NetworksClient
 	SslCertificates *compute.SslCertificatesClient
+	// IAMv1 is IAM v1 over REST (workload identity pools and their providers), which the
+	// gRPC IAM admin API does not serve.
+	IAMv1 *iamv1.Service
 
 	opts Options
 	log  *slog.Logger
@@ -86,6 +91,15 @@ func New(ctx context.Context, opts Options) (*Clients, error) {
 			return
 		},
 		func() (err error) { c.IAM, err = admin.NewIamClient(ctx, rpc...); return },
+		func() (err error) {
+			// The discovery client joins its base path and "v1/…": the override needs a slash.
+			ropts := rest
+			if ep := opts.Endpoint; ep != "" {
+				ropts = append(slices.Clone(rest), option.WithEndpoint(strings.TrimSuffix(ep, "/")+"/"))
+			}
+			c.IAMv1, err = iamv1.NewService(ctx, ropts...)
+			return
+		},
 		func() (err error) { c.Firewalls, err = compute.NewFirewallsRESTClient(ctx, rest...); return },
 		func() (err error) { c.Networks, err = compute.NewNetworksRESTClient(ctx, rest...); return },
 		func() (err error) {
