@@ -86,7 +86,7 @@ func TestCatalog_declaresEachActionsParams(t *testing.T) {
 		"aws.iam.update_trust_policy":         "principal!",
 		"gcp.iam.remove_binding_member":       "role!,member!,condition",
 		"aws.iam.deactivate_access_key":       "",
-		"aws.iam.set_password_policy":         "",
+		"aws.iam.set_password_policy":         "setting,max_password_age",
 		"aws.iam.delete_login_profile":        "",
 		"aws.iam.delete_server_certificate":   "",
 		"gcp.iam.disable_service_account_key": "",

@@ -73,6 +73,18 @@ func TestTargets_findTheSmallestPartOrRefuse(t *testing.T) {
 		{"set_password_policy: no policy is a target", awsfix.NewSetPasswordPolicy(nil),
 			snapshot.Resource{UID: "arn:aws:iam::" + acct + ":account-password-policy", Type: "aws.iam.password_policy",
 				Attributes: map[string]any{"exists": false}}, nil, []string{"password_policy"}, ""},
+		{"set_password_policy: a setting of no policy is the CIS part, which creates one", awsfix.NewSetPasswordPolicy(nil),
+			snapshot.Resource{UID: "arn:aws:iam::" + acct + ":account-password-policy", Type: "aws.iam.password_policy",
+				Attributes: map[string]any{"exists": false}}, map[string]any{"setting": "require_symbols"}, []string{"password_policy"}, ""},
+		{"set_password_policy: a class already required is no target", awsfix.NewSetPasswordPolicy(nil),
+			snapshot.Resource{UID: "arn:aws:iam::" + acct + ":account-password-policy", Type: "aws.iam.password_policy",
+				Attributes: map[string]any{"exists": true, "require_symbols": true}}, map[string]any{"setting": "require_symbols"}, nil, ""},
+		{"set_password_policy: expiry within the days is no target", awsfix.NewSetPasswordPolicy(nil),
+			snapshot.Resource{UID: "arn:aws:iam::" + acct + ":account-password-policy", Type: "aws.iam.password_policy",
+				Attributes: map[string]any{"exists": true, "max_password_age": 45.0}}, map[string]any{"setting": "max_password_age"}, nil, ""},
+		{"set_password_policy: passwords that never expire are a target", awsfix.NewSetPasswordPolicy(nil),
+			snapshot.Resource{UID: "arn:aws:iam::" + acct + ":account-password-policy", Type: "aws.iam.password_policy",
+				Attributes: map[string]any{"exists": true, "max_password_age": 0.0}}, map[string]any{"setting": "max_password_age"}, []string{"password_policy/max_password_age"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -258,5 +270,49 @@ func TestApply_inAMemberAccount(t *testing.T) {
 	})
 	if theirs != "Inactive" || mine == "Inactive" {
 		t.Errorf("key status: management %q, member %q; want the member's only", mine, theirs)
+	}
+}
+
+// Fixes of two settings of one password policy, planned together, apply one after the
+// other: the first changes nothing the second's before-state holds (no drift), and
+// rolling the first back leaves the second's change in place.
+func TestSetPasswordPolicy_settingsAreIndependentParts(t *testing.T) {
+	ctx := context.Background()
+	e := start(t, world())
+	rem := awsfix.NewSetPasswordPolicy(e.sessions)
+	uid := "arn:aws:iam::" + acct + ":account-password-policy"
+	upper := e.planned(t, rem, uid, map[string]any{"setting": "require_uppercase_characters"}, "password_policy/require_uppercase_characters")
+	lower := e.planned(t, rem, uid, map[string]any{"setting": "require_lowercase_characters"}, "password_policy/require_lowercase_characters")
+	if err := rem.Apply(ctx, upper); err != nil {
+		t.Fatal(err)
+	}
+	again := e.planned(t, rem, uid, lower.Params, lower.Part)
+	if string(again.Before) != string(lower.Before) {
+		t.Errorf("lower-case part's before-state moved when upper case was required: %s, planned %s", again.Before, lower.Before)
+	}
+	if err := rem.Apply(ctx, lower); err != nil {
+		t.Fatal(err)
+	}
+	if err := rem.Rollback(ctx, upper); err != nil {
+		t.Fatal(err)
+	}
+	p := passwordPolicy(t, e)
+	if p == nil || p.RequireUppercaseCharacters || !p.RequireLowercaseCharacters || aws.ToInt32(p.MinimumPasswordLength) != 8 {
+		t.Errorf("policy %+v, want lower case still required, upper case rolled back, the rest as before", p)
+	}
+}
+
+func TestSetPasswordPolicy_refusesBadSettings(t *testing.T) {
+	res := snapshot.Resource{UID: "arn:aws:iam::" + acct + ":account-password-policy", Type: "aws.iam.password_policy",
+		Attributes: map[string]any{"exists": true, "minimum_password_length": 8.0}}
+	for _, params := range []map[string]any{
+		{"setting": "minimum_password_length_please"},
+		{"setting": "max_password_age", "max_password_age": 0.0},
+		{"setting": "max_password_age", "max_password_age": "ninety"},
+		{"setting": 7.0},
+	} {
+		if _, err := awsfix.NewSetPasswordPolicy(nil).Targets(res, params); err == nil {
+			t.Errorf("Targets with %v: no error", params)
+		}
 	}
 }

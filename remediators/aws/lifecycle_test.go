@@ -324,3 +324,43 @@ func TestRevokeDefaultSGRules_revokesOneEgressRule(t *testing.T) {
 		},
 	}.run(t)
 }
+
+func TestSetPasswordPolicy_requiresOneCharacterClassAndKeepsTheRest(t *testing.T) {
+	lifecycle{
+		fix: func(s *awsapi.Sessions) remediators.Remediator { return awsfix.NewSetPasswordPolicy(s) }, uid: "arn:aws:iam::" + acct + ":account-password-policy",
+		params: map[string]any{"setting": "require_symbols"},
+		part:   "password_policy/require_symbols", parts: []string{"password_policy/require_symbols"},
+		fixed: func(t *testing.T, e *env) {
+			p := passwordPolicy(t, e)
+			if p == nil || !p.RequireSymbols || p.RequireUppercaseCharacters || !p.RequireNumbers ||
+				aws.ToInt32(p.MinimumPasswordLength) != 8 || aws.ToInt32(p.MaxPasswordAge) != 90 {
+				t.Errorf("password policy after Apply: %+v, want symbols required and nothing else changed", p)
+			}
+		},
+		undone: func(t *testing.T, e *env) {
+			p := passwordPolicy(t, e)
+			if p == nil || p.RequireSymbols || !p.RequireNumbers || aws.ToInt32(p.MinimumPasswordLength) != 8 || aws.ToInt32(p.MaxPasswordAge) != 90 {
+				t.Errorf("password policy after Rollback: %+v, want the old one", p)
+			}
+		},
+	}.run(t)
+}
+
+func TestSetPasswordPolicy_shortensExpiryToTheViolationsDays(t *testing.T) {
+	lifecycle{
+		fix: func(s *awsapi.Sessions) remediators.Remediator { return awsfix.NewSetPasswordPolicy(s) }, uid: "arn:aws:iam::" + acct + ":account-password-policy",
+		params: map[string]any{"setting": "max_password_age", "max_password_age": 60.0},
+		part:   "password_policy/max_password_age", parts: []string{"password_policy/max_password_age"},
+		fixed: func(t *testing.T, e *env) {
+			p := passwordPolicy(t, e)
+			if p == nil || aws.ToInt32(p.MaxPasswordAge) != 60 || aws.ToInt32(p.MinimumPasswordLength) != 8 || !p.RequireNumbers {
+				t.Errorf("password policy after Apply: %+v, want expiry 60 days and nothing else changed", p)
+			}
+		},
+		undone: func(t *testing.T, e *env) {
+			if p := passwordPolicy(t, e); p == nil || aws.ToInt32(p.MaxPasswordAge) != 90 {
+				t.Errorf("password policy after Rollback: %+v, want expiry 90 days again", p)
+			}
+		},
+	}.run(t)
+}

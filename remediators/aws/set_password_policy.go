@@ -20,13 +20,111 @@ const (
 	cisReuse     = 24
 )
 
-// SetPasswordPolicy raises the account password policy to the CIS values
-// (aws.iam.set_password_policy): the minimum length to 14 and the reuse prevention to 24
-// where they are lower, every other setting kept. An account without a policy gets one
-// with the CIS values, every character class required and users allowed to change their
-// password. Rollback puts the stored policy back, or deletes the policy when there was
-// none.
+// SetPasswordPolicy raises the account password policy (aws.iam.set_password_policy).
+// Without the parameter setting, it raises the minimum length to 14 and the reuse
+// prevention to 24 (CIS) where they are lower, every other setting kept; an account
+// without a policy gets one with the CIS values, every character class required and
+// users allowed to change their password. Rollback puts the stored policy back, or
+// deletes the policy when there was none.
+//
+// With setting, it raises that one setting of an existing policy and nothing else: a
+// character class (require_symbols, require_numbers, require_uppercase_characters,
+// require_lowercase_characters) becomes required, or max_password_age is lowered to the
+// parameter max_password_age (default 90 days) when passwords never expire or live
+// longer. Each setting is its own part, whose before-state holds that setting alone, so
+// fixes of different settings of one policy neither void each other's approvals nor undo
+// each other on rollback.
 type SetPasswordPolicy struct{ c clients }
+
+// defaultMaxPasswordAge is the expiry a max_password_age fix sets when the violation
+// names none.
+const defaultMaxPasswordAge = 90
+
+// settingBefore is the before-state of a one-setting part: the setting's observed value.
+type settingBefore struct {
+	Exists  bool   `json:"exists"`
+	Setting string `json:"setting"`
+	Bool    bool   `json:"value_bool,omitempty"`
+	Int     int    `json:"value_int,omitempty"`
+}
+
+// classFlag is the field of p that holds a character-class setting, or nil for any other
+// setting name.
+func (p *passwordPolicy) classFlag(setting string) *bool {
+	switch setting {
+	case "require_symbols":
+		return &p.RequireSymbols
+	case "require_numbers":
+		return &p.RequireNumbers
+	case "require_uppercase_characters":
+		return &p.RequireUppercase
+	case "require_lowercase_characters":
+		return &p.RequireLowercase
+	}
+	return nil
+}
+
+// settingBefore is the part of p that a fix of setting relies on.
+func (p passwordPolicy) settingBefore(setting string) settingBefore {
+	b := settingBefore{Exists: p.Exists, Setting: setting}
+	if f := p.classFlag(setting); f != nil {
+		b.Bool = *f
+	} else {
+		b.Int = p.MaxAge
+	}
+	return b
+}
+
+// meets reports whether p already has setting where the fix puts it (maxAge: the
+// longest expiry allowed).
+func (p passwordPolicy) meets(setting string, maxAge int) bool {
+	if f := p.classFlag(setting); f != nil {
+		return *f
+	}
+	return p.MaxAge > 0 && p.MaxAge <= maxAge
+}
+
+// raised is p with setting where the fix puts it.
+func (p passwordPolicy) raised(setting string, maxAge int) passwordPolicy {
+	if f := p.classFlag(setting); f != nil {
+		*f = true
+	} else {
+		p.MaxAge = maxAge
+	}
+	return p
+}
+
+// restored is p with setting as b held it.
+func (p passwordPolicy) restored(b settingBefore) passwordPolicy {
+	if f := p.classFlag(b.Setting); f != nil {
+		*f = b.Bool
+	} else {
+		p.MaxAge = b.Int
+	}
+	return p
+}
+
+// settingParams reads the parameters setting and max_password_age; setting "" asks for
+// the CIS length and reuse.
+func settingParams(params map[string]any) (setting string, maxAge int, err error) {
+	setting, err = attr.Param(params, "setting", false)
+	if err != nil {
+		return "", 0, err
+	}
+	maxAge = defaultMaxPasswordAge
+	if v, ok := params["max_password_age"]; ok && v != nil {
+		n, ok := attr.ToInt(v)
+		if !ok || n < 1 || n > 1095 {
+			return "", 0, fmt.Errorf("parameter max_password_age: want a whole number of days from 1 to 1095 (IAM's range), got %v", v)
+		}
+		maxAge = n
+	}
+	switch setting {
+	case "", "max_password_age", "require_symbols", "require_numbers", "require_uppercase_characters", "require_lowercase_characters":
+		return setting, maxAge, nil
+	}
+	return "", 0, fmt.Errorf("parameter setting: %q is not a password policy setting this fix raises (require_symbols, require_numbers, require_uppercase_characters, require_lowercase_characters, max_password_age)", setting)
+}
 
 // NewSetPasswordPolicy returns the fix; s may be nil for planning only.
 func NewSetPasswordPolicy(s *awsapi.Sessions) *SetPasswordPolicy {
@@ -68,7 +166,12 @@ func (p passwordPolicy) cis() passwordPolicy {
 func (*SetPasswordPolicy) Action() string { return "aws.iam.set_password_policy" }
 
 // Params implements remediators.Remediator.
-func (*SetPasswordPolicy) Params() []remediators.Param { return nil }
+func (*SetPasswordPolicy) Params() []remediators.Param {
+	return []remediators.Param{
+		{Name: "setting", Doc: "the one setting to raise (require_symbols, require_numbers, require_uppercase_characters, require_lowercase_characters, max_password_age); without it, the CIS minimum length and reuse prevention"},
+		{Name: "max_password_age", Doc: "with setting max_password_age: the longest password lifetime to set, in days (default 90)"},
+	}
+}
 
 // ResourceTypes implements remediators.Remediator.
 func (*SetPasswordPolicy) ResourceTypes() []string { return []string{"aws.iam.password_policy"} }
@@ -78,8 +181,14 @@ func (*SetPasswordPolicy) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
-// Targets is the password policy while it is absent or below the CIS values.
-func (*SetPasswordPolicy) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.Target, error) {
+// Targets is the password policy while it is absent or below the CIS values; with
+// setting, the setting's part while the policy exists and the setting is below what the
+// fix sets (an absent policy is the CIS part's to create).
+func (*SetPasswordPolicy) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
+	setting, maxAge, err := settingParams(params)
+	if err != nil {
+		return nil, fmt.Errorf("password policy %s: %w", res.UID, err)
+	}
 	at := res.Attributes
 	exists, ok := attr.Bool(at, "exists")
 	if !ok {
@@ -96,6 +205,16 @@ func (*SetPasswordPolicy) Targets(res snapshot.Resource, _ map[string]any) ([]re
 		p.AllowChange, _ = attr.Bool(at, "allow_users_to_change_password")
 		p.MaxAge, _ = attr.Int(at, "max_password_age")
 	}
+	if setting != "" && exists {
+		if p.meets(setting, maxAge) {
+			return nil, nil
+		}
+		before, err := attr.Canonical(p.settingBefore(setting))
+		if err != nil {
+			return nil, err
+		}
+		return []remediators.Target{{Part: "password_policy/" + setting, Before: before}}, nil
+	}
 	if p.meetsCIS() {
 		return nil, nil
 	}
@@ -106,8 +225,13 @@ func (*SetPasswordPolicy) Targets(res snapshot.Resource, _ map[string]any) ([]re
 	return []remediators.Target{{Part: "password_policy", Before: before}}, nil
 }
 
-// Apply raises the policy as IAM holds it now; ErrConverged when it already meets CIS.
+// Apply raises the policy as IAM holds it now; ErrConverged when it already meets CIS
+// (or, for one setting, already has it).
 func (r *SetPasswordPolicy) Apply(ctx context.Context, a remediators.Action) error {
+	setting, maxAge, err := settingParams(a.Params)
+	if err != nil {
+		return err
+	}
 	cl, err := r.c.iam(ctx, a)
 	if err != nil {
 		return err
@@ -115,6 +239,17 @@ func (r *SetPasswordPolicy) Apply(ctx context.Context, a remediators.Action) err
 	cur, err := readPasswordPolicy(ctx, cl)
 	if err != nil {
 		return err
+	}
+	if setting != "" && a.Part != "password_policy" {
+		if !cur.Exists {
+			// Planned on an existing policy: creating one here would write settings the
+			// plan never showed.
+			return fmt.Errorf("raise %s: the account password policy no longer exists", setting)
+		}
+		if cur.meets(setting, maxAge) {
+			return remediators.ErrConverged
+		}
+		return writePasswordPolicy(ctx, cl, cur.raised(setting, maxAge))
 	}
 	if cur.meetsCIS() {
 		return remediators.ErrConverged
@@ -125,16 +260,29 @@ func (r *SetPasswordPolicy) Apply(ctx context.Context, a remediators.Action) err
 // Rollback restores the stored policy (its hard expiry as IAM holds it now: the
 // snapshot does not record it and Apply keeps it), or deletes the policy Apply created.
 func (r *SetPasswordPolicy) Rollback(ctx context.Context, a remediators.Action) error {
-	var b passwordPolicy
-	if err := attr.Decode(a.Before, &b); err != nil {
-		return err
-	}
 	cl, err := r.c.iam(ctx, a)
 	if err != nil {
 		return err
 	}
 	cur, err := readPasswordPolicy(ctx, cl)
 	if err != nil {
+		return err
+	}
+	if a.Part != "password_policy" {
+		var sb settingBefore
+		if err := attr.Decode(a.Before, &sb); err != nil {
+			return err
+		}
+		if !cur.Exists {
+			return fmt.Errorf("restore %s: the account password policy no longer exists", sb.Setting)
+		}
+		if back := cur.restored(sb); back != cur {
+			return writePasswordPolicy(ctx, cl, back)
+		}
+		return nil
+	}
+	var b passwordPolicy
+	if err := attr.Decode(a.Before, &b); err != nil {
 		return err
 	}
 	if !b.Exists {
