@@ -1,0 +1,239 @@
+package remediate_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
+	iampb "cloud.google.com/go/iam/apiv1/iampb"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/collectors"
+	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
+	"github.com/warden-sec/warden/internal/gcpapi"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/remediators/builtin"
+	"github.com/warden-sec/warden/snapshot"
+	"github.com/warden-sec/warden/store/storetest"
+)
+
+// The GCP fixes of the coverage policies, through plan, gates (high risk needs an
+// approver), apply and verify, with the official Google clients: separation of duties
+// takes the acting role (serviceAccountUser, cryptoKeyEncrypterDecrypter) from the member
+// that also administers, leaving the admin role and every other member alone; a
+// user-managed key is disabled. Each is checked by reading the simulator, and the audit
+// log verifies.
+func TestApply_gcpSeparationOfDutiesAndUserManagedKey(t *testing.T) {
+	ctx := context.Background()
+	const sa = "deployer@" + gcpProject + ".iam.gserviceaccount.com"
+	const keyID = "0f1e2d3c4b5a69788796a5b4c3d2e1f0a9b8c7d6"
+	created := time.Now().Add(-48 * time.Hour).UTC().Truncate(time.Second)
+	w := &cloudsim.World{GCP: cloudsim.GCP{
+		Organizations: []*cloudsim.GCPOrganization{{ID: "123456789012", Domain: "acme.example",
+			IAMPolicy: cloudsim.IAMPolicy{AuditConfigs: []cloudsim.AuditConfig{{Service: "allServices", LogConfigs: []cloudsim.AuditLogConfig{
+				{LogType: "ADMIN_READ"}, {LogType: "DATA_READ"}, {LogType: "DATA_WRITE"}}}}}}},
+		Projects: []*cloudsim.Project{{ID: gcpProject, Number: "222222222222", Parent: "organizations/123456789012",
+			IAMPolicy: cloudsim.IAMPolicy{Bindings: []cloudsim.Binding{
+				{Role: "roles/iam.serviceAccountAdmin", Members: []string{"group:platform@acme.example"}},
+				{Role: "roles/iam.serviceAccountUser", Members: []string{"group:platform@acme.example", "group:deployers@acme.example"}},
+				{Role: "roles/cloudkms.admin", Members: []string{"group:security@acme.example"}},
+				{Role: "roles/cloudkms.cryptoKeyEncrypterDecrypter", Members: []string{"group:security@acme.example", "serviceAccount:" + sa}},
+			}},
+			ServiceAccounts: []*cloudsim.ServiceAccount{{Email: sa, Keys: []*cloudsim.SAKey{
+				{ID: keyID, ValidAfter: created, ValidBefore: created.AddDate(10, 0, 0)}}}},
+			Networks: []*cloudsim.Network{{Name: "prod"}},
+		}},
+	}}
+	_, url := simtest.Start(t, w, cloudsim.Options{})
+	clients, err := gcpapi.New(ctx, gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = clients.Close() })
+	reg, err := builtin.Registry(nil, clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng := remediatetest.Engine(t, reg, map[string]any{"allowed_domains": []any{"acme.example"}})
+	reader := gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients})
+	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
+	log := audit.New(st, audit.Options{})
+	gcfg := gates.Config{Auto: []findings.Risk{findings.RiskLow}, Approvers: []string{"bob"}}
+	gate := gates.New(st, log, gcfg, time.Now)
+	m := remediate.New(remediate.Options{Store: st, Log: log, Gate: gate, Gates: gcfg, Registry: reg,
+		Observer: remediate.Readers{reader}, Engine: eng, Actor: "alice"})
+
+	var sink collectors.MemorySink
+	if err := reader.Collect(ctx, &sink); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	h := snapshot.Header{Version: 1, CollectedAt: now, Scopes: sink.Scopes}
+	res, err := eng.Evaluate(ctx, h, now, sink.Resources)
+	if err != nil || len(res.EvalErrors) > 0 {
+		t.Fatalf("evaluate: %v %v", err, res.EvalErrors)
+	}
+	byUID := map[string]snapshot.Resource{}
+	for _, r := range sink.Resources {
+		byUID[r.UID] = r
+	}
+	plan, err := remediate.NewPlan(remediate.PlanInput{Header: h, Name: "coverage", Findings: res.Findings,
+		Resource: func(uid string) (snapshot.Resource, bool) { r, ok := byUID[uid]; return r, ok },
+		Complete: func(string) bool { return true }, Registry: reg, Gates: gcfg, Actor: "alice", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{ // policy → the part its fix touches
+		"WARDEN-GCP-IAM-009": "roles/iam.serviceAccountUser/group:platform@acme.example",
+		"WARDEN-GCP-IAM-010": "roles/cloudkms.cryptoKeyEncrypterDecrypter/group:security@acme.example",
+		"WARDEN-GCP-IAM-008": keyID,
+	}
+	p := plan.Only(func(a remediate.PlannedAction) bool { _, ok := want[a.Policy]; return ok })
+	got := map[string]string{}
+	for _, a := range p.Actions {
+		got[a.Policy] = a.Part
+		if a.Risk != findings.RiskHigh {
+			t.Errorf("%s: risk %s, want high", a.ID, a.Risk)
+		}
+	}
+	for pol, part := range want {
+		if got[pol] != part {
+			t.Errorf("%s plans part %q, want %q (plan: %v)", pol, got[pol], part, got)
+		}
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+
+	// High risk: the first apply asks, nothing is written until bob approves.
+	r, err := m.Apply(ctx, p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range p.Actions {
+		it := itemOf(t, r, a.ID)
+		if it.State != remediate.StatePending || it.Wrote {
+			t.Fatalf("%s before approval: %+v", a.Policy, it)
+		}
+		if _, err := gate.Decide(ctx, it.Request, "bob", "cli", true, "separation of duties"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := projectBindings(t, clients); !slices.Contains(got, "roles/iam.serviceAccountUser=group:deployers@acme.example,group:platform@acme.example") {
+		t.Fatalf("written before approval: %v", got)
+	}
+	r, err = m.Apply(ctx, p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range p.Actions {
+		if it := itemOf(t, r, a.ID); it.State != remediate.StateVerified || !it.Wrote {
+			t.Errorf("%s after approval: %+v", a.Policy, it)
+		}
+	}
+	wantBindings := []string{
+		"roles/cloudkms.admin=group:security@acme.example",
+		"roles/cloudkms.cryptoKeyEncrypterDecrypter=serviceAccount:" + sa,
+		"roles/iam.serviceAccountAdmin=group:platform@acme.example",
+		"roles/iam.serviceAccountUser=group:deployers@acme.example",
+	}
+	if got := projectBindings(t, clients); !slices.Equal(got, wantBindings) {
+		t.Errorf("project policy after the fixes:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantBindings, "\n"))
+	}
+	key, err := clients.IAM.GetServiceAccountKey(ctx, &adminpb.GetServiceAccountKeyRequest{
+		Name: "projects/" + gcpProject + "/serviceAccounts/" + sa + "/keys/" + keyID})
+	if err != nil || !key.GetDisabled() {
+		t.Errorf("key after the fix: disabled %v, %v", key.GetDisabled(), err)
+	}
+	if rep, err := log.Verify(ctx, nil); err != nil || rep.Entries == 0 {
+		t.Fatalf("audit verify: %+v %v", rep, err)
+	}
+}
+
+// projectBindings is the project's policy as sorted "role=member,member" lines.
+func projectBindings(t *testing.T, clients *gcpapi.Clients) []string {
+	t.Helper()
+	pol, err := clients.Projects.GetIamPolicy(context.Background(), &iampb.GetIamPolicyRequest{Resource: "projects/" + gcpProject,
+		Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, b := range pol.Bindings {
+		if len(b.Members) == 0 {
+			continue
+		}
+		out = append(out, b.Role+"="+strings.Join(slices.Sorted(slices.Values(b.Members)), ","))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// The AWS fixes of the coverage policies through the machine: the rules a service
+// policy finds open to the internet (Telnet, SMB) are revoked one by one, the private
+// rule beside them kept; read back through EC2's DescribeSecurityGroupRules. A dry run
+// writes nothing.
+func TestApply_awsServicePortRulesRevoked(t *testing.T) {
+	ctx := context.Background()
+	w := remediatetest.World(0)
+	a := w.AWS.Accounts[0]
+	a.PasswordPolicy = &cloudsim.PasswordPolicy{MinimumPasswordLength: 14, PasswordReusePrevention: 24, RequireSymbols: true,
+		RequireNumbers: true, RequireUppercaseCharacters: true, RequireLowercaseCharacters: true, MaxPasswordAge: 90}
+	a.SecurityGroups = []*cloudsim.SecurityGroup{{ID: "sg-0000000000000legacy", Name: "legacy", Region: "us-east-1", VPC: "vpc-1",
+		Description: "legacy services", Ingress: []cloudsim.Rule{
+			{Protocol: "tcp", FromPort: 23, ToPort: 23, CIDR: "0.0.0.0/0", Description: "telnet"},
+			{Protocol: "tcp", FromPort: 445, ToPort: 445, CIDR: "0.0.0.0/0", Description: "smb"},
+			{Protocol: "tcp", FromPort: 23, ToPort: 23, CIDR: "10.0.0.0/8", Description: "telnet from the office"},
+		}}}
+	e := start(t, storetest.Backends(t)["sqlite"](t), w, gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}})
+	p := e.Plan(t, "alice").Only(func(a remediate.PlannedAction) bool {
+		return a.Policy == "WARDEN-AWS-NET-007" || a.Policy == "WARDEN-AWS-NET-009"
+	})
+	if len(p.Actions) != 2 {
+		t.Fatalf("plan: %d actions of NET-007 and NET-009, want 2: %+v", len(p.Actions), p.Actions)
+	}
+	m := e.Machine("alice", remediate.Limits{})
+	e.Sim.ResetCalls()
+	if _, err := m.Apply(ctx, p, false); err != nil {
+		t.Fatal(err)
+	}
+	if n := e.Sim.WriteCount(); n != 0 {
+		t.Fatalf("dry run made %d writes", n)
+	}
+	r, err := m.Apply(ctx, p, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range p.Actions {
+		if it := itemOf(t, r, a.ID); it.State != remediate.StateVerified || !it.Wrote {
+			t.Errorf("%s: %+v", a.Policy, it)
+		}
+	}
+	out, err := ec2.NewFromConfig(e.SDK).DescribeSecurityGroupRules(ctx, &ec2.DescribeSecurityGroupRulesInput{
+		Filters: []ec2types.Filter{{Name: aws.String("group-id"), Values: []string{"sg-0000000000000legacy"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ingress []string
+	for _, r := range out.SecurityGroupRules {
+		if !aws.ToBool(r.IsEgress) {
+			ingress = append(ingress, fmt.Sprintf("%s %d %s", aws.ToString(r.IpProtocol), aws.ToInt32(r.FromPort), aws.ToString(r.CidrIpv4)))
+		}
+	}
+	if want := []string{"tcp 23 10.0.0.0/8"}; !slices.Equal(ingress, want) {
+		t.Errorf("ingress after the fixes: %v, want %v", ingress, want)
+	}
+	e.VerifyAudit(t)
+}
