@@ -23,11 +23,11 @@ func ExampleLoad() {
 		fmt.Printf("%s: %d of %d controls automated by warden\n", f.ID, automated, len(f.Controls))
 	}
 	// Output:
-	// cis-aws-3.0: 14 of 62 controls automated by warden
-	// cis-gcp-2.0: 5 of 84 controls automated by warden
+	// cis-aws-3.0: 18 of 62 controls automated by warden
+	// cis-gcp-2.0: 10 of 84 controls automated by warden
 	// iso-27001-2022: 10 of 93 controls automated by warden
 	// nist-800-53-r5: 22 of 1007 controls automated by warden
-	// pci-dss-4.0: 10 of 280 controls automated by warden
+	// pci-dss-4.0: 9 of 280 controls automated by warden
 	// soc2: 5 of 61 controls automated by warden
 }
 

@@ -19,8 +19,8 @@ func catalog() map[string][]engine.ActionParam {
 	req := func(n string) engine.ActionParam { return engine.ActionParam{Name: n, Required: true} }
 	opt := func(n string) engine.ActionParam { return engine.ActionParam{Name: n} }
 	return map[string][]engine.ActionParam{
-		"aws.iam.deactivate_access_key": nil, "aws.iam.detach_policy": {opt("inline_policy")},
-		"aws.iam.update_trust_policy": {req("principal")}, "aws.iam.set_password_policy": nil,
+		"aws.iam.deactivate_access_key": nil, "aws.iam.detach_policy": {opt("inline_policy"), opt("attachment")},
+		"aws.iam.update_trust_policy": {req("principal")}, "aws.iam.set_password_policy": {opt("setting"), opt("max_password_age")},
 		"aws.iam.delete_login_profile": nil, "aws.iam.delete_server_certificate": nil,
 		"aws.ec2.revoke_ingress": {req("target")}, "aws.ec2.revoke_default_sg_rules": {req("target")},
 		"gcp.iam.remove_binding_member":       {req("role"), req("member"), opt("condition")},

@@ -82,7 +82,7 @@ func TestCatalog_declaresEachActionsParams(t *testing.T) {
 	want := map[string]string{
 		"aws.ec2.revoke_ingress":              "target!",
 		"aws.ec2.revoke_default_sg_rules":     "target!",
-		"aws.iam.detach_policy":               "inline_policy",
+		"aws.iam.detach_policy":               "inline_policy,attachment",
 		"aws.iam.update_trust_policy":         "principal!",
 		"gcp.iam.remove_binding_member":       "role!,member!,condition",
 		"aws.iam.deactivate_access_key":       "",

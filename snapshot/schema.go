@@ -208,7 +208,7 @@ func schemas() map[string]*spec {
 		"gcp.compute.firewall": object(
 			opt("network", str()), req("direction", enum("INGRESS", "EGRESS")),
 			opt("disabled", boolean()), opt("priority", integer(0, 65535)),
-			opt("source_ranges", names()), opt("source_tags", names()), opt("target_tags", names()),
+			opt("source_ranges", names()), opt("source_tags", names()), opt("target_tags", names()), opt("target_service_accounts", names()),
 			opt("allowed", firewallEntrySpec()), opt("denied", firewallEntrySpec()),
 		),
 		"gcp.compute.network": object(

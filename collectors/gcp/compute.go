@@ -99,7 +99,8 @@ func firewallResource(project, scopeID string, f *computepb.Firewall) snapshot.R
 			"network": lastSegment(f.GetNetwork()), "direction": f.GetDirection(), "disabled": f.GetDisabled(),
 			"priority": int(f.GetPriority()), "source_ranges": strs(f.GetSourceRanges()),
 			"source_tags": strs(f.GetSourceTags()), "target_tags": strs(f.GetTargetTags()),
-			"allowed": firewallRules(f.GetAllowed()), "denied": firewallRules(f.GetDenied()),
+			"target_service_accounts": strs(f.GetTargetServiceAccounts()),
+			"allowed":                 firewallRules(f.GetAllowed()), "denied": firewallRules(f.GetDenied()),
 		}}
 }
 

@@ -229,6 +229,9 @@ func TestGather_daemonState(t *testing.T) {
 				if mine[fs.Finding.Policy] {
 					resolved++
 				}
+				if fs.Finding.Policy == "WARDEN-AWS-IAM-025" {
+					continue // the root's last use leaves the one-day window by t2, change or not
+				}
 				if !strings.HasSuffix(fs.Finding.Resource, "/accesskey/"+oldKey) {
 					t.Errorf("deactivating %s resolved %s on %s", oldKey, fs.Finding.Policy, fs.Finding.Resource)
 				}
@@ -288,8 +291,8 @@ func TestGather_daemonState(t *testing.T) {
 			if s := byID["aws/333333333333/ec2/eu-central-1"]; !strings.HasPrefix(s.Error, "AccessDenied: ec2:DescribeSecurityGroups") {
 				t.Errorf("acme's failed EC2 region: %+v, want its error", s)
 			}
-			if s := byID["aws/111111111111/iam"]; s.Status != snapshot.ScopeOK || s.Resources != 69 || s.Error != "" {
-				t.Errorf("acme-main's IAM: %+v, want ok with its 69 resources", s)
+			if s := byID["aws/111111111111/iam"]; s.Status != snapshot.ScopeOK || s.Resources != 76 || s.Error != "" {
+				t.Errorf("acme-main's IAM: %+v, want ok with its 76 resources", s)
 			}
 			iam := func(c compliance.ControlResult) bool {
 				return slices.ContainsFunc(c.Policies, func(p string) bool {

@@ -218,8 +218,9 @@ func firewallProto(p *Project, f *Firewall) *computepb.Firewall {
 		Direction: proto.String(f.Direction), Disabled: proto.Bool(f.Disabled), Priority: proto.Int32(int32(f.Priority)),
 		SourceRanges: slices.Clone(f.SourceRanges), DestinationRanges: slices.Clone(f.DestinationRanges),
 		SourceTags: slices.Clone(f.SourceTags), TargetTags: slices.Clone(f.TargetTags),
-		LogConfig: &computepb.FirewallLogConfig{Enable: proto.Bool(false)},
-		SelfLink:  proto.String(selfLink(p, "firewalls", f.Name)),
+		TargetServiceAccounts: slices.Clone(f.TargetServiceAccounts),
+		LogConfig:             &computepb.FirewallLogConfig{Enable: proto.Bool(false)},
+		SelfLink:              proto.String(selfLink(p, "firewalls", f.Name)),
 	}
 	if f.Description != "" {
 		out.Description = proto.String(f.Description)
@@ -353,6 +354,7 @@ func (s *Sim) applyFirewall(p *Project, f *Firewall, in *computepb.Firewall, ful
 	set(&f.DestinationRanges, in.DestinationRanges)
 	set(&f.SourceTags, in.SourceTags)
 	set(&f.TargetTags, in.TargetTags)
+	set(&f.TargetServiceAccounts, in.TargetServiceAccounts)
 	if full || len(in.Allowed) > 0 || len(in.Denied) > 0 {
 		f.Allowed, f.Denied = nil, nil
 		for _, a := range in.Allowed {

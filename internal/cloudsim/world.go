@@ -442,19 +442,22 @@ type Network struct {
 
 // Firewall is a VPC firewall rule.
 type Firewall struct {
-	Name              string         `yaml:"name"`
-	ID                string         `yaml:"id,omitempty"`
-	Network           string         `yaml:"network"` // network name
-	Direction         string         `yaml:"direction,omitempty"`
-	Disabled          bool           `yaml:"disabled,omitempty"`
-	Priority          int            `yaml:"priority,omitempty"`
-	SourceRanges      []string       `yaml:"source_ranges,omitempty"`
-	DestinationRanges []string       `yaml:"destination_ranges,omitempty"`
-	SourceTags        []string       `yaml:"source_tags,omitempty"`
-	TargetTags        []string       `yaml:"target_tags,omitempty"`
-	Allowed           []FirewallRule `yaml:"allowed,omitempty"`
-	Denied            []FirewallRule `yaml:"denied,omitempty"`
-	Description       string         `yaml:"description,omitempty"`
+	Name              string   `yaml:"name"`
+	ID                string   `yaml:"id,omitempty"`
+	Network           string   `yaml:"network"` // network name
+	Direction         string   `yaml:"direction,omitempty"`
+	Disabled          bool     `yaml:"disabled,omitempty"`
+	Priority          int      `yaml:"priority,omitempty"`
+	SourceRanges      []string `yaml:"source_ranges,omitempty"`
+	DestinationRanges []string `yaml:"destination_ranges,omitempty"`
+	SourceTags        []string `yaml:"source_tags,omitempty"`
+	TargetTags        []string `yaml:"target_tags,omitempty"`
+	// TargetServiceAccounts limits the rule to instances running as these service
+	// accounts (emails); like TargetTags, empty means every instance of the network.
+	TargetServiceAccounts []string       `yaml:"target_service_accounts,omitempty"`
+	Allowed               []FirewallRule `yaml:"allowed,omitempty"`
+	Denied                []FirewallRule `yaml:"denied,omitempty"`
+	Description           string         `yaml:"description,omitempty"`
 }
 
 // FirewallRule is a protocol and its ports (empty: every port).

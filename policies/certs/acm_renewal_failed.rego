@@ -1,6 +1,6 @@
 # METADATA
 # title: ACM certificate's managed renewal failed
-# description: ACM could not renew the certificate (usually a validation record or CAA problem); it will expire unless someone fixes the cause.
+# description: ACM could not renew the certificate (usually a validation record or CAA problem); it will expire unless someone fixes the cause. No fix is automated because the cause lies outside the certificate (a DNS validation record, a CAA record, a domain's contact address) and must be corrected there.
 # custom:
 #   id: WARDEN-CERT-008
 #   severity: high

@@ -5,7 +5,8 @@
 #   id: WARDEN-CERT-002
 #   severity: high
 #   resource_types: [aws.acm.certificate, gcp.compute.ssl_certificate, tls.endpoint]
-#   frameworks: {nist-800-53-r5: ["SC-12", "SC-17"], pci-dss-4.0: ["4.2.1"], soc2: ["CC6.7"], iso-27001-2022: ["A.8.24"]}
+#   frameworks: {nist-800-53-r5: ["SC-12", "SC-17"], soc2: ["CC6.7"], iso-27001-2022: ["A.8.24"]}
+#   prowler: [acm_certificates_expiration_check]
 #   remediation: {action: certs.renew, risk: medium}
 package warden.certs.expiring
 

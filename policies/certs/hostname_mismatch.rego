@@ -1,6 +1,6 @@
 # METADATA
 # title: Endpoint's certificate does not match its host name
-# description: A certificate issued for another name fails verification in every client, or teaches clients to disable host-name checks.
+# description: A certificate issued for another name fails verification in every client, or teaches clients to disable host-name checks. No fix is automated because the right certificate may already exist and be deployed to the wrong place, or the name may point at the wrong server; the endpoint's operator decides.
 # custom:
 #   id: WARDEN-CERT-006
 #   severity: high

@@ -6,6 +6,7 @@
 #   severity: medium
 #   resource_types: [aws.iam.server_certificate]
 #   frameworks: {cis-aws-3.0: ["1.19"], nist-800-53-r5: ["SC-17"], pci-dss-4.0: ["4.2.1"], iso-27001-2022: ["A.8.24"]}
+#   prowler: [iam_no_expired_server_certificates_stored]
 #   remediation: {action: aws.iam.delete_server_certificate, risk: low}
 package warden.certs.iam_server_certificate_expired
 

@@ -1,6 +1,6 @@
 # METADATA
 # title: Endpoint accepts TLS older than 1.2
-# description: TLS 1.0 and 1.1 rely on broken constructions (CBC padding, SHA-1/MD5 handshakes) and are deprecated by RFC 8996; disable them.
+# description: TLS 1.0 and 1.1 rely on broken constructions (CBC padding, SHA-1/MD5 handshakes) and are deprecated by RFC 8996; disable them. No fix is automated because protocol versions are server configuration that warden does not manage, and the old clients still using them would break.
 # custom:
 #   id: WARDEN-CERT-007
 #   severity: medium

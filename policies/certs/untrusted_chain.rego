@@ -1,6 +1,6 @@
 # METADATA
 # title: Endpoint's certificate chain is self-signed or untrusted
-# description: Clients cannot tell an untrusted certificate from an attacker's, so they either fail or are configured to skip verification.
+# description: Clients cannot tell an untrusted certificate from an attacker's, so they either fail or are configured to skip verification. No fix is automated because an incomplete chain is the server's own configuration and a private CA may be intended, which only the endpoint's operator knows.
 # custom:
 #   id: WARDEN-CERT-005
 #   severity: medium

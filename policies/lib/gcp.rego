@@ -71,12 +71,96 @@ default_compute_account(member) if {
 }
 
 # admin_role(role) holds for roles/owner, roles/editor and any role named …admin or …Admin
-# (roles/iam.securityAdmin, roles/storage.admin, projects/p/roles/deployAdmin).
+# (roles/iam.securityAdmin, roles/storage.admin, projects/p/roles/deployAdmin), also with
+# a version suffix (roles/compute.instanceAdmin.v1, the instance admin role CIS names).
 admin_role(role) if role in primitive_admin_roles
 
 admin_role(role) if endswith(role, "admin")
 
 admin_role(role) if endswith(role, "Admin")
+
+admin_role(role) if regex.match(`[aA]dmin\.v[0-9]+$`, role)
+
+# default_service_account(email) holds for the service accounts Google creates in every
+# project and grants roles/editor by default: the Compute Engine default
+# (PROJECT_NUMBER-compute@developer.gserviceaccount.com) and the App Engine default
+# (PROJECT_ID@appspot.gserviceaccount.com).
+default_service_account(email) if regex.match(`^[0-9]+-compute@developer\.gserviceaccount\.com$`, lower(email))
+
+default_service_account(email) if regex.match(`^[a-z][a-z0-9-]*@appspot\.gserviceaccount\.com$`, lower(email))
+
+# impersonation_roles let a member act as a service account: run code as it (actAs) or
+# mint its tokens. Granted on a project, folder or organisation, they reach every service
+# account beneath, including those created later.
+impersonation_roles := {"roles/iam.serviceAccountUser", "roles/iam.serviceAccountTokenCreator"}
+
+# deleted(member) holds for a member whose account was deleted ("deleted:user:a@x?uid=…",
+# "deleted:serviceAccount:…", "deleted:group:…"): the binding outlives it.
+deleted(member) if startswith(member, "deleted:")
+
+# holds(bindings, role, member) holds when some binding, conditional or not, grants role to
+# member.
+holds(bindings, role, member) if {
+	some b in bindings
+	b.role == role
+	member in b.members
+}
+
+# --- audit logging ----------------------------------------------------------------
+
+# audit_log_types are the Data Access log types CIS GCP 2.1 requires for allServices
+# (Admin Activity logs are always written and cannot be configured).
+audit_log_types := {"ADMIN_READ", "DATA_READ", "DATA_WRITE"}
+
+# logged_types(audit_configs) is the set of log types the allServices entry of
+# audit_configs enables.
+logged_types(audit_configs) := {c.log_type |
+	some ac in audit_configs
+	ac.service == "allServices"
+	some c in object.get(ac, "audit_log_configs", [])
+}
+
+# audit_exemptions(audit_configs) is the set of {service, log_type, member} that
+# audit_configs exempt from logging.
+audit_exemptions(audit_configs) := {{"service": ac.service, "log_type": c.log_type, "member": m} |
+	some ac in audit_configs
+	some c in object.get(ac, "audit_log_configs", [])
+	some m in object.get(c, "exempted_members", [])
+}
+
+# --- workload identity federation ---------------------------------------------------
+
+# multi_tenant_issuer_hosts are OIDC issuers that mint tokens for anyone with an account
+# on the platform (any GitHub repository, any GitLab.com project, any Google account, any
+# HCP Terraform organisation, any Buildkite pipeline), with an audience the token's
+# requester chooses: a provider trusting one without an attribute condition accepts all
+# of them. Issuers with a tenant in their URL (GitHub Enterprise's
+# token.actions.githubusercontent.com/ENTERPRISE, CircleCI's oidc.circleci.com/org/ID,
+# Bitbucket's workspace issuers) vouch for one tenant only.
+multi_tenant_issuer_hosts := {
+	"token.actions.githubusercontent.com",
+	"gitlab.com",
+	"accounts.google.com",
+	"app.terraform.io",
+	"agent.buildkite.com",
+}
+
+# issuer_parts(uri) is [host, path] of an issuer URI: the host lower-cased without
+# scheme, user info or port, the path without its trailing slashes.
+issuer_parts(uri) := [host, path] if {
+	rest := regex.replace(lower(trim_space(uri)), `^[a-z][a-z0-9+.-]*://`, "")
+	authority := split(rest, "/")[0]
+	host := split(regex.replace(authority, `^.*@`, ""), ":")[0]
+	path := trim_right(substring(rest, count(authority), -1), "/")
+}
+
+# multi_tenant_issuer(uri) holds for an issuer URI naming a multi-tenant issuer host with no
+# tenant path.
+multi_tenant_issuer(uri) if {
+	[host, path] := issuer_parts(uri)
+	host in multi_tenant_issuer_hosts
+	path == ""
+}
 
 # grants(bindings) is the set of [role, member] pairs that the bindings grant.
 grants(bindings) := {[b.role, m] | some b in bindings; some m in b.members}
@@ -145,3 +229,28 @@ policy_reach := "the project" if {
 } else := "every project in the organization" if {
 	input.resource.attributes.organization_id
 } else := "every resource the policy covers"
+
+# resource_audit_configs is the audit_configs of the IAM policy evaluated; undefined when
+# they were not read (then no audit-logging policy decides anything).
+resource_audit_configs := configs if {
+	configs := input.resource.attributes.audit_configs
+	is_array(configs)
+}
+
+# workload_provider_active holds when the workload-identity provider evaluated can vend
+# credentials: neither it nor its pool is disabled and it is not deleted. Google's API
+# leaves out a disabled flag that is false, so an absent flag is read as false; an absent
+# state as the ACTIVE that a listed provider has.
+workload_provider_active if {
+	attrs := input.resource.attributes
+	object.get(attrs, "pool_disabled", false) == false
+	object.get(attrs, "disabled", false) == false
+	object.get(attrs, "state", "ACTIVE") == "ACTIVE"
+}
+
+# workload_provider_unconditioned holds when the provider evaluated has no attribute
+# condition (an empty or blank one).
+workload_provider_unconditioned if {
+	is_string(input.resource.attributes.attribute_condition)
+	trim_space(input.resource.attributes.attribute_condition) == ""
+}

@@ -132,3 +132,71 @@ test_policy_reach if {
 	gcp.policy_reach == "every project in the folder" with input as {"resource": {"attributes": {"folder_id": "200000000001"}}}
 	gcp.policy_reach == "every project in the organization" with input as {"resource": {"attributes": {"organization_id": "631475985395"}}}
 }
+
+test_admin_role_with_version_suffix if {
+	gcp.admin_role("roles/compute.instanceAdmin.v1")
+	gcp.admin_role("roles/compute.instanceAdmin")
+	not gcp.admin_role("roles/securitycenter.adminViewer")
+	not gcp.admin_role("roles/compute.viewer.v1")
+}
+
+test_default_service_account if {
+	gcp.default_service_account("480012345678-compute@developer.gserviceaccount.com")
+	gcp.default_service_account("acme-prod-4821@appspot.gserviceaccount.com")
+	not gcp.default_service_account("ci-deployer@acme-prod-4821.iam.gserviceaccount.com")
+	not gcp.default_service_account("480012345678@cloudservices.gserviceaccount.com")
+	not gcp.default_service_account("480012345678-compute@developer.gserviceaccount.com.evil.test")
+}
+
+test_deleted if {
+	gcp.deleted("deleted:user:old@acme.example?uid=123")
+	gcp.deleted("deleted:serviceAccount:gone@acme-prod-4821.iam.gserviceaccount.com?uid=456")
+	not gcp.deleted("user:deleted@acme.example")
+}
+
+test_holds_conditional_or_not if {
+	bindings := [
+		{"role": "roles/iam.serviceAccountUser", "members": ["user:a@acme.example"], "condition": {"title": "t", "expression": "e"}},
+		{"role": "roles/viewer", "members": ["user:b@acme.example"], "condition": null},
+	]
+	gcp.holds(bindings, "roles/iam.serviceAccountUser", "user:a@acme.example")
+	gcp.holds(bindings, "roles/viewer", "user:b@acme.example")
+	not gcp.holds(bindings, "roles/viewer", "user:a@acme.example")
+}
+
+test_logged_types_and_exemptions if {
+	configs := [
+		{"service": "allServices", "audit_log_configs": [
+			{"log_type": "ADMIN_READ"},
+			{"log_type": "DATA_WRITE", "exempted_members": ["serviceAccount:etl@acme-data-1193.iam.gserviceaccount.com"]},
+		]},
+		{"service": "storage.googleapis.com", "audit_log_configs": [{"log_type": "DATA_READ", "exempted_members": ["group:analysts@acme.example"]}]},
+	]
+	gcp.logged_types(configs) == {"ADMIN_READ", "DATA_WRITE"}
+	gcp.audit_exemptions(configs) == {
+		{"service": "allServices", "log_type": "DATA_WRITE", "member": "serviceAccount:etl@acme-data-1193.iam.gserviceaccount.com"},
+		{"service": "storage.googleapis.com", "log_type": "DATA_READ", "member": "group:analysts@acme.example"},
+	}
+	gcp.logged_types([]) == set()
+}
+
+test_issuer_parts if {
+	gcp.issuer_parts("https://token.actions.githubusercontent.com") == ["token.actions.githubusercontent.com", ""]
+	gcp.issuer_parts("https://Token.Actions.GitHubUserContent.com/") == ["token.actions.githubusercontent.com", ""]
+	gcp.issuer_parts("https://token.actions.githubusercontent.com/acme-enterprise") == ["token.actions.githubusercontent.com", "/acme-enterprise"]
+	gcp.issuer_parts("https://user@gitlab.com:443") == ["gitlab.com", ""]
+	gcp.issuer_parts("gitlab.com") == ["gitlab.com", ""]
+}
+
+test_multi_tenant_issuer if {
+	gcp.multi_tenant_issuer("https://token.actions.githubusercontent.com")
+	gcp.multi_tenant_issuer("https://gitlab.com/")
+	gcp.multi_tenant_issuer("https://accounts.google.com")
+	gcp.multi_tenant_issuer("https://app.terraform.io")
+	gcp.multi_tenant_issuer("https://agent.buildkite.com")
+	not gcp.multi_tenant_issuer("https://token.actions.githubusercontent.com/acme-enterprise")
+	not gcp.multi_tenant_issuer("https://gitlab.acme.example")
+	not gcp.multi_tenant_issuer("https://oidc.circleci.com/org/8f1c2a3b-4d5e-6f70-8192-a3b4c5d6e7f8")
+	not gcp.multi_tenant_issuer("https://token.actions.githubusercontent.com.evil.test")
+	not gcp.multi_tenant_issuer("")
+}

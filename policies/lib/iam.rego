@@ -7,6 +7,7 @@
 #   statement, and the principals of trust policies.
 package warden.lib.iam
 
+import data.warden.lib.config
 import data.warden.lib.display
 
 # A broad grant is asked about a "generic" action: one that no statement names explicitly.
@@ -469,10 +470,12 @@ scope_covers(scope, action) if {
 	service_covered(scope, action)
 }
 
+# A kind is an IAM resource type, so the scope's service must be iam whatever the action's
+# (sts:AssumeRole acts on IAM roles).
 scope_covers(scope, action) if {
 	scope.kind != null
 	iam_resource_types[action] == scope.kind
-	service_covered(scope, action)
+	lower_matches(scope.service, "iam")
 }
 
 service_covered(scope, _) if scope.service == null
@@ -493,7 +496,7 @@ is_wildcards(s) if {
 	wildcards_only(s)
 } else := false
 
-# iam_resource_types maps IAM actions that act on one resource type to that type.
+# iam_resource_types maps the actions that act on one IAM resource type to that type.
 iam_resource_types := {
 	"iam:addusertogroup": "group",
 	"iam:attachgrouppolicy": "group",
@@ -502,13 +505,17 @@ iam_resource_types := {
 	"iam:createaccesskey": "user",
 	"iam:createloginprofile": "user",
 	"iam:createpolicyversion": "policy",
+	"iam:deleterolepermissionsboundary": "role",
+	"iam:deleteuserpermissionsboundary": "user",
 	"iam:passrole": "role",
 	"iam:putgrouppolicy": "group",
 	"iam:putrolepolicy": "role",
+	"iam:putuserpermissionsboundary": "user",
 	"iam:putuserpolicy": "user",
 	"iam:setdefaultpolicyversion": "policy",
 	"iam:updateassumerolepolicy": "role",
 	"iam:updateloginprofile": "user",
+	"sts:assumerole": "role",
 }
 
 # Statements and documents ----------------------------------------------------------------
@@ -1018,4 +1025,28 @@ foreign_account(s, value) := account if {
 	account := account_of(value)
 	account != own
 	count(assumed_actions(s)) > 0
+}
+
+# known_account(account) holds for the accounts a role may trust without a finding: the
+# role's own, the accounts the snapshot covers (input.snapshot.accounts, which warden fills
+# with the snapshot's own accounts), and the setting known_accounts, whose ids may be
+# written as strings or numbers.
+known_account(account) if account == input.resource.account
+
+known_account(account) if account in object.get(input, ["snapshot", "accounts"], [])
+
+known_account(account) if {
+	some value in config.setting("known_accounts", [])
+	account_id(value) == account
+}
+
+account_id(value) := value if is_string(value)
+
+account_id(value) := sprintf("%012d", [value]) if is_number(value)
+
+# unknown_trusts is the set of [account, principal] of foreign_trusts whose account is not
+# a known account.
+unknown_trusts contains [account, value] if {
+	some [account, value] in foreign_trusts
+	not known_account(account)
 }

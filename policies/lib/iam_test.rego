@@ -99,6 +99,11 @@ test_all_resources_of_the_action_type if {
 	not iam.all_resources("arn:aws:iam::111111111111:policy/*", "iam:AttachRolePolicy")
 	not iam.all_resources("arn:aws:iam::*:role/*", "iam:#")
 	not iam.all_resources("arn:aws:iam::*:role/*", "iam:GetRole")
+	iam.all_resources("arn:aws:iam::*:role/*", "sts:AssumeRole") # sts acts on IAM roles
+	iam.all_resources("arn:aws:iam::*:user/*", "iam:PutUserPermissionsBoundary")
+	not iam.all_resources("arn:aws:sts::*:role/*", "sts:AssumeRole")
+	not iam.all_resources("arn:aws:iam::*:user/*", "sts:AssumeRole")
+	not iam.all_resources("arn:aws:iam::*:role/*", "sts:GetCallerIdentity")
 }
 
 test_scoped_resources_are_not_all if {
@@ -601,4 +606,19 @@ test_allows_everything_not_action_without_service if {
 	iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo:bar", "Resource": "*"}]))
 	not iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo:*", "Resource": "*"}]))
 	iam.allows_everything(doc([{"Effect": "Allow", "NotAction": "foo:*", "Resource": "*"}, allow("foo:*", "*")]))
+}
+
+test_known_account if {
+	r := {"resource": {"account": "111111111111"}, "snapshot": {"accounts": ["222222222222"]}}
+	iam.known_account("111111111111") with input as r
+	iam.known_account("222222222222") with input as r
+	not iam.known_account("333333333333") with input as r
+	iam.known_account("333333333333") with input as r with data.warden.config as {"known_accounts": [333333333333]}
+}
+
+test_unknown_trusts if {
+	doc := {"Statement": [{"Effect": "Allow", "Principal": {"AWS": ["arn:aws:iam::111111111111:root", "222222222222", "arn:aws:iam::444444444444:role/x"]}, "Action": "sts:AssumeRole"}]}
+	r := {"resource": {"account": "111111111111", "attributes": {"assume_role_policy": doc}}}
+	iam.unknown_trusts == {["222222222222", "222222222222"], ["444444444444", "arn:aws:iam::444444444444:role/x"]} with input as r
+	iam.unknown_trusts == {["444444444444", "arn:aws:iam::444444444444:role/x"]} with input as object.union(r, {"snapshot": {"accounts": ["222222222222"]}})
 }

@@ -479,3 +479,103 @@ every_port_in(ranges) if {
 	from <= 1
 	to >= 65535
 }
+
+# --- services on well-known ports -------------------------------------------------
+#
+# A service policy names a service and its ports; these rules find the rules of the
+# resource being evaluated that open any of them to the internet and word the finding.
+
+# ports_text(ports) lists ports for messages: "20, 21".
+ports_text(ports) := concat(", ", [format_int(p, 10) | some p in sort(ports)])
+
+# aws_service_exposures(ports) lists, for the AWS security group being evaluated, each
+# element of internet_ingress whose ranges hold one of ports, as {"open", "ports"} (the
+# sorted ports it exposes). A rule admitting every port is left out: it is one exposure,
+# WARDEN-AWS-NET-003's finding, not one per service.
+aws_service_exposures(ports) := [{"open": open, "ports": exposed} |
+	some open in internet_ingress
+	open.all_ports == false
+	exposed := sort(ports_in_ranges(open.ranges, ports))
+	count(exposed) > 0
+]
+
+# aws_service_violation(exposure, service) is the finding of an AWS rule that opens a
+# service's ports (exposure from aws_service_exposures) to the internet.
+aws_service_violation(exposure, service) := {
+	"msg": sprintf(
+		"%s allows %s from %s: %s (%s) is open to the internet",
+		[security_group_label, describe(exposure.open.rule), cidr_text(exposure.open.rule.cidr), service, ports_text(exposure.ports)],
+	),
+	"key": exposure.open.rule.id,
+	"target": exposure.open.rule.id,
+	"ports": exposure.ports,
+}
+
+# firewall_service_ports(ports) is the sorted list of ports that the GCP firewall rule
+# being evaluated opens to the internet (empty when it is not open to the internet). An
+# entry admitting every port is left out: it is WARDEN-GCP-NET-003's finding.
+firewall_service_ports(ports) := sort({p |
+	some open in firewall_internet_allowed
+	open.all_ports == false
+	some p in ports_in_ranges(open.ranges, ports)
+})
+
+# firewall_service_violation(ports, exposed, service) is the finding of a GCP firewall rule
+# that opens the exposed ports of a service (firewall_service_ports(ports)) to the internet.
+firewall_service_violation(ports, exposed, service) := {
+	"msg": sprintf(
+		"%s allows %s from %s: %s (%s) is open to the internet",
+		[
+			firewall_label,
+			concat(", ", [describe(open.entry) | some open in firewall_internet_allowed; open.all_ports == false; count(ports_in_ranges(open.ranges, ports)) > 0]),
+			firewall_internet_sources_text,
+			service,
+			ports_text(exposed),
+		],
+	),
+	"ports": exposed,
+}
+
+# Ports that a dedicated service policy reports (Telnet, FTP, SMB/NetBIOS, POP3/IMAP):
+# the high-risk-ports policies leave them out so that one exposure is one finding.
+dedicated_service_ports := {20, 21, 23, 110, 137, 138, 139, 143, 445}
+
+# Prowler's high-risk TCP ports (setting `high_risk_ports`): SMTP 25, POP3 110, MS RPC 135,
+# IMAP 143, SMB 445, and the usual development servers and admin consoles 3000, 4333,
+# 5000, 5500, 8080, 8088.
+default_high_risk_ports := [25, 110, 135, 143, 445, 3000, 4333, 5000, 5500, 8080, 8088]
+
+high_risk_ports := ports if {
+	ports := data.warden.config.high_risk_ports
+} else := default_high_risk_ports
+
+# public_ports (setting `public_ports`): the ports a service may open to the internet.
+public_ports := ports if {
+	ports := data.warden.config.public_ports
+} else := [80, 443]
+
+# named_service_ports are the ports that a policy of their own reports when open to the
+# internet: SSH, RDP, the database ports, the high-risk ports and the services of
+# WARDEN-AWS-NET-007..018 and WARDEN-GCP-NET-007..016. The public-ports policies leave them
+# out, so that one exposure is one finding.
+named_service_ports := ({22, 3389, 20, 21, 23, 110, 137, 138, 139, 143, 445, 9092, 7199, 8888, 9160, 5601, 2483, 2484, 1434, 2375, 2376, 6443, 10250, 5900, 5901, 5902, 5903, 6000} | {p | some p in database_ports}) | {p | some p in high_risk_ports}
+
+database_ports := ports if {
+	ports := data.warden.config.database_ports
+} else := default_database_ports
+
+# non_public_ranges(ranges) is the part of the inclusive [from, to] port ranges outside
+# public_ports and named_service_ports, as sorted [from, to] ranges; empty when every port
+# is a public one or has a policy of its own.
+non_public_ranges(ranges) := ranges_without(ranges, {p | some p in public_ports} | named_service_ports)
+
+# ranges_without(ranges, ports) is the part of the inclusive [from, to] port ranges outside
+# the set ports, as sorted [from, to] ranges.
+ranges_without(ranges, ports) := sort({r |
+	some [from, to] in ranges
+	cuts := sort({p | some p in ports; from <= p; p <= to})
+	bounds := array.concat(array.concat([from - 1], cuts), [to + 1])
+	some i in numbers.range(0, count(bounds) - 2)
+	r := [bounds[i] + 1, bounds[i + 1] - 1]
+	r[0] <= r[1]
+})

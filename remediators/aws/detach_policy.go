@@ -18,8 +18,9 @@ import (
 
 // DetachPolicy takes one policy away from one principal (aws.iam.detach_policy): a
 // managed policy from one user, group or role (on an aws.iam.policy resource, one target
-// per attachment), or, with the parameter inline_policy, one inline policy of a user,
-// group or role, deleted with its document kept for Rollback.
+// per attachment, or only the one the parameter attachment names), or, with the
+// parameter inline_policy, one inline policy of a user, group or role, deleted with its
+// document kept for Rollback.
 type DetachPolicy struct{ c clients }
 
 // NewDetachPolicy returns the fix; s may be nil for planning only.
@@ -54,7 +55,10 @@ func (*DetachPolicy) Action() string { return "aws.iam.detach_policy" }
 
 // Params implements remediators.Remediator.
 func (*DetachPolicy) Params() []remediators.Param {
-	return []remediators.Param{{Name: "inline_policy", Doc: "the inline policy of a user, group or role to delete (the policy's name); without it, a managed policy is detached from each principal it is attached to"}}
+	return []remediators.Param{
+		{Name: "inline_policy", Doc: "the inline policy of a user, group or role to delete (the policy's name); without it, a managed policy is detached from each principal it is attached to"},
+		{Name: "attachment", Doc: "on a managed policy: the one attachment to remove (user/NAME, group/NAME or role/NAME), for a violation per attachment; without it, every attachment"},
+	}
 }
 
 // ResourceTypes implements remediators.Remediator.
@@ -72,11 +76,23 @@ func (*DetachPolicy) Targets(res snapshot.Resource, params map[string]any) ([]re
 	if err != nil {
 		return nil, err
 	}
+	attachment, err := attr.Param(params, "attachment", false)
+	if err != nil {
+		return nil, err
+	}
 	if res.Type == "aws.iam.policy" {
 		if inline != "" {
 			return nil, fmt.Errorf("policy %s: inline_policy names a policy of a user, group or role, not of a managed policy", res.UID)
 		}
-		return attachmentTargets(res)
+		ts, err := attachmentTargets(res)
+		if err != nil || attachment == "" {
+			return ts, err
+		}
+		// The attachment gone since is converged: no target.
+		return slices.DeleteFunc(ts, func(t remediators.Target) bool { return t.Part != attachment }), nil
+	}
+	if attachment != "" {
+		return nil, fmt.Errorf("%s: attachment names an attachment of a managed policy; on a user, group or role use inline_policy", res.UID)
 	}
 	kind := principalKind(res.Type)
 	if kind == "" {

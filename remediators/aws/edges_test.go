@@ -53,6 +53,7 @@ func TestTargets_findTheSmallestPartOrRefuse(t *testing.T) {
 		{"revoke_default_sg_rules takes egress rules", awsfix.NewRevokeDefaultSGRules(nil), sg(true), map[string]any{"target": sgARN(webSG) + "#egress/-1/-1--1/0.0.0.0/0"},
 			[]string{sgARN(webSG) + "#egress/-1/-1--1/0.0.0.0/0"}, ""},
 		{"detach_policy on a user needs inline_policy", awsfix.NewDetachPolicy(nil), user, nil, nil, "needs inline_policy"},
+		{"detach_policy on a user refuses attachment", awsfix.NewDetachPolicy(nil), user, map[string]any{"attachment": "user/alice"}, nil, "use inline_policy"},
 		{"detach_policy: an inline policy gone is no target", awsfix.NewDetachPolicy(nil), user, map[string]any{"inline_policy": "gone"}, nil, ""},
 		{"detach_policy: inline_policy is a string", awsfix.NewDetachPolicy(nil), user, map[string]any{"inline_policy": 3}, nil, "want a string"},
 		{"delete_login_profile: no password, no target", awsfix.NewDeleteLoginProfile(nil), user, nil, nil, ""},

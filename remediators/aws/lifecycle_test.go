@@ -195,6 +195,27 @@ func TestDetachPolicy_managedFromOneUserOnly(t *testing.T) {
 	}.run(t)
 }
 
+// With attachment, the violation of one attachment plans that attachment alone.
+func TestDetachPolicy_oneNamedAttachment(t *testing.T) {
+	lifecycle{
+		fix: func(s *awsapi.Sessions) remediators.Remediator { return awsfix.NewDetachPolicy(s) }, uid: adminARN,
+		params: map[string]any{"attachment": "group/admins"}, part: "group/admins", parts: []string{"group/admins"},
+		fixed: func(t *testing.T, e *env) {
+			if contains(attached(t, e, "group", "admins"), adminARN) {
+				t.Error("AdministratorAccess still attached to the group")
+			}
+			if !contains(attached(t, e, "user", "alice"), adminARN) {
+				t.Error("AdministratorAccess detached from alice too: only the named attachment may change")
+			}
+		},
+		undone: func(t *testing.T, e *env) {
+			if !contains(attached(t, e, "group", "admins"), adminARN) {
+				t.Error("AdministratorAccess not attached to the group again")
+			}
+		},
+	}.run(t)
+}
+
 func TestDetachPolicy_deletesOneInlinePolicyAndPutsItBack(t *testing.T) {
 	params := map[string]any{"inline_policy": "admin"}
 	lifecycle{

@@ -6,6 +6,7 @@
 #   severity: medium
 #   resource_types: [aws.iam.access_key]
 #   frameworks: {cis-aws-3.0: ["1.14"], nist-800-53-r5: ["IA-5"], pci-dss-4.0: ["8.6.3"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   prowler: [iam_rotate_access_key_90_days]
 #   remediation: {action: aws.iam.rotate_access_key, risk: high}
 package warden.aws.iam.access_key_not_rotated
 

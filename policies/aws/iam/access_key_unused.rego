@@ -6,6 +6,7 @@
 #   severity: medium
 #   resource_types: [aws.iam.access_key]
 #   frameworks: {cis-aws-3.0: ["1.12"], nist-800-53-r5: ["AC-2(3)", "IA-4"], pci-dss-4.0: ["8.2.6"], soc2: ["CC6.2"], iso-27001-2022: ["A.5.18"]}
+#   prowler: [iam_user_accesskey_unused]
 #   remediation: {action: aws.iam.deactivate_access_key, risk: medium}
 package warden.aws.iam.access_key_unused
 

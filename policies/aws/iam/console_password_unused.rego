@@ -6,6 +6,7 @@
 #   severity: medium
 #   resource_types: [aws.iam.user]
 #   frameworks: {cis-aws-3.0: ["1.12"], nist-800-53-r5: ["AC-2(3)"], pci-dss-4.0: ["8.2.6"], soc2: ["CC6.2"], iso-27001-2022: ["A.5.18"]}
+#   prowler: [iam_user_console_access_unused]
 #   remediation: {action: aws.iam.delete_login_profile, risk: medium}
 package warden.aws.iam.console_password_unused
 

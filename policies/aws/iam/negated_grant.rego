@@ -1,6 +1,6 @@
 # METADATA
 # title: Allow statement uses NotAction or NotResource broadly
-# description: An Allow with NotAction on every resource, or with NotResource, grants everything it does not name, including actions and resources that AWS adds later.
+# description: An Allow with NotAction on every resource, or with NotResource, grants everything it does not name, including actions and resources that AWS adds later. No fix is automated, since what the statement should name instead is for the policy's owner to decide.
 # custom:
 #   id: WARDEN-AWS-IAM-004
 #   severity: high

@@ -5,7 +5,8 @@
 #   id: WARDEN-AWS-IAM-013
 #   severity: medium
 #   resource_types: [aws.iam.password_policy]
-#   frameworks: {cis-aws-3.0: ["1.8", "1.9"], nist-800-53-r5: ["IA-5(1)"], pci-dss-4.0: ["8.3.6", "8.3.7"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   frameworks: {cis-aws-3.0: ["1.8", "1.9"], nist-800-53-r5: ["IA-5(1)"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   prowler: [iam_password_policy_minimum_length_14, iam_password_policy_reuse_24]
 #   remediation: {action: aws.iam.set_password_policy, risk: low}
 package warden.aws.iam.password_policy_weak
 

@@ -63,7 +63,10 @@ test_deny_overrides if {
 		{"Effect": "Allow", "Action": ["iam:Put*", "iam:Get*"], "Resource": "*"},
 		{"Effect": "Deny", "Action": "iam:Put*Policy", "Resource": "*"},
 	]
-	keys(policy(doc)) == set()
+
+	# iam:Put* also holds iam:PutUserPermissionsBoundary, which the Deny leaves
+	keys(policy(doc)) == {"iam:PutUserPermissionsBoundary"}
+	keys(policy(array.concat(doc, [{"Effect": "Deny", "Action": "iam:PutUserPermissionsBoundary", "Resource": "arn:aws:iam::*:user/*"}]))) == set()
 }
 
 test_conditional_deny_does_not_override if {
@@ -77,11 +80,76 @@ test_conditional_deny_does_not_override if {
 test_pass_role_with_compute_violates if {
 	doc := [
 		{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"},
-		{"Effect": "Allow", "Action": ["lambda:CreateFunction", "lambda:UpdateFunctionCode"], "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:orders-*"},
+		{"Effect": "Allow", "Action": ["lambda:CreateFunction", "lambda:InvokeFunction", "lambda:GetFunction"], "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:orders-*"},
 	]
 	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
 	v.key == "iam:PassRole"
-	v.compute_actions == ["lambda:CreateFunction"]
+	v.compute_actions == ["lambda:CreateFunction", "lambda:InvokeFunction"]
+	v.paths == [["iam:PassRole", "lambda:CreateFunction", "lambda:InvokeFunction"]]
+	v.msg == "policy ci-deploy (attached to role ci) allows iam:PassRole with lambda:CreateFunction and lambda:InvokeFunction (iam:PassRole on every role), which lets its holder run code as any role"
+}
+
+test_pass_role_with_half_a_path_passes if {
+	# creating a function it cannot invoke or trigger runs nothing
+	doc := [
+		{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"},
+		{"Effect": "Allow", "Action": ["lambda:CreateFunction", "ecs:RegisterTaskDefinition", "datapipeline:CreatePipeline"], "Resource": "*"},
+	]
+	keys(policy(doc)) == set()
+}
+
+test_pass_role_paths_each_named if {
+	doc := [
+		{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "arn:aws:iam::111111111111:role/*"},
+		{"Effect": "Allow", "Action": ["ec2:RunInstances", "codebuild:CreateProject", "codebuild:StartBuild"], "Resource": "arn:aws:ec2:eu-west-1:111111111111:*/*"},
+	]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
+	v.paths == [["iam:PassRole", "ec2:RunInstances"], ["iam:PassRole", "codebuild:CreateProject", "codebuild:StartBuild"]]
+	contains(v.msg, "allows iam:PassRole with ec2:RunInstances; iam:PassRole with codebuild:CreateProject and codebuild:StartBuild (iam:PassRole on every role)")
+}
+
+test_existing_compute_actions_violate_alone if {
+	doc := [{"Effect": "Allow", "Action": ["lambda:UpdateFunctionCode", "ssm:SendCommand", "ssm:StartSession", "lambda:GetFunction"], "Resource": "*"}]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
+	v.key == "existing-resources"
+	v.paths == [["lambda:UpdateFunctionCode"], ["ssm:StartSession"], ["ssm:SendCommand"]]
+	v.msg == "policy ci-deploy (attached to role ci) allows lambda:UpdateFunctionCode; ssm:StartSession; ssm:SendCommand on every resource, which lets its holder run code as the roles of existing resources"
+}
+
+test_existing_compute_action_on_named_resources_passes if {
+	doc := [
+		{"Effect": "Allow", "Action": "lambda:UpdateFunctionCode", "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:orders-api"},
+		{"Effect": "Allow", "Action": "ssm:SendCommand", "Resource": "*", "Condition": {"StringEquals": {"aws:ResourceTag/team": "orders"}}},
+	]
+	keys(policy(doc)) == set()
+}
+
+test_combination_needs_every_action if {
+	three := ["ec2:ModifyInstanceAttribute", "ec2:StopInstances", "ec2:StartInstances"]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy([{"Effect": "Allow", "Action": three, "Resource": "*"}])}
+	v.paths == [three]
+	v.msg == "policy ci-deploy (attached to role ci) allows ec2:ModifyInstanceAttribute with ec2:StopInstances and ec2:StartInstances on every resource, which lets its holder run code as the roles of existing resources"
+	keys(policy([{"Effect": "Allow", "Action": ["ec2:ModifyInstanceAttribute", "ec2:StopInstances"], "Resource": "*"}])) == set()
+}
+
+test_iam_combination_names_its_actions if {
+	doc := [{"Effect": "Allow", "Action": ["sts:AssumeRole", "iam:DeleteRolePermissionsBoundary"], "Resource": "*"}]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
+	v.key == "sts:AssumeRole+iam:DeleteRolePermissionsBoundary"
+	v.actions == ["sts:AssumeRole", "iam:DeleteRolePermissionsBoundary"]
+	v.msg == "policy ci-deploy (attached to role ci) allows sts:AssumeRole with iam:DeleteRolePermissionsBoundary on every resource, which lets its holder escalate its privileges"
+}
+
+test_permissions_boundaries if {
+	doc := [{"Effect": "Allow", "Action": ["iam:DeleteUserPermissionsBoundary", "iam:PutUserPermissionsBoundary", "iam:DeleteRolePermissionsBoundary"], "Resource": "*"}]
+	keys(policy(doc)) == {"iam:DeleteUserPermissionsBoundary", "iam:PutUserPermissionsBoundary"}
+	with_assume := array.concat(doc, [{"Effect": "Allow", "Action": "sts:AssumeRole", "Resource": "arn:aws:iam::*:role/*"}])
+	keys(policy(with_assume)) == {"iam:DeleteUserPermissionsBoundary", "iam:PutUserPermissionsBoundary", "sts:AssumeRole+iam:DeleteRolePermissionsBoundary"}
+}
+
+test_detach_and_delete_policy_are_not_escalations if {
+	doc := [{"Effect": "Allow", "Action": ["iam:DetachRolePolicy", "iam:DeleteRolePolicy", "iam:DetachUserPolicy", "iam:DeleteUserPolicy"], "Resource": "*"}]
+	keys(policy(doc)) == set()
 }
 
 test_pass_role_without_compute_passes if {
@@ -115,11 +183,13 @@ test_inline_key_and_no_delete_action if {
 			{"Effect": "Allow", "Action": "glue:*", "Resource": "*"},
 		]}}]},
 	}
-	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": r}
-	v.key == "glue-jobs/iam:PassRole"
+	vs := {v.key: v | some v in privilege_escalation.deny} with input as {"resource": r}
+	{k | some k, _ in vs} == {"glue-jobs/iam:PassRole", "glue-jobs/existing-resources"}
+	vs["glue-jobs/existing-resources"].paths == [["glue:UpdateDevEndpoint"]]
+	v := vs["glue-jobs/iam:PassRole"]
 	v.inline_policy == "glue-jobs"
 	not v.action
-	v.compute_actions == ["glue:CreateDevEndpoint", "glue:UpdateDevEndpoint"]
+	v.compute_actions == ["glue:CreateDevEndpoint", "glue:CreateJob", "glue:StartJobRun", "glue:CreateTrigger", "glue:UpdateJob", "glue:CreateSession", "glue:RunStatement"]
 }
 
 test_iam_wildcard_is_left_to_iam_002 if {
@@ -127,14 +197,30 @@ test_iam_wildcard_is_left_to_iam_002 if {
 }
 
 test_lower_case_action_lists_follow_the_named_ones if {
-	privilege_escalation.escalation_names == {lower(a): a | some a in privilege_escalation.escalation_actions}
-	privilege_escalation.compute_names == [[a, lower(a)] | some a in privilege_escalation.compute_actions]
-	{a | some a in privilege_escalation.iam_actions.iam} == {lower(a) | some a in privilege_escalation.escalation_actions} | {"iam:#", "iam:passrole"}
-	{a | some actions in privilege_escalation.compute_by_service; some a in actions} == {lower(a) | some a in privilege_escalation.compute_actions}
-	every svc, actions in object.union(privilege_escalation.compute_by_service, privilege_escalation.iam_actions) {
+	every_paths := array.concat(privilege_escalation.escalations, privilege_escalation.existing_resource_escalations)
+	every_names := {a | some path in every_paths; some a in path} | {"iam:PassRole"}
+	partner_names := {a | some path in privilege_escalation.pass_role_escalations; some a in path}
+	{a | some actions in privilege_escalation.every_resource_actions; some a in actions} == {lower(a) | some a in every_names} | {"iam:#"}
+	{a | some actions in privilege_escalation.pass_role_partners; some a in actions} == {lower(a) | some a in partner_names}
+	privilege_escalation.action_names == {lower(a): a | some a in (every_names | partner_names)}
+	every svc, actions in object.union(privilege_escalation.every_resource_actions, privilege_escalation.pass_role_partners) {
 		every a in actions {
 			split(a, ":")[0] == svc
 		}
+	}
+}
+
+# A path that holds another is reported by the shorter one: neither table lists such a path.
+test_no_path_contains_another if {
+	every_paths := array.concat(privilege_escalation.escalations, privilege_escalation.existing_resource_escalations)
+	every paths in [every_paths, privilege_escalation.pass_role_escalations] {
+		count({[i, j] | some i, p in paths; some j, q in paths; i != j; inside(q, p)}) == 0
+	}
+}
+
+inside(q, p) if {
+	every a in q {
+		a in p
 	}
 }
 
@@ -145,4 +231,17 @@ test_resource_without_name_still_violates if {
 	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in privilege_escalation.deny with input as given}
 	count(want) > 0
 	{v.msg | some v in privilege_escalation.deny with input as json.remove(given, ["resource/name"])} == want
+}
+
+test_iam_paths_are_iam_and_sts_only if {
+	every path in privilege_escalation.escalations {
+		every action in path {
+			split(action, ":")[0] in {"iam", "sts"}
+		}
+	}
+	every path in privilege_escalation.existing_resource_escalations {
+		every action in path {
+			not split(action, ":")[0] in {"iam", "sts"}
+		}
+	}
 }

@@ -1,6 +1,6 @@
 # METADATA
 # title: Role has not been used for 90 days
-# description: A role nobody assumes keeps its permissions and its trust open for nothing; review it and delete it if it is no longer needed.
+# description: A role nobody assumes keeps its permissions and its trust open for nothing; review it and delete it if it is no longer needed. No fix is automated, as a role can be needed rarely (disaster recovery, break-glass, yearly jobs), and deleting it cannot be undone.
 # custom:
 #   id: WARDEN-AWS-IAM-016
 #   severity: low

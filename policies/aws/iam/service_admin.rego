@@ -6,6 +6,7 @@
 #   severity: high
 #   resource_types: [aws.iam.policy, aws.iam.user, aws.iam.group, aws.iam.role]
 #   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(1)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
+#   prowler: [iam_policy_no_full_access_to_kms, iam_inline_policy_no_full_access_to_kms]
 #   remediation: {action: aws.iam.detach_policy, risk: high, params: [inline_policy]}
 package warden.aws.iam.service_admin
 

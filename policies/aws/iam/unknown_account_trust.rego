@@ -1,6 +1,6 @@
 # METADATA
 # title: Role trusts an unknown account
-# description: A trust policy naming an AWS account that is neither the role's own nor a known account lets an outside party assume the role; confirm the account belongs to a partner you still work with.
+# description: A trust policy naming an AWS account that is neither the role's own nor a known account lets an outside party assume the role; confirm the account belongs to a partner you still work with. No fix is automated, since only the role's owner knows whether the partner still needs it, and removing the account breaks the integration.
 # custom:
 #   id: WARDEN-AWS-IAM-006
 #   severity: medium
@@ -9,30 +9,12 @@
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.unknown_account_trust
 
-import data.warden.lib.config
 import data.warden.lib.display
 import data.warden.lib.iam
 
-# Known accounts: the role's own, the accounts the snapshot covers (input.snapshot.accounts,
-# which warden fills with the snapshot's own accounts), and the setting known_accounts, whose
-# ids may be written as strings or numbers.
-known(account) if account == input.resource.account
-
-known(account) if account in object.get(input, ["snapshot", "accounts"], [])
-
-known(account) if {
-	some value in config.setting("known_accounts", [])
-	account_id(value) == account
-}
-
-account_id(value) := value if is_string(value)
-
-account_id(value) := sprintf("%012d", [value]) if is_number(value)
-
 deny contains violation if {
-	some [account, _] in iam.foreign_trusts
-	not known(account)
-	principals := sort({value | some [account2, value] in iam.foreign_trusts; account2 == account})
+	some [account, _] in iam.unknown_trusts
+	principals := sort({value | some [account2, value] in iam.unknown_trusts; account2 == account})
 	violation := {
 		"msg": sprintf(
 			"role %s trusts account %s (%s), which is not a known account",

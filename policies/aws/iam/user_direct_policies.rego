@@ -1,11 +1,12 @@
 # METADATA
 # title: User has policies attached directly
-# description: Permissions granted to users one by one drift and are hard to review; grant them through groups (or roles) instead.
+# description: Permissions granted to users one by one drift and are hard to review; grant them through groups (or roles) instead. No fix is automated, as detaching the policies before the user is in a group granting the same would take their access away, and which group fits is a person's call.
 # custom:
 #   id: WARDEN-AWS-IAM-014
 #   severity: low
 #   resource_types: [aws.iam.user]
 #   frameworks: {cis-aws-3.0: ["1.15"], nist-800-53-r5: ["AC-2", "AC-6"], pci-dss-4.0: ["7.2.1"], soc2: ["CC6.2"], iso-27001-2022: ["A.5.15", "A.5.18"]}
+#   prowler: [iam_policy_attached_only_to_group_or_roles]
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.user_direct_policies
 

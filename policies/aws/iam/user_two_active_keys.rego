@@ -1,11 +1,12 @@
 # METADATA
 # title: User has two active access keys
-# description: Two active keys double what can leak and usually mean a rotation was started and never finished; keep one.
+# description: Two active keys double what can leak and usually mean a rotation was started and never finished; keep one. No fix is automated, as which of the two keys is still in use, and by what, is for its owner to say before the other is deactivated.
 # custom:
 #   id: WARDEN-AWS-IAM-009
 #   severity: low
 #   resource_types: [aws.iam.user]
 #   frameworks: {cis-aws-3.0: ["1.13"], nist-800-53-r5: ["IA-5"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   prowler: [iam_user_two_active_access_key]
 #   remediation: {action: notify, risk: none}
 package warden.aws.iam.user_two_active_keys
 

@@ -7,6 +7,7 @@
 #   resource_types: [aws.ec2.security_group]
 #   frameworks: {nist-800-53-r5: ["SC-7"], pci-dss-4.0: ["1.3.1", "1.4.2", "1.4.4"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20"]}
 #   remediation: {action: aws.ec2.revoke_ingress, risk: medium, params: [target]}
+#   prowler: [ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_mysql_3306, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_postgres_5432, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_redis_6379, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_memcached_11211, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_mongodb_27017_27018, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_sql_server_1433_1434, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_oracle_1521_2483, ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_elasticsearch_kibana_9200_9300_5601]
 package warden.aws.net.database_port_open
 
 import data.warden.lib.net

@@ -7,6 +7,7 @@
 #   resource_types: [aws.ec2.security_group]
 #   frameworks: {cis-aws-3.0: ["5.4"], nist-800-53-r5: ["SC-7", "AC-4"], pci-dss-4.0: ["1.2.1", "1.3.1"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20", "A.8.22"]}
 #   remediation: {action: aws.ec2.revoke_default_sg_rules, risk: medium, params: [target]}
+#   prowler: [ec2_securitygroup_default_restrict_traffic]
 package warden.aws.net.default_group_traffic
 
 import data.warden.lib.display

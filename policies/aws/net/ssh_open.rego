@@ -7,6 +7,7 @@
 #   resource_types: [aws.ec2.security_group]
 #   frameworks: {cis-aws-3.0: ["5.2", "5.3"], nist-800-53-r5: ["SC-7", "AC-17"], pci-dss-4.0: ["1.3.1", "1.4.2"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20"]}
 #   remediation: {action: aws.ec2.revoke_ingress, risk: medium, params: [target]}
+#   prowler: [ec2_securitygroup_allow_ingress_from_internet_to_tcp_port_22]
 package warden.aws.net.ssh_open
 
 import data.warden.lib.net

@@ -6,6 +6,7 @@
 #   severity: high
 #   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.5"], nist-800-53-r5: ["AC-6", "AC-6(5)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
+#   prowler: [iam_sa_no_administrative_privileges]
 #   remediation: {action: gcp.iam.remove_binding_member, risk: high, params: [role, member, condition]}
 package warden.gcp.iam.service_account_admin
 
@@ -17,9 +18,9 @@ deny contains violation if {
 	primitive_roles := gcp.primitive_admin_roles
 	some [role, member] in gcp.resource_grants
 
-	# gcp.admin_role(role), then gcp.member_type(member) == "serviceAccount" after a cheap
+	# gcp.admin_role(role) (the regular expression only for a versioned role), then gcp.member_type(member) == "serviceAccount" after a cheap
 	# test of the member's prefix
-	true in [role in primitive_roles, endswith(role, "admin"), endswith(role, "Admin")]
+	true in [role in primitive_roles, endswith(role, "admin"), endswith(role, "Admin"), admin_version(role)]
 	startswith(member, "serviceAccount")
 	gcp.member_type(member) == "serviceAccount"
 
@@ -35,3 +36,7 @@ deny contains violation if {
 		"member": member,
 	}
 }
+
+# admin_version(role) is true for an admin role with a version suffix
+# (roles/compute.instanceAdmin.v1), false for any other role.
+admin_version(role) := regex.match(`[aA]dmin\.v[0-9]+$`, role)

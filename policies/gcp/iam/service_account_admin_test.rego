@@ -122,3 +122,15 @@ test_resource_without_name_still_violates if {
 	count(want) > 0
 	{v.msg | some v in service_account_admin.deny with input as json.remove(given, ["resource/name", "resource/attributes/project_id"])} == want
 }
+
+test_versioned_admin_role if {
+	service_account_admin.deny == {{
+		"msg": "project acme-prod-4821 grants the admin role roles/compute.instanceAdmin.v1 to service account ci-deployer@acme-prod-4821.iam.gserviceaccount.com",
+		"key": "roles/compute.instanceAdmin.v1/serviceAccount:ci-deployer@acme-prod-4821.iam.gserviceaccount.com",
+		"role": "roles/compute.instanceAdmin.v1",
+		"member": "serviceAccount:ci-deployer@acme-prod-4821.iam.gserviceaccount.com",
+	}} with input as project([
+		binding("roles/compute.instanceAdmin.v1", ["serviceAccount:ci-deployer@acme-prod-4821.iam.gserviceaccount.com"]),
+		binding("roles/securitycenter.adminViewer", ["serviceAccount:inventory@acme-prod-4821.iam.gserviceaccount.com"]),
+	])
+}

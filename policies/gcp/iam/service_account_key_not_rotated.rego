@@ -6,6 +6,7 @@
 #   severity: medium
 #   resource_types: [gcp.iam.service_account_key]
 #   frameworks: {cis-gcp-2.0: ["1.7"], nist-800-53-r5: ["IA-5"], pci-dss-4.0: ["8.6.3"], soc2: ["CC6.1"], iso-27001-2022: ["A.5.17"]}
+#   prowler: [iam_sa_user_managed_key_rotate_90_days]
 #   remediation: {action: gcp.iam.disable_service_account_key, risk: high}
 package warden.gcp.iam.service_account_key_not_rotated
 

@@ -1,11 +1,12 @@
 # METADATA
 # title: User can impersonate every service account of the project
-# description: serviceAccountUser or serviceAccountTokenCreator granted on the project lets a user act as any of its service accounts, including the most privileged (on a folder or the organisation, any service account of every project beneath); grant them on individual service accounts instead.
+# description: serviceAccountUser or serviceAccountTokenCreator granted on the project lets a user act as any of its service accounts, including the most privileged and those created later; grant them on individual service accounts instead. Grants on a folder or the organisation are WARDEN-GCP-IAM-012's, grants to groups, domains and service accounts WARDEN-GCP-IAM-011's.
 # custom:
 #   id: WARDEN-GCP-IAM-005
 #   severity: medium
-#   resource_types: [gcp.project.iam_policy, gcp.folder.iam_policy, gcp.organization.iam_policy]
+#   resource_types: [gcp.project.iam_policy]
 #   frameworks: {cis-gcp-2.0: ["1.6"], nist-800-53-r5: ["AC-6"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
+#   prowler: [iam_no_service_roles_at_project_level]
 #   remediation: {action: gcp.iam.remove_binding_member, risk: medium, params: [role, member, condition]}
 package warden.gcp.iam.user_impersonates_service_accounts
 
@@ -13,11 +14,9 @@ import data.warden.lib.gcp
 
 bindings := input.resource.attributes.bindings
 
-impersonation_roles := {"roles/iam.serviceAccountUser", "roles/iam.serviceAccountTokenCreator"}
-
 # The role is tested first, on the binding, before any member is looked at.
 deny contains violation if {
-	roles := impersonation_roles
+	roles := gcp.impersonation_roles
 	some b in bindings
 	role := b.role
 	role in roles

@@ -24,13 +24,15 @@ test_one_default_rule_left if {
 	count(default_network.deny) == 1 with input as network("default", ["default-allow-internal"])
 }
 
-test_near_miss_default_rules_removed if {
-	count(default_network.deny) == 0 with input as network("default", ["allow-iap-ssh"])
-	count(default_network.deny) == 0 with input as network("default", [])
+test_default_rules_removed_network_still_there if {
+	# CIS GCP 2.0 3.1: the default network itself must not exist
+	default_network.deny == {{"msg": "project acme-data-1193 still has the default network (its default rules are gone)", "firewalls": []}} with input as network("default", ["allow-iap-ssh"])
+	count(default_network.deny) == 1 with input as network("default", [])
 }
 
 test_near_miss_other_network if {
 	count(default_network.deny) == 0 with input as network("prod-vpc", ["default-allow-internal"])
+	count(default_network.deny) == 0 with input as network("default-vpc", [])
 }
 
 test_network_without_name_or_account_is_judged_by_its_uid if {

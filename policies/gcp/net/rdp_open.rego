@@ -7,6 +7,7 @@
 #   resource_types: [gcp.compute.firewall]
 #   frameworks: {cis-gcp-2.0: ["3.7"], nist-800-53-r5: ["SC-7", "AC-17"], pci-dss-4.0: ["1.3.1", "1.4.2"], soc2: ["CC6.6"], iso-27001-2022: ["A.8.20"]}
 #   remediation: {action: gcp.compute.disable_firewall, risk: medium}
+#   prowler: [compute_firewall_rdp_access_from_the_internet_allowed]
 package warden.gcp.net.rdp_open
 
 import data.warden.lib.net

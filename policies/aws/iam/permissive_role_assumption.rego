@@ -1,0 +1,35 @@
+# METADATA
+# title: Custom policy allows assuming every role
+# description: >-
+#   A customer-managed or inline policy allowing sts:AssumeRole on every role lets the
+#   holder assume any role whose trust policy trusts its account, in its account or
+#   another: every such role's permissions become the holder's. No fix is automated,
+#   since which roles the holder needs is for the policy's owner to decide; name them in
+#   Resource.
+# custom:
+#   id: WARDEN-AWS-IAM-020
+#   severity: high
+#   resource_types: [aws.iam.policy, aws.iam.user, aws.iam.group, aws.iam.role]
+#   frameworks: {nist-800-53-r5: ["AC-6"]}
+#   prowler: [iam_no_custom_policy_permissive_role_assumption]
+#   remediation: {action: notify, risk: none}
+package warden.aws.iam.permissive_role_assumption
+
+import data.warden.lib.iam
+
+# sts:# is every STS action (WARDEN-AWS-IAM-002 reports it), sts:assumerole the one asked.
+assume := {"sts": ["sts:#", "sts:assumerole"]}
+
+deny contains violation if {
+	not input.resource.attributes.aws_managed
+	some d in iam.granting_documents
+	not d in iam.everything_documents # WARDEN-AWS-IAM-001 reports it
+	allowed := iam.document_allowed(d, assume)
+	"sts:assumerole" in allowed
+	not "sts:#" in allowed
+	src := iam.resource_sources[d]
+	violation := object.union_n([
+		{"msg": sprintf("%s allows sts:AssumeRole on every role, which lets its holder assume any role that trusts its account", [iam.where(src)])},
+		iam.violation_fields(src, "sts:AssumeRole"),
+	])
+}
