@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
@@ -183,13 +184,14 @@ func projectBindings(t *testing.T, clients *gcpapi.Clients) []string {
 
 // The AWS fixes of the coverage policies through the machine: the rules a service
 // policy finds open to the internet (Telnet, SMB) are revoked one by one, the private
-// rule beside them kept; read back through EC2's DescribeSecurityGroupRules. A dry run
-// writes nothing.
-func TestApply_awsServicePortRulesRevoked(t *testing.T) {
+// rule beside them kept; the password policy's missing character class is required,
+// nothing else of it changed. Read back through EC2's DescribeSecurityGroupRules and
+// IAM's GetAccountPasswordPolicy. A dry run writes nothing.
+func TestApply_awsServicePortRulesAndPasswordClass(t *testing.T) {
 	ctx := context.Background()
 	w := remediatetest.World(0)
 	a := w.AWS.Accounts[0]
-	a.PasswordPolicy = &cloudsim.PasswordPolicy{MinimumPasswordLength: 14, PasswordReusePrevention: 24, RequireSymbols: true,
+	a.PasswordPolicy = &cloudsim.PasswordPolicy{MinimumPasswordLength: 14, PasswordReusePrevention: 24,
 		RequireNumbers: true, RequireUppercaseCharacters: true, RequireLowercaseCharacters: true, MaxPasswordAge: 90}
 	a.SecurityGroups = []*cloudsim.SecurityGroup{{ID: "sg-0000000000000legacy", Name: "legacy", Region: "us-east-1", VPC: "vpc-1",
 		Description: "legacy services", Ingress: []cloudsim.Rule{
@@ -199,10 +201,10 @@ func TestApply_awsServicePortRulesRevoked(t *testing.T) {
 		}}}
 	e := start(t, storetest.Backends(t)["sqlite"](t), w, gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}})
 	p := e.Plan(t, "alice").Only(func(a remediate.PlannedAction) bool {
-		return a.Policy == "WARDEN-AWS-NET-007" || a.Policy == "WARDEN-AWS-NET-009"
+		return a.Policy == "WARDEN-AWS-NET-007" || a.Policy == "WARDEN-AWS-NET-009" || a.Policy == "WARDEN-AWS-IAM-027"
 	})
-	if len(p.Actions) != 2 {
-		t.Fatalf("plan: %d actions of NET-007 and NET-009, want 2: %+v", len(p.Actions), p.Actions)
+	if len(p.Actions) != 3 {
+		t.Fatalf("plan: %d actions of NET-007, NET-009 and IAM-027, want 3: %+v", len(p.Actions), p.Actions)
 	}
 	m := e.Machine("alice", remediate.Limits{})
 	e.Sim.ResetCalls()
@@ -234,6 +236,14 @@ func TestApply_awsServicePortRulesRevoked(t *testing.T) {
 	}
 	if want := []string{"tcp 23 10.0.0.0/8"}; !slices.Equal(ingress, want) {
 		t.Errorf("ingress after the fixes: %v, want %v", ingress, want)
+	}
+	pol, err := iam.NewFromConfig(e.SDK).GetAccountPasswordPolicy(ctx, &iam.GetAccountPasswordPolicyInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pp := pol.PasswordPolicy; !pp.RequireSymbols || aws.ToInt32(pp.MinimumPasswordLength) != 14 || aws.ToInt32(pp.PasswordReusePrevention) != 24 ||
+		aws.ToInt32(pp.MaxPasswordAge) != 90 || !pp.RequireNumbers || !pp.RequireUppercaseCharacters || !pp.RequireLowercaseCharacters {
+		t.Errorf("password policy after the fix: %+v, want symbols required and the rest as before", pp)
 	}
 	e.VerifyAudit(t)
 }

@@ -38,14 +38,16 @@ const Account = "111111111111"
 // T0 is when World's user and key were created.
 var T0 = time.Date(2024, 1, 10, 9, 0, 0, 0, time.UTC)
 
-// World is one account with a weak password policy (a low-risk fix), SSH open to the
+// World is one account with a password policy too short and remembering no passwords
+// (one low-risk fix: its character classes and expiry are fine), SSH open to the
 // internet on openGroups security groups, and an unused, old access key (medium- and
 // high-risk fixes).
 func World(openGroups int) *cloudsim.World {
 	oldUse := time.Date(2024, 3, 1, 8, 0, 0, 0, time.UTC)
 	a := &cloudsim.Account{
 		ID: Account, Regions: []string{"us-east-1"},
-		PasswordPolicy: &cloudsim.PasswordPolicy{MinimumPasswordLength: 8, RequireNumbers: true, MaxPasswordAge: 90},
+		PasswordPolicy: &cloudsim.PasswordPolicy{MinimumPasswordLength: 8, RequireNumbers: true, RequireSymbols: true,
+			RequireUppercaseCharacters: true, RequireLowercaseCharacters: true, MaxPasswordAge: 90},
 		Users: []*cloudsim.User{{Name: "alice", Created: T0, AccessKeys: []*cloudsim.AccessKey{
 			{ID: "AKIA111111ALICE0001", Created: T0, LastUsed: &oldUse, LastUsedService: "s3", LastUsedRegion: "us-east-1"}}}},
 	}
