@@ -26,5 +26,5 @@ func ExampleRun() {
 		log.Fatal(err)
 	}
 	fmt.Printf("%d resources in %d scopes, %d incomplete\n", sum.Resources, sum.Scopes, sum.Incomplete)
-	// Output: 4 resources in 5 scopes, 0 incomplete
+	// Output: 5 resources in 5 scopes, 0 incomplete
 }

@@ -24,7 +24,7 @@ func ExampleLoad() {
 	}
 	// Output:
 	// cis-aws-3.0: 18 of 62 controls automated by warden
-	// cis-gcp-2.0: 10 of 84 controls automated by warden
+	// cis-gcp-2.0: 11 of 84 controls automated by warden
 	// iso-27001-2022: 10 of 93 controls automated by warden
 	// nist-800-53-r5: 22 of 1007 controls automated by warden
 	// pci-dss-4.0: 9 of 280 controls automated by warden

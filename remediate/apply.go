@@ -254,9 +254,17 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 				} else if why != "" {
 					return skip(rest(wi, i), why)
 				}
+				// Another run (a worker, a replica) may be fixing another part of the same
+				// target: wait for it, so that no two read-modify-writes of one resource
+				// interleave and each drift re-check sees the other's result.
+				release, err := m.st.Hold(ctx, "target/"+r.Target)
+				if err != nil {
+					return fmt.Errorf("action %s: wait for other fixes of %s: %w", r.ID, r.Target, err)
+				}
 				// A stop (SIGINT, SIGTERM, serve draining) comes between actions: the one
 				// under way finishes and is recorded rather than being cut mid-call.
 				it, err := m.execute(context.WithoutCancel(ctx), r, accounts)
+				release()
 				if err != nil {
 					return err
 				}
@@ -442,7 +450,13 @@ func (m *Machine) Recover(ctx context.Context, accounts []string, res *Result) (
 			continue
 		}
 		r = cur
+		release, err := m.st.Hold(ctx, "target/"+r.Target)
+		if err != nil {
+			m.inflight.Delete(r.ID)
+			return n, fmt.Errorf("action %s: wait for other fixes of %s: %w", r.ID, r.Target, err)
+		}
 		done, err := m.recoverOne(ctx, r, accounts, res)
+		release()
 		m.inflight.Delete(r.ID)
 		if errors.Is(err, ErrStateChanged) {
 			continue // another process resolved it meanwhile

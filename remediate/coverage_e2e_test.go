@@ -15,18 +15,12 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"github.com/warden-sec/warden/audit"
-	"github.com/warden-sec/warden/collectors"
-	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/cloudsim"
-	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
-	"github.com/warden-sec/warden/remediators/builtin"
-	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store/storetest"
 )
 
@@ -57,45 +51,9 @@ func TestApply_gcpSeparationOfDutiesAndUserManagedKey(t *testing.T) {
 			Networks: []*cloudsim.Network{{Name: "prod"}},
 		}},
 	}}
-	_, url := simtest.Start(t, w, cloudsim.Options{})
-	clients, err := gcpapi.New(ctx, gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = clients.Close() })
-	reg, err := builtin.Registry(nil, clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := remediatetest.Engine(t, reg, map[string]any{"allowed_domains": []any{"acme.example"}})
-	reader := gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients})
-	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
-	log := audit.New(st, audit.Options{})
-	gcfg := gates.Config{Auto: []findings.Risk{findings.RiskLow}, Approvers: []string{"bob"}}
-	gate := gates.New(st, log, gcfg, time.Now)
-	m := remediate.New(remediate.Options{Store: st, Log: log, Gate: gate, Gates: gcfg, Registry: reg,
-		Observer: remediate.Readers{reader}, Engine: eng, Actor: "alice"})
-
-	var sink collectors.MemorySink
-	if err := reader.Collect(ctx, &sink); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	h := snapshot.Header{Version: 1, CollectedAt: now, Scopes: sink.Scopes}
-	res, err := eng.Evaluate(ctx, h, now, sink.Resources)
-	if err != nil || len(res.EvalErrors) > 0 {
-		t.Fatalf("evaluate: %v %v", err, res.EvalErrors)
-	}
-	byUID := map[string]snapshot.Resource{}
-	for _, r := range sink.Resources {
-		byUID[r.UID] = r
-	}
-	plan, err := remediate.NewPlan(remediate.PlanInput{Header: h, Name: "coverage", Findings: res.Findings,
-		Resource: func(uid string) (snapshot.Resource, bool) { r, ok := byUID[uid]; return r, ok },
-		Complete: func(string) bool { return true }, Registry: reg, Gates: gcfg, Actor: "alice", Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := startGCP(t, w, gates.Config{Auto: []findings.Risk{findings.RiskLow}, Approvers: []string{"bob"}})
+	clients, m, gate, log := e.clients, e.machine, e.gate, e.log
+	plan := e.plan(t)
 	want := map[string]string{ // policy → the part its fix touches
 		"WARDEN-GCP-IAM-009": "roles/iam.serviceAccountUser/group:platform@acme.example",
 		"WARDEN-GCP-IAM-010": "roles/cloudkms.cryptoKeyEncrypterDecrypter/group:security@acme.example",
@@ -246,4 +204,53 @@ func TestApply_awsServicePortRulesAndPasswordClass(t *testing.T) {
 		t.Errorf("password policy after the fix: %+v, want symbols required and the rest as before", pp)
 	}
 	e.VerifyAudit(t)
+}
+
+// Two machines (two replicas on one database) fixing two settings of one password
+// policy at the same moment: each fix reads the whole policy and writes it back whole,
+// so without the target's hold the slower write would drop the faster one's setting.
+// With it, the second waits, re-checks and writes on top of the first: both settings are
+// in the cloud afterwards, read through IAM.
+func TestApply_twoFixesOfOneTargetDoNotInterleave(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			w := remediatetest.World(0)
+			w.AWS.Accounts[0].PasswordPolicy = &cloudsim.PasswordPolicy{MinimumPasswordLength: 14, PasswordReusePrevention: 24,
+				RequireNumbers: true, RequireLowercaseCharacters: true, MaxPasswordAge: 90}
+			e := start(t, dsn(t), w, gates.Config{Auto: []findings.Risk{findings.RiskLow}})
+			p := e.Plan(t, "alice").Only(func(a remediate.PlannedAction) bool { return a.Policy == "WARDEN-AWS-IAM-027" })
+			if len(p.Actions) != 2 {
+				t.Fatalf("plan: %d character-class fixes, want 2 (symbols, upper case): %+v", len(p.Actions), p.Actions)
+			}
+			// Every write waits, so that both fixes would read before either writes.
+			if err := e.Sim.SetFaults([]cloudsim.Fault{{Service: "iam", Writes: true, Latency: cloudsim.Duration(300 * time.Millisecond)}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			errs := make(chan error, 2)
+			for i, a := range p.Actions {
+				one := p.Only(func(x remediate.PlannedAction) bool { return x.ID == a.ID })
+				m := e.Machine(fmt.Sprintf("replica-%d", i), remediate.Limits{})
+				go func() {
+					res, err := m.Apply(ctx, one, true)
+					if err == nil && itemOf(t, res, a.ID).State != remediate.StateVerified {
+						err = fmt.Errorf("%s: %+v", a.Part, itemOf(t, res, a.ID))
+					}
+					errs <- err
+				}()
+			}
+			for range 2 {
+				if err := <-errs; err != nil {
+					t.Error(err)
+				}
+			}
+			pol, err := iam.NewFromConfig(e.SDK).GetAccountPasswordPolicy(ctx, &iam.GetAccountPasswordPolicyInput{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pp := pol.PasswordPolicy; !pp.RequireSymbols || !pp.RequireUppercaseCharacters || !pp.RequireLowercaseCharacters {
+				t.Errorf("policy after both fixes: symbols %v, upper case %v, lower case %v; want all three", pp.RequireSymbols, pp.RequireUppercaseCharacters, pp.RequireLowercaseCharacters)
+			}
+		})
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
+	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/cloudsim"
@@ -20,6 +21,7 @@ import (
 	"github.com/warden-sec/warden/internal/gcpapi"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/remediators/builtin"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store/storetest"
@@ -45,44 +47,9 @@ func TestApply_gcpBindingMemberRemovedVerifiedAndRolledBack(t *testing.T) {
 			Networks: []*cloudsim.Network{{Name: "default"}},
 		}},
 	}}
-	_, url := simtest.Start(t, w, cloudsim.Options{})
-	clients, err := gcpapi.New(ctx, gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3, BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = clients.Close() })
-	reg, err := builtin.Registry(nil, clients)
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng := remediatetest.Engine(t, reg, map[string]any{"allowed_domains": []any{"acme.example"}})
-	reader := gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients})
-	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
-	log := audit.New(st, audit.Options{})
-	gcfg := gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium, findings.RiskHigh}}
-	m := remediate.New(remediate.Options{Store: st, Log: log, Gate: gates.New(st, log, gcfg, time.Now), Gates: gcfg, Registry: reg,
-		Observer: remediate.Readers{reader}, Engine: eng, Actor: "alice"})
-
-	var sink collectors.MemorySink
-	if err := reader.Collect(ctx, &sink); err != nil {
-		t.Fatal(err)
-	}
-	now := time.Now().UTC()
-	h := snapshot.Header{Version: 1, CollectedAt: now, Scopes: sink.Scopes}
-	res, err := eng.Evaluate(ctx, h, now, sink.Resources)
-	if err != nil || len(res.EvalErrors) > 0 {
-		t.Fatalf("evaluate: %v %v", err, res.EvalErrors)
-	}
-	byUID := map[string]snapshot.Resource{}
-	for _, r := range sink.Resources {
-		byUID[r.UID] = r
-	}
-	plan, err := remediate.NewPlan(remediate.PlanInput{Header: h, Name: "gcp", Findings: res.Findings,
-		Resource: func(uid string) (snapshot.Resource, bool) { r, ok := byUID[uid]; return r, ok },
-		Complete: func(string) bool { return true }, Registry: reg, Gates: gcfg, Actor: "alice", Now: now})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := startGCP(t, w, gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium, findings.RiskHigh}})
+	clients, m, log := e.clients, e.machine, e.log
+	plan := e.plan(t)
 	p := plan.Only(func(a remediate.PlannedAction) bool {
 		return a.Remediator == "gcp.iam.remove_binding_member" && strings.Contains(fmt.Sprint(a.Params), "bob@gmail.com") &&
 			fmt.Sprint(a.Params["role"]) == "roles/editor"
@@ -152,4 +119,70 @@ func TestApply_gcpBindingMemberRemovedVerifiedAndRolledBack(t *testing.T) {
 	if rep, err := log.Verify(ctx, nil); err != nil || rep.Entries == 0 {
 		t.Fatalf("audit verify: %+v %v", rep, err)
 	}
+}
+
+// gcpEnv is the GCP side of a machine test: the simulator, the official Google clients,
+// the built-in pack, a SQLite store with its audit log and gate, and the machine acting
+// as alice.
+type gcpEnv struct {
+	clients *gcpapi.Clients
+	reg     *remediators.Registry
+	eng     *engine.Engine
+	reader  *gcpcollector.Collector
+	log     *audit.Log
+	gate    *gates.Gate
+	gates   gates.Config
+	machine *remediate.Machine
+}
+
+// startGCP serves w and wires an environment around it, gated by gcfg.
+func startGCP(t *testing.T, w *cloudsim.World, gcfg gates.Config) *gcpEnv {
+	t.Helper()
+	_, url := simtest.Start(t, w, cloudsim.Options{})
+	clients, err := gcpapi.New(context.Background(), gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3,
+		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = clients.Close() })
+	reg, err := builtin.Registry(nil, clients)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &gcpEnv{clients: clients, reg: reg, gates: gcfg,
+		eng:    remediatetest.Engine(t, reg, map[string]any{"allowed_domains": []any{"acme.example"}}),
+		reader: gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients})}
+	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
+	e.log = audit.New(st, audit.Options{})
+	e.gate = gates.New(st, e.log, gcfg, time.Now)
+	e.machine = remediate.New(remediate.Options{Store: st, Log: e.log, Gate: e.gate, Gates: gcfg, Registry: reg,
+		Observer: remediate.Readers{e.reader}, Engine: e.eng, Actor: "alice"})
+	return e
+}
+
+// plan collects the project, evaluates it and plans every finding, as alice.
+func (e *gcpEnv) plan(t *testing.T) *remediate.Plan {
+	t.Helper()
+	ctx := context.Background()
+	var sink collectors.MemorySink
+	if err := e.reader.Collect(ctx, &sink); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	h := snapshot.Header{Version: 1, CollectedAt: now, Scopes: sink.Scopes}
+	res, err := e.eng.Evaluate(ctx, h, now, sink.Resources)
+	if err != nil || len(res.EvalErrors) > 0 {
+		t.Fatalf("evaluate: %v %v", err, res.EvalErrors)
+	}
+	byUID := map[string]snapshot.Resource{}
+	for _, r := range sink.Resources {
+		byUID[r.UID] = r
+	}
+	p, err := remediate.NewPlan(remediate.PlanInput{Header: h, Name: "gcp", Findings: res.Findings,
+		Resource: func(uid string) (snapshot.Resource, bool) { r, ok := byUID[uid]; return r, ok },
+		Complete: func(string) bool { return true }, Registry: e.reg, Gates: e.gates, Actor: "alice", Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -33,6 +33,8 @@ type Store struct {
 	// uri is the SQLite file's URI, dsn the PostgreSQL DSN: how another pool on the same
 	// database is opened (OpenSQLitePool, PostgresPoolConfig). Never printed.
 	uri, dsn string
+	// holds are Hold's locks on SQLite.
+	holds holds
 }
 
 // dialect isolates what differs between databases.

@@ -487,15 +487,17 @@ func TestReplicas_oneKilledMidJobIsRescuedAndNothingRunsTwice(t *testing.T) {
 
 // replicaWorld is an organisation of the accounts (the first its management account),
 // each reading two regions: in us-east-1 replicaOpenGroups groups open to SSH (medium,
-// fixed without approval), in eu-west-1 a group with nothing to fix; a weak password
-// policy (low, fixed without approval); and the role the collector assumes in members.
+// fixed without approval), in eu-west-1 a group with nothing to fix; a password policy
+// too short and remembering no passwords (one low-risk fix without approval: its
+// character classes and expiry are fine); and the role the collector assumes in members.
 func replicaWorld(accounts []string) *cloudsim.World {
 	t0 := time.Date(2024, 1, 2, 9, 0, 0, 0, time.UTC)
 	w := &cloudsim.World{AWS: cloudsim.AWS{Organization: &cloudsim.Organization{ID: "o-replicas01", Management: accounts[0]}}}
 	for ai, id := range accounts {
 		a := &cloudsim.Account{ID: id, Name: fmt.Sprintf("member-%d", ai), Email: fmt.Sprintf("aws+%d@replicas.example", ai),
 			Regions: replicaRegions, Root: cloudsim.Root{MFA: true, Created: t0},
-			PasswordPolicy: &cloudsim.PasswordPolicy{MinimumPasswordLength: 8, RequireNumbers: true, MaxPasswordAge: 90}}
+			PasswordPolicy: &cloudsim.PasswordPolicy{MinimumPasswordLength: 8, RequireNumbers: true, RequireSymbols: true,
+				RequireUppercaseCharacters: true, RequireLowercaseCharacters: true, MaxPasswordAge: 90}}
 		if ai > 0 {
 			a.Roles = []*cloudsim.Role{{Name: "OrganizationAccountAccessRole", Created: t0,
 				AssumeRolePolicy: cloudsim.Doc(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` +

@@ -38,7 +38,7 @@ func reportHistory(t *testing.T) (string, []store.ScanRecord) {
 	}
 	strong := replace(base, `"minimum_password_length":8,"password_reuse_prevention":0,"require_lowercase_characters":true,"require_numbers":true,"require_symbols":false`,
 		`"minimum_password_length":14,"password_reuse_prevention":24,"require_lowercase_characters":true,"require_numbers":true,"require_symbols":true`)
-	failed := replace(strong, `{"id":"aws/222222222222/iam","provider":"aws","account":"222222222222","service":"iam","status":"ok","resources":38}`,
+	failed := replace(strong, `{"id":"aws/222222222222/iam","provider":"aws","account":"222222222222","service":"iam","status":"ok","resources":41}`,
 		`{"id":"aws/222222222222/iam","provider":"aws","account":"222222222222","service":"iam","status":"failed","error":"throttled"}`)
 	var kept []string
 	for _, line := range strings.Split(failed, "\n") {

@@ -65,7 +65,8 @@ func world() *cloudsim.World {
 				{Name: "allow-web", Network: "prod", Priority: 900, SourceTags: []string{"lb"}, TargetTags: []string{"web"},
 					Allowed: []cloudsim.FirewallRule{{Protocol: "tcp", Ports: []string{"80", "8000-8080"}}, {Protocol: "icmp"}}},
 				{Name: "deny-gre", Network: "prod", Direction: "EGRESS", Disabled: true, Priority: 65534,
-					DestinationRanges: []string{"0.0.0.0/0"}, Denied: []cloudsim.FirewallRule{{Protocol: "47"}}},
+					DestinationRanges: []string{"0.0.0.0/0"}, Denied: []cloudsim.FirewallRule{{Protocol: "47"}},
+					TargetServiceAccounts: []string{"deployer@acme-prod.iam.gserviceaccount.com"}},
 			},
 			SslCertificates: []*cloudsim.SslCertificate{
 				{Name: "shop", Cert: cloudsim.CertSpec{Subject: "CN=shop.acme.example", Issuer: "CN=R11,O=Let's Encrypt,C=US",
@@ -241,16 +242,16 @@ func TestCollect(t *testing.T) {
 			"valid_after": "2025-04-01T09:00:00Z", "valid_before": "9999-12-31T23:59:59Z", "disabled": true, "key_algorithm": "KEY_ALG_RSA_1024"}},
 		{fw + "allow-ssh", "gcp.compute.firewall", "allow-ssh", compP, map[string]any{
 			"network": "default", "direction": "INGRESS", "disabled": false, "priority": 1000, "source_ranges": any2("0.0.0.0/0"),
-			"source_tags": any2(), "target_tags": any2(), "allowed": []any{rule("tcp", "22")}, "denied": []any{}}},
+			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2(), "allowed": []any{rule("tcp", "22")}, "denied": []any{}}},
 		{fw + "allow-web", "gcp.compute.firewall", "allow-web", compP, map[string]any{
 			"network": "prod", "direction": "INGRESS", "disabled": false, "priority": 900, "source_ranges": any2(),
-			"source_tags": any2("lb"), "target_tags": any2("web"), "allowed": []any{rule("tcp", "80", "8000-8080"), rule("icmp")}, "denied": []any{}}},
+			"source_tags": any2("lb"), "target_tags": any2("web"), "target_service_accounts": any2(), "allowed": []any{rule("tcp", "80", "8000-8080"), rule("icmp")}, "denied": []any{}}},
 		{fw + "deny-gre", "gcp.compute.firewall", "deny-gre", compP, map[string]any{
 			"network": "prod", "direction": "EGRESS", "disabled": true, "priority": 65534, "source_ranges": any2(),
-			"source_tags": any2(), "target_tags": any2(), "allowed": []any{}, "denied": []any{rule("47")}}},
+			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2("deployer@acme-prod.iam.gserviceaccount.com"), "allowed": []any{}, "denied": []any{rule("47")}}},
 		{"//compute.googleapis.com/projects/acme-dev/global/firewalls/allow-all", "gcp.compute.firewall", "allow-all", compD, map[string]any{
 			"network": "default", "direction": "INGRESS", "disabled": false, "priority": 1000, "source_ranges": any2("0.0.0.0/0"),
-			"source_tags": any2(), "target_tags": any2(), "allowed": []any{rule("all")}, "denied": []any{}}},
+			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2(), "allowed": []any{rule("all")}, "denied": []any{}}},
 		{net + "default", "gcp.compute.network", "default", compP, map[string]any{"auto_create_subnetworks": true, "mode": "auto", "firewalls": any2("allow-ssh")}},
 		{net + "prod", "gcp.compute.network", "prod", compP, map[string]any{"auto_create_subnetworks": false, "mode": "custom", "firewalls": any2("allow-web", "deny-gre")}},
 		{net + "empty", "gcp.compute.network", "empty", compP, map[string]any{"auto_create_subnetworks": false, "mode": "custom", "firewalls": any2()}},

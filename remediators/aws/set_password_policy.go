@@ -218,11 +218,21 @@ func (*SetPasswordPolicy) Targets(res snapshot.Resource, params map[string]any) 
 	if p.meetsCIS() {
 		return nil, nil
 	}
-	before, err := attr.Canonical(p)
+	// The before-state holds what this part changes, and whether there is a policy:
+	// another setting's fix of the same policy is no drift of this one.
+	before, err := attr.Canonical(cisBefore{Exists: p.Exists, MinLength: p.MinLength, ReusePrevention: p.ReusePrevention})
 	if err != nil {
 		return nil, err
 	}
 	return []remediators.Target{{Part: "password_policy", Before: before}}, nil
+}
+
+// cisBefore is the before-state of the CIS part: a passwordPolicy's fields that the part
+// changes (a before-state of an older version, the whole policy, decodes the same).
+type cisBefore struct {
+	Exists          bool `json:"exists"`
+	MinLength       int  `json:"minimum_password_length"`
+	ReusePrevention int  `json:"password_reuse_prevention"`
 }
 
 // Apply raises the policy as IAM holds it now; ErrConverged when it already meets CIS
@@ -257,8 +267,8 @@ func (r *SetPasswordPolicy) Apply(ctx context.Context, a remediators.Action) err
 	return writePasswordPolicy(ctx, cl, cur.cis())
 }
 
-// Rollback restores the stored policy (its hard expiry as IAM holds it now: the
-// snapshot does not record it and Apply keeps it), or deletes the policy Apply created.
+// Rollback restores the length and reuse prevention Apply raised (the policy's other
+// settings as IAM holds them now), or deletes the policy Apply created.
 func (r *SetPasswordPolicy) Rollback(ctx context.Context, a remediators.Action) error {
 	cl, err := r.c.iam(ctx, a)
 	if err != nil {
@@ -295,11 +305,17 @@ func (r *SetPasswordPolicy) Rollback(ctx context.Context, a remediators.Action) 
 		}
 		return nil
 	}
-	b.hardExpiry = cur.hardExpiry
-	if cur == b {
+	// Only what Apply changed goes back: other settings may have been fixed since.
+	back := cur
+	back.Exists, back.MinLength, back.ReusePrevention = true, b.MinLength, b.ReusePrevention
+	if !cur.Exists {
+		back = b // deleted since: put the stored policy back whole
+		back.hardExpiry = cur.hardExpiry
+	}
+	if back == cur {
 		return nil
 	}
-	return writePasswordPolicy(ctx, cl, b)
+	return writePasswordPolicy(ctx, cl, back)
 }
 
 // readPasswordPolicy reads the account's policy; Exists false when it has none.
