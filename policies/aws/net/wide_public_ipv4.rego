@@ -18,6 +18,10 @@ deny contains violation if {
 	some direction in ["ingress", "egress"]
 	some rule in object.get(input.resource.attributes, direction, [])
 	net.has_cidr(rule)
+
+	# the cheap test first, on the text: an IPv4 range of /1 to /23, or an IPv6 one of
+	# /97 to /119 (which range_info reads as IPv4 when it is IPv4-mapped)
+	regex.match(`(?i)^(?:[0-9.]+/(?:[1-9]|1[0-9]|2[0-3])|[0-9a-f:.]*:[0-9a-f:.]*/(?:9[7-9]|1[01][0-9]))$`, rule.cidr)
 	info := net.range_info(rule.cidr)
 	info.valid
 	info.family == 4

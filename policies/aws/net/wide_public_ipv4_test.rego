@@ -65,3 +65,8 @@ test_slash_23_without_name if {
 test_near_miss_slash_24_zero_private_and_ipv6 if {
 	count(wide_public_ipv4.deny) == 0 with input as sg([ing("tcp", 443, 443, "8.8.8.0/24"), ing("tcp", 443, 443, "0.0.0.0/0"), ing("tcp", 443, 443, "10.0.0.0/8"), ing("tcp", 443, 443, "2a00::/16")])
 }
+
+test_ipv4_mapped_range_is_read_as_ipv4 if {
+	count(wide_public_ipv4.deny) == 1 with input as sg([ing("tcp", 443, 443, "::ffff:52.0.0.0/104")])
+	count(wide_public_ipv4.deny) == 0 with input as sg([ing("tcp", 443, 443, "::ffff:52.0.0.0/120")])
+}
