@@ -14,11 +14,15 @@ import (
 
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/golden"
 	"github.com/warden-sec/warden/internal/synth"
 	"github.com/warden-sec/warden/snapshot"
 )
 
 var update = flag.Bool("update", false, "rewrite the decisions under testdata/")
+
+// accept rewrites the decisions after an intended change of the pack.
+const accept = "go test ./engine -run TestDecisions -update"
 
 // decisions are a result's findings as sorted lines "policy resource fingerprint
 // message": what an evaluation decided, whatever the engine's inside. A change that
@@ -40,37 +44,6 @@ func line(f findings.Finding) string {
 	return strings.Join([]string{f.Policy, f.Resource, f.Fingerprint, f.Message}, "\t")
 }
 
-// golden compares got with the file, or rewrites it with -update.
-func golden(t *testing.T, path string, got []byte) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (go test ./engine -run TestDecisions -update writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := range max(len(gl), len(wl)) {
-			g, w := at(gl, i), at(wl, i)
-			if g != w {
-				t.Fatalf("%s: decisions changed at line %d:\n got: %s\nwant: %s\n(an intended change of the pack: go test ./engine -run TestDecisions -update)", path, i+1, g, w)
-			}
-		}
-	}
-}
-
-func at(lines []string, i int) string {
-	if i < len(lines) {
-		return lines[i]
-	}
-	return "(none)"
-}
-
 // The acme organisation's findings, every fingerprint and message, as committed.
 func TestDecisions_acme(t *testing.T) {
 	f, err := os.Open("../fixtures/acme/snapshot.json")
@@ -82,7 +55,7 @@ func TestDecisions_acme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "testdata/acme.decisions", decisions(t, res))
+	golden.Check(t, "testdata/acme.decisions", decisions(t, res), *update, accept)
 }
 
 // A synthetic snapshot's findings, as a count and a digest (the lines themselves would
@@ -101,5 +74,5 @@ func TestDecisions_synthetic(t *testing.T) {
 	}
 	d := decisions(t, res)
 	sum := sha256.Sum256(d)
-	golden(t, "testdata/synth-20000-seed1.decisions", fmt.Appendf(nil, "%d findings sha256:%s\n", len(res.Findings), hex.EncodeToString(sum[:])))
+	golden.Check(t, "testdata/synth-20000-seed1.decisions", fmt.Appendf(nil, "%d findings sha256:%s\n", len(res.Findings), hex.EncodeToString(sum[:])), *update, accept)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/internal/golden"
 	"github.com/warden-sec/warden/policies"
 )
 
@@ -107,20 +108,7 @@ func TestCoverage(t *testing.T) {
 		}
 		fws[id] = f
 	}
-	got := renderCoverage(pack, checks, byCheck, fws)
-	if *update {
-		if err := os.WriteFile(coverageDoc, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(coverageDoc)
-	if err != nil {
-		t.Fatalf("%v (run go test ./policies -run TestCoverage -update)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s is not what the pack's metadata gives: run go test ./policies -run TestCoverage -update", coverageDoc)
-	}
+	golden.Check(t, coverageDoc, renderCoverage(pack, checks, byCheck, fws), *update, "go test ./policies -run TestCoverage -update")
 }
 
 func renderCoverage(pack []*engine.Policy, checks []prowlerCheck, byCheck map[string][]string, fws map[string]*compliance.Framework) []byte {

@@ -4,12 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/golden"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -71,18 +71,7 @@ func TestWriters_golden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", tc.file)
-			if *update {
-				if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test ./report -update to create it)", err)
-			}
-			if !bytes.Equal(buf.Bytes(), want) {
-				t.Errorf("%s differs from %s (go test ./report -update to accept):\n%s", tc.format, path, buf.String())
-			}
+			golden.Check(t, path, buf.Bytes(), *update, "go test ./report -update")
 		})
 	}
 }

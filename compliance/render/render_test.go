@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -17,6 +16,7 @@ import (
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/compliance/render"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -44,18 +44,7 @@ func TestWriters_golden(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			got := write(t, format, d)
 			path := filepath.Join("testdata", "cis-aws-3.0."+ext[format]+".golden")
-			if *update {
-				if err := os.WriteFile(path, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./compliance/render -update creates it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (go test ./compliance/render -update to accept); first difference at byte %d", format, path, firstDiff(got, want))
-			}
+			golden.Check(t, path, got, *update, "go test ./compliance/render -update")
 		})
 	}
 }
