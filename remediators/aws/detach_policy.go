@@ -85,8 +85,15 @@ func (*DetachPolicy) Targets(res snapshot.Resource, params map[string]any) ([]re
 			return nil, fmt.Errorf("policy %s: inline_policy names a policy of a user, group or role, not of a managed policy", res.UID)
 		}
 		ts, err := attachmentTargets(res)
-		if err != nil || attachment == "" {
-			return ts, err
+		if err != nil {
+			return nil, err
+		}
+		if n, _ := attr.Int(res.Attributes, "attachment_count"); len(ts) == 0 && n > 0 {
+			// Attached, but to whom was not read: nothing to detach is not "fixed".
+			return nil, fmt.Errorf("%w: policy %s is attached %d times but its attachments were not read", remediators.ErrNotApplicable, res.UID, n)
+		}
+		if attachment == "" {
+			return ts, nil
 		}
 		// The attachment gone since is converged: no target.
 		return slices.DeleteFunc(ts, func(t remediators.Target) bool { return t.Part != attachment }), nil

@@ -54,6 +54,8 @@ func TestTargets_findTheSmallestPartOrRefuse(t *testing.T) {
 			[]string{sgARN(webSG) + "#egress/-1/-1--1/0.0.0.0/0"}, ""},
 		{"detach_policy on a user needs inline_policy", awsfix.NewDetachPolicy(nil), user, nil, nil, "needs inline_policy"},
 		{"detach_policy on a user refuses attachment", awsfix.NewDetachPolicy(nil), user, map[string]any{"attachment": "user/alice"}, nil, "use inline_policy"},
+		{"detach_policy: attachments not read is not applicable", awsfix.NewDetachPolicy(nil),
+			snapshot.Resource{UID: adminARN, Type: "aws.iam.policy", Attributes: map[string]any{"attachment_count": 2.0}}, nil, nil, "attachments were not read"},
 		{"detach_policy: an inline policy gone is no target", awsfix.NewDetachPolicy(nil), user, map[string]any{"inline_policy": "gone"}, nil, ""},
 		{"detach_policy: inline_policy is a string", awsfix.NewDetachPolicy(nil), user, map[string]any{"inline_policy": 3}, nil, "want a string"},
 		{"delete_login_profile: no password, no target", awsfix.NewDeleteLoginProfile(nil), user, nil, nil, ""},
