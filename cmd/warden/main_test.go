@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -305,5 +306,44 @@ func TestScan_nowKeepsTheCollectionTimeInTheHistory(t *testing.T) {
 	}
 	if d.From.CollectedAt != "2026-11-30T12:00:00Z" || d.To.CollectedAt != "2026-11-30T12:00:00Z" {
 		t.Errorf("history collected_at %s and %s, want the snapshot's 2026-11-30T12:00:00Z", d.From.CollectedAt, d.To.CollectedAt)
+	}
+}
+
+// policy settings lists every setting with its default, the policies reading it and the
+// value a config sets.
+func TestPolicy_settings(t *testing.T) {
+	dir := t.TempDir()
+	cfg := write(t, dir, "warden.yaml", "settings:\n  root_usage_days: 3\n")
+	code, out, stderr := warden(t, "", "policy", "settings", "--config", cfg, "--format", "json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rows []struct {
+		Name    string   `json:"name"`
+		Default any      `json:"default"`
+		ReadBy  []string `json:"read_by"`
+		Value   any      `json:"value"`
+		Set     bool     `json:"set"`
+	}
+	if err := json.Unmarshal([]byte(out), &rows); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]int{}
+	for i, r := range rows {
+		byName[r.Name] = i
+	}
+	root, ok := byName["root_usage_days"]
+	if !ok || rows[root].Default != 1.0 || !rows[root].Set || rows[root].Value != 3.0 || !slices.Equal(rows[root].ReadBy, []string{"WARDEN-AWS-IAM-025"}) {
+		t.Errorf("root_usage_days: %+v (found %v), want default 1, set to 3, read by WARDEN-AWS-IAM-025", rows[root], ok)
+	}
+	if i, ok := byName["access_key_unused_days"]; !ok || rows[i].Set || rows[i].Default != 90.0 {
+		t.Errorf("access_key_unused_days: %+v, want default 90, not set", rows[i])
+	}
+	code, out, _ = warden(t, "", "policy", "settings")
+	if code != 0 || !strings.Contains(out, "password_max_age_days") || !strings.Contains(out, "settings\n") {
+		t.Errorf("table: exit %d\n%s", code, out)
+	}
+	if code, _, stderr := warden(t, "", "policy", "settings", "--format", "yaml"); code != 2 || !strings.Contains(stderr, "--format") {
+		t.Errorf("--format yaml: exit %d, %s", code, stderr)
 	}
 }

@@ -20,7 +20,7 @@ func (a *app) policyCmd() *cobra.Command {
 		Use:   "policy",
 		Short: "List and test policies",
 	}
-	cmd.AddCommand(a.policyListCmd(), a.policyTestCmd())
+	cmd.AddCommand(a.policyListCmd(), a.policyTestCmd(), a.policySettingsCmd())
 	return cmd
 }
 
@@ -93,6 +93,97 @@ func (a *app) policyListCmd() *cobra.Command {
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	cmd.Flags().StringVar(&framework, "framework", "", "only policies mapped to this framework ("+strings.Join(engine.Frameworks, ", ")+")")
 	cmd.Flags().StringVar(&typ, "type", "", "only policies evaluated on this resource type")
+	return cmd
+}
+
+func (a *app) policySettingsCmd() *cobra.Command {
+	var (
+		pf     policyFlags
+		format string
+	)
+	cmd := &cobra.Command{
+		Use:   "settings",
+		Short: "Show the settings the policies read: defaults, the values in effect, and which policies read them",
+		Long: `Show every setting the loaded policies read from data.warden.config: its default
+(declared in the Rego itself), the value in effect when --config sets one, and the
+policies that read it. Set them under settings: in the config file; a value of the wrong
+type, or a name no policy reads, is refused when the policies load.`,
+		Example: `  warden policy settings
+  warden policy settings --config warden.yaml
+  warden policy settings --policies ./our-policies --format json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, eng, err := a.loadPolicies(cmd, &pf)
+			if err != nil {
+				return err
+			}
+			byFile := map[string]string{}
+			for _, p := range eng.Policies() {
+				byFile[p.File] = p.ID
+			}
+			type row struct {
+				engine.Setting
+				ReadBy []string `json:"read_by"`
+				Value  any      `json:"value,omitempty"`
+				Set    bool     `json:"set"`
+			}
+			var rows []row
+			for _, s := range eng.SettingsSchema() {
+				r := row{Setting: s}
+				r.Value, r.Set = cfg.Settings[s.Name]
+				for _, w := range s.Where {
+					file, _, _ := strings.Cut(w, ":")
+					by := file // a library file: the policies reach it through it
+					if id, ok := byFile[file]; ok {
+						by = id
+					}
+					if !slices.Contains(r.ReadBy, by) {
+						r.ReadBy = append(r.ReadBy, by)
+					}
+				}
+				rows = append(rows, r)
+			}
+			switch format {
+			case "json":
+				if rows == nil {
+					rows = []row{}
+				}
+				b, err := json.MarshalIndent(rows, "", "  ")
+				if err != nil {
+					return err
+				}
+				_, err = a.stdout.Write(append(report.EscapeJSON(b), '\n'))
+				return err
+			case "table":
+				compact := func(v any) string {
+					b, err := json.Marshal(v)
+					if err != nil {
+						return fmt.Sprint(v)
+					}
+					return string(b)
+				}
+				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "SETTING\tDEFAULT\tIN EFFECT\tREAD BY")
+				for _, r := range rows {
+					effect := "(default)"
+					if r.Set {
+						effect = compact(r.Value)
+					}
+					// Names, defaults and values come from policy and config files: escaped
+					// for the terminal.
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", report.Escape(r.Name), report.Escape(compact(r.Default)), report.Escape(effect), report.Escape(strings.Join(r.ReadBy, ", ")))
+				}
+				if err := tw.Flush(); err != nil {
+					return err
+				}
+				fmt.Fprintf(a.stdout, "%d settings\n", len(rows))
+				return nil
+			}
+			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+		},
+	}
+	pf.register(cmd)
+	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
 }
 
