@@ -119,8 +119,7 @@ func settingParams(params map[string]any) (setting string, maxAge int, err error
 		}
 		maxAge = n
 	}
-	switch setting {
-	case "", "max_password_age", "require_symbols", "require_numbers", "require_uppercase_characters", "require_lowercase_characters":
+	if setting == "" || setting == "max_password_age" || (&passwordPolicy{}).classFlag(setting) != nil {
 		return setting, maxAge, nil
 	}
 	return "", 0, fmt.Errorf("parameter setting: %q is not a password policy setting this fix raises (require_symbols, require_numbers, require_uppercase_characters, require_lowercase_characters, max_password_age)", setting)
