@@ -53,7 +53,11 @@ type Config struct {
 	// manual, and declare in custom.remediation.params each param the action requires.
 	// A violation's own "action" field is checked at evaluation.
 	Actions map[string][]ActionParam
-	Logger  *slog.Logger
+	// NoMemo turns off the memo of the pack's pure helper functions across resources
+	// (see memo.go): every call is evaluated. Decisions are the same either way; it
+	// exists to measure what the memo saves.
+	NoMemo bool
+	Logger *slog.Logger
 }
 
 // Engine holds compiled policies, ready to evaluate resources. It is safe for concurrent use.

@@ -30,6 +30,7 @@ type policyFlags struct {
 	configFile string
 	policyDirs []string
 	noBuiltin  bool
+	noMemo     bool // set by scan only: see engine.Config.NoMemo
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
 	limits *limitFlags
 	// catalog, when set, is the remediation actions the policies are checked against.
@@ -78,7 +79,7 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 		}
 		catalog = reg.Catalog()
 	}
-	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog)}
+	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog), NoMemo: pf.noMemo}
 	if pf.limits != nil {
 		if pf.limits.evalTimeout <= 0 {
 			return nil, nil, usageErr(fmt.Errorf("--eval-timeout: want a positive duration such as 10s"))
@@ -255,6 +256,8 @@ report, nothing recorded.`,
 	f.StringVarP(&outFile, "output", "o", "", "write the report to this file instead of standard output")
 	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at (needed when collected_at is ahead of the clock)")
 	f.BoolVar(&noProgress, "no-progress", false, "do not draw progress on the terminal")
+	f.BoolVar(&pf.noMemo, "no-memo", false, "evaluate every helper call instead of reusing results across resources (for measuring: the findings are the same)")
+	_ = f.MarkHidden("no-memo")
 	return cmd
 }
 
