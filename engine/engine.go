@@ -75,6 +75,7 @@ type Engine struct {
 	// actions is the catalog policies were checked against; nil when none was given.
 	actions map[string][]ActionParam
 	version string
+	memo    *memo // nil: no function is memoized
 }
 
 // typeEval is what runs for one resource type: every applicable policy in one query.
@@ -220,8 +221,29 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		return nil, errors.Join(regoErrors("", c.Errors)...)
 	}
-	e.compiler = c
+	// Settings are read through the rules as written: the memo's rewrite below hides the
+	// functions it wraps behind a built-in call.
 	e.settings = settingsSchema(c)
+	memoRefs, merrs := memoCandidates(c)
+	if len(merrs) > 0 {
+		return nil, errors.Join(merrs...)
+	}
+	var memoFuncs []*memoFunc
+	var memoDecls map[string]*ast.Builtin
+	if len(memoRefs) > 0 && !cfg.NoMemo {
+		var rewritten map[string]*ast.Module
+		var err error
+		rewritten, memoFuncs, memoDecls, err = rewriteForMemo(compileMods, memoRefs)
+		if err != nil {
+			return nil, err
+		}
+		c = ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithCapabilities(capabilities()).WithBuiltins(memoDecls)
+		c.Compile(rewritten)
+		if c.Failed() {
+			return nil, fmt.Errorf("memo: compile the rewritten pack: %w", errors.Join(regoErrors("", c.Errors)...))
+		}
+	}
+	e.compiler = c
 	settings := cfg.Settings
 	if settings == nil {
 		settings = map[string]any{}
@@ -230,6 +252,13 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, &SettingsError{Errors: serrs}
 	}
 	e.store = inmem.NewFromObject(map[string]any{"warden": map[string]any{"config": settings}})
+	if len(memoFuncs) > 0 {
+		m, err := newMemo(c, e.store, memoFuncs, memoDecls)
+		if err != nil {
+			return nil, err
+		}
+		e.memo = m
+	}
 	for t, te := range e.byType {
 		q, err := e.prepare(ctx, "data."+aggregatePackage(t)+".results")
 		if err != nil {
@@ -251,7 +280,7 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 }
 
 func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQuery, error) {
-	return rego.New(
+	opts := []func(*rego.Rego){
 		rego.Query(query),
 		rego.Compiler(e.compiler),
 		rego.Store(e.store),
@@ -259,7 +288,11 @@ func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQu
 		// A built-in that fails (1/0, to_number("abc"), a malformed time) is an error
 		// recorded against its policy, never an undefined value that hides a violation.
 		rego.StrictBuiltinErrors(true),
-	).PrepareForEval(ctx)
+	}
+	if e.memo != nil {
+		opts = append(opts, e.memo.options()...)
+	}
+	return rego.New(opts...).PrepareForEval(ctx)
 }
 
 // enginePackage is the root of the generated per-type modules.

@@ -166,7 +166,12 @@ action_facts(s) := {
 	"not_actions": action_patterns(object.get(s, "NotAction", null)),
 }
 
-# document_facts(doc) is the facts of every statement of doc.
+# document_facts(doc) is the facts of every statement of doc. The same document comes
+# back in many resources (AWS-managed policies in every account, templates), so the engine
+# computes it once per distinct document.
+# METADATA
+# custom:
+#   memo: true
 document_facts(doc) := [f | some i, s in statements(doc); f := statement_facts(s, i)]
 
 # Actions are asked about in sets, "by service": an object {service: [lower-case actions]}

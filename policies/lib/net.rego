@@ -139,6 +139,9 @@ public(c) if count(net.cidr_contains_matches(special_ranges, c)) == 0
 #   "wide":     whether its prefix is at most internet_max_prefix_v4 or internet_max_prefix_v6;
 #   "internet": whether is_internet(cidr) holds: public and wide, or not valid;
 #   "size":     how wide it is: "every IPv4 address", "2147483648 addresses", "2^125 addresses".
+# METADATA
+# custom:
+#   memo: true
 range_info(cidr) := info if {
 	c := as_cidr(cidr)
 	net.cidr_is_valid(c)
@@ -471,6 +474,9 @@ in_ranges(ranges, port) if {
 }
 
 # ports_in_ranges(ranges, ports) is the set of the ports that the ranges hold.
+# METADATA
+# custom:
+#   memo: true
 ports_in_ranges(ranges, ports) := {p | some p in ports; in_ranges(ranges, p)}
 
 # every_port_in(ranges) holds when a range holds every port (1-65535 or 0-65535), as all_ports.
@@ -571,6 +577,9 @@ non_public_ranges(ranges) := ranges_without(ranges, {p | some p in public_ports}
 
 # ranges_without(ranges, ports) is the part of the inclusive [from, to] port ranges outside
 # the set ports, as sorted [from, to] ranges.
+# METADATA
+# custom:
+#   memo: true
 ranges_without(ranges, ports) := sort({r |
 	some [from, to] in ranges
 	cuts := sort({p | some p in ports; from <= p; p <= to})
