@@ -228,22 +228,6 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 	if len(merrs) > 0 {
 		return nil, errors.Join(merrs...)
 	}
-	var memoFuncs []*memoFunc
-	var memoDecls map[string]*ast.Builtin
-	if len(memoRefs) > 0 && !cfg.NoMemo {
-		var rewritten map[string]*ast.Module
-		var err error
-		rewritten, memoFuncs, memoDecls, err = rewriteForMemo(compileMods, memoRefs)
-		if err != nil {
-			return nil, err
-		}
-		c = ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithCapabilities(capabilities()).WithBuiltins(memoDecls)
-		c.Compile(rewritten)
-		if c.Failed() {
-			return nil, fmt.Errorf("memo: compile the rewritten pack: %w", errors.Join(regoErrors("", c.Errors)...))
-		}
-	}
-	e.compiler = c
 	settings := cfg.Settings
 	if settings == nil {
 		settings = map[string]any{}
@@ -252,13 +236,40 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, &SettingsError{Errors: serrs}
 	}
 	e.store = inmem.NewFromObject(map[string]any{"warden": map[string]any{"config": settings}})
-	if len(memoFuncs) > 0 {
-		m, err := newMemo(c, e.store, memoFuncs, memoDecls)
+	if !cfg.NoMemo {
+		// Reuse across resources: values of rules that read no input (fold.go), and
+		// results of the functions marked memo (memo.go). Both need the pack compiled
+		// again from rewritten modules.
+		consts, err := foldConstants(ctx, c, e.store)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("fold constant rules: %w", err)
 		}
-		e.memo = m
+		rewritten := foldInto(compileMods, consts)
+		var memoFuncs []*memoFunc
+		var memoDecls map[string]*ast.Builtin
+		if len(memoRefs) > 0 {
+			rewritten, memoFuncs, memoDecls, err = rewriteForMemo(rewritten, memoRefs)
+			if err != nil {
+				return nil, err
+			}
+		}
+		if len(consts) > 0 || len(memoFuncs) > 0 {
+			c = ast.NewCompiler().WithDefaultRegoVersion(ast.RegoV1).WithCapabilities(capabilities()).WithBuiltins(memoDecls)
+			c.Compile(rewritten)
+			if c.Failed() {
+				return nil, fmt.Errorf("compile the pack with its constants folded and memo: %w", errors.Join(regoErrors("", c.Errors)...))
+			}
+		}
+		if len(memoFuncs) > 0 {
+			m, err := newMemo(c, e.store, memoFuncs, memoDecls)
+			if err != nil {
+				return nil, err
+			}
+			e.memo = m
+		}
+		log.Debug("reuse across resources", "folded_rules", len(consts), "memo_functions", len(memoFuncs))
 	}
+	e.compiler = c
 	for t, te := range e.byType {
 		q, err := e.prepare(ctx, "data."+aggregatePackage(t)+".results")
 		if err != nil {
