@@ -1,5 +1,3 @@
-// Package synth writes synthetic snapshots of any size with a realistic mix of resource
-// types and about one resource in ten violating a policy, for benchmarks and load tests.
 package synth
 
 import (
@@ -18,6 +16,35 @@ type Options struct {
 	// ViolationRate is the share of resources made to violate a policy; 0 means 0.1.
 	ViolationRate float64
 	CollectedAt   time.Time // zero means 2026-11-30T12:00:00Z
+	// Repetition says how often resources share content; the zero value keeps the
+	// generator's original output byte for byte.
+	Repetition Repetition
+}
+
+// Repetition is how much content resources of a type share (see the package doc).
+type Repetition string
+
+const (
+	// RepetitionDefault is the original generator: names and documents shaped by the
+	// resource index, unchanged so that results measured with it stay comparable.
+	RepetitionDefault Repetition = ""
+	// RepetitionRealistic repeats content the way real organisations do: AWS-managed
+	// policies in every account, documents stamped out by modules, default security
+	// groups and firewalls, rule sets and bindings from templates.
+	RepetitionRealistic Repetition = "realistic"
+	// RepetitionNone gives every IAM document, security-group rule set, firewall and
+	// binding set a content of its own, with the same resources and shapes as
+	// RepetitionRealistic for the same seed.
+	RepetitionNone Repetition = "none"
+)
+
+// ParseRepetition reads a --repetition value: "realistic", "none", or "" for the default.
+func ParseRepetition(s string) (Repetition, error) {
+	switch r := Repetition(s); r {
+	case RepetitionDefault, RepetitionRealistic, RepetitionNone:
+		return r, nil
+	}
+	return "", fmt.Errorf("unknown repetition %q: want realistic or none", s)
 }
 
 // kind is one resource type's share of the mix and how to make one.
@@ -26,6 +53,8 @@ type kind struct {
 	make   func(g *gen, i int, bad bool) snapshot.Resource
 }
 
+// mix is the default mode's; repeatMix has the same weights in the same order, so that
+// every mode draws the same types for a seed.
 var mix = []kind{
 	{25, (*gen).role},
 	{14, (*gen).policy},
@@ -42,6 +71,22 @@ var mix = []kind{
 	{1, (*gen).passwordPolicy},
 }
 
+var repeatMix = []kind{
+	{25, (*gen).roleR},
+	{14, (*gen).policyR},
+	{10, (*gen).user},
+	{12, (*gen).accessKey},
+	{15, (*gen).securityGroupR},
+	{3, (*gen).acmCert},
+	{2, (*gen).groupR},
+	{6, (*gen).serviceAccount},
+	{5, (*gen).serviceAccountKey},
+	{5, (*gen).firewallR},
+	{1, (*gen).projectPolicyR},
+	{1, (*gen).tlsEndpoint},
+	{1, (*gen).passwordPolicy},
+}
+
 const resourcesPerAccount = 2000
 
 var regions = []string{"us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2"}
@@ -49,6 +94,10 @@ var regions = []string{"us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2
 type gen struct {
 	r   *rand.Rand
 	now time.Time
+	// Used by the realistic and none modes only.
+	unique   bool // none: make every document and rule set unique
+	accounts int
+	st       acctState
 }
 
 // Write streams a synthetic snapshot of opts.Resources resources to w.
@@ -60,13 +109,22 @@ func Write(w io.Writer, opts Options) error {
 	if rate == 0 {
 		rate = 0.1
 	}
+	if _, err := ParseRepetition(string(opts.Repetition)); err != nil {
+		return fmt.Errorf("synth: %w", err)
+	}
 	now := opts.CollectedAt
 	if now.IsZero() {
 		now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	}
 	g := &gen{r: rand.New(rand.NewPCG(opts.Seed, opts.Seed^0x9e3779b97f4a7c15)), now: now}
 	accounts := max(1, (opts.Resources+resourcesPerAccount-1)/resourcesPerAccount)
+	g.accounts, g.unique = accounts, opts.Repetition == RepetitionNone
 	h := snapshot.Header{CollectedAt: now, Source: fmt.Sprintf("warden synth --resources %d --seed %d", opts.Resources, opts.Seed)}
+	kinds := mix
+	if opts.Repetition != RepetitionDefault {
+		h.Source += " --repetition " + string(opts.Repetition)
+		kinds = repeatMix
+	}
 	for a := range accounts {
 		h.Accounts = append(h.Accounts, acct(a))
 	}
@@ -75,7 +133,7 @@ func Write(w io.Writer, opts Options) error {
 		return err
 	}
 	total := 0
-	for _, k := range mix {
+	for _, k := range kinds {
 		total += k.weight
 	}
 	scopes := map[string]snapshot.Scope{}
@@ -83,7 +141,7 @@ func Write(w io.Writer, opts Options) error {
 	for i := range opts.Resources {
 		pick := g.r.IntN(total)
 		var k kind
-		for _, k = range mix {
+		for _, k = range kinds {
 			if pick < k.weight {
 				break
 			}
