@@ -22,6 +22,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/storage/inmem"
 
+	"github.com/warden-sec/warden/engine/internal/irvm"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -76,6 +77,9 @@ type Engine struct {
 	actions map[string][]ActionParam
 	version string
 	memo    *memo // nil: no function is memoized
+	data    ast.Value
+	// irFallbacks counts evaluations irvm could not finish, done again by topdown.
+	irFallbacks atomic.Int64
 }
 
 // typeEval is what runs for one resource type: every applicable policy in one query.
@@ -84,6 +88,10 @@ type typeEval struct {
 	policies []*Policy
 	index    []int // of each policy in Engine.policies
 	all      rego.PreparedEvalQuery
+
+	// prog is the same query planned and run by irvm, nil when it could not be
+	// planned; an evaluation it cannot finish falls back to all.
+	prog *irvm.Program
 
 	once   sync.Once
 	single []rego.PreparedEvalQuery // per policy, prepared on first need to isolate an error
@@ -276,10 +284,49 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("prepare policies for %s: %w", t, err)
 		}
 		te.all = q
+		if !cfg.NoMemo {
+			prog, err := e.planProgram(ctx, "data."+aggregatePackage(t)+".results")
+			if err != nil {
+				log.Debug("policies of a type are evaluated by topdown only", "type", t, "reason", err)
+			} else {
+				te.prog = prog
+			}
+		}
+	}
+	if !cfg.NoMemo {
+		data, err := ast.InterfaceToValue(map[string]any{"warden": map[string]any{"config": settings}})
+		if err != nil {
+			return nil, fmt.Errorf("settings as data: %w", err)
+		}
+		e.data = data
 	}
 	e.version = packVersion(packed)
 	log.Debug("policies compiled", "policies", len(e.policies), "types", len(e.byType), "settings", len(e.settings))
 	return e, nil
+}
+
+// findingsOf turns values of a type's results (sets of [policy index, violation]) into
+// findings.
+func (ev *evaluation) findingsOf(te *typeEval, res *snapshot.Resource, vals []any) ([]findings.Finding, []findings.EvalError) {
+	var out []findings.Finding
+	var errs []findings.EvalError
+	for _, v := range vals {
+		pairs, _ := v.([]any)
+		for _, pv := range pairs {
+			pair, _ := pv.([]any)
+			if len(pair) != 2 {
+				continue
+			}
+			idx, _ := pair[0].(json.Number).Int64()
+			f, err := ev.e.makeFinding(te.policies[idx], res, pair[1])
+			if err != nil {
+				errs = append(errs, *err)
+				continue
+			}
+			out = append(out, f)
+		}
+	}
+	return dedupe(out), errs
 }
 
 // orDefault is v, or def when v is zero; a negative v (none) stays negative.
@@ -368,29 +415,27 @@ func (ev *evaluation) resource(ctx context.Context, slot int, te *typeEval, res 
 		return nil, nil, err
 	}
 	if !slices.ContainsFunc(te.index, ev.tripped) {
+		if te.prog != nil {
+			vals, err := ev.guard.evalIR(ctx, slot, te.prog, input, ev.now, ev.e.data, ev.e.compiler.Capabilities())
+			if err == nil {
+				out, errs := ev.findingsOf(te, res, vals)
+				return out, errs, nil
+			}
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+			ev.e.irFallbacks.Add(1)
+		}
 		rs, err := ev.guard.eval(ctx, slot, te.all, input, ev.now)
 		if err == nil {
-			var out []findings.Finding
-			var errs []findings.EvalError
+			var vals []any
 			for _, r := range rs {
 				for _, ex := range r.Expressions {
-					pairs, _ := ex.Value.([]any)
-					for _, pv := range pairs {
-						pair, _ := pv.([]any)
-						if len(pair) != 2 {
-							continue
-						}
-						idx, _ := pair[0].(json.Number).Int64()
-						f, err := ev.e.makeFinding(te.policies[idx], res, pair[1])
-						if err != nil {
-							errs = append(errs, *err)
-							continue
-						}
-						out = append(out, f)
-					}
+					vals = append(vals, ex.Value)
 				}
 			}
-			return dedupe(out), errs, nil
+			out, errs := ev.findingsOf(te, res, vals)
+			return out, errs, nil
 		}
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"github.com/warden-sec/warden/engine/internal/irvm"
+
 	"context"
 	"fmt"
 	"runtime"
@@ -185,6 +187,22 @@ func (g *guard) limits() string {
 		parts = append(parts, fmt.Sprintf("%d MiB memory limit", g.memLimit>>20))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// evalIR runs a planned query in worker slot's name, under the guard, and returns the
+// values of its result set as rego would.
+func (g *guard) evalIR(ctx context.Context, slot int, p *irvm.Program, input ast.Value, now time.Time, data ast.Value, caps *ast.Capabilities) ([]any, error) {
+	r := &evalRun{start: time.Now()}
+	g.slots[slot].Store(r)
+	rs, err := p.Eval(ctx, input, irvm.Options{Data: data, Time: nowTerm(now), Cancel: r, Capabilities: caps})
+	g.slots[slot].Store(nil)
+	if reason := r.reason.Load(); reason != abortNone && err != nil {
+		return nil, &abortError{reason: reason, g: g}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return irResults(rs)
 }
 
 // eval runs one prepared query in worker slot's name, under the guard.
