@@ -299,6 +299,21 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("settings as data: %w", err)
 		}
 		e.data = data
+		if e.memo != nil {
+			e.memo.data = data
+			for _, f := range e.memo.funcs {
+				args := make([]string, f.arity)
+				for i := range args {
+					args[i] = fmt.Sprintf("input[%d]", i)
+				}
+				prog, err := e.planProgram(ctx, fmt.Sprintf("%s(%s)", f.impl, strings.Join(args, ", ")))
+				if err != nil {
+					log.Debug("a memoized function is evaluated by topdown", "function", f.ref, "reason", err)
+					continue
+				}
+				f.prog = prog
+			}
+		}
 	}
 	e.version = packVersion(packed)
 	log.Debug("policies compiled", "policies", len(e.policies), "types", len(e.byType), "settings", len(e.settings))

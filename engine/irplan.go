@@ -79,19 +79,30 @@ func (e *Engine) planProgram(ctx context.Context, ref string) (*irvm.Program, er
 	return irvm.New(sink.policy, "eval", extra)
 }
 
-// irResults turns the result set of a planned "x = ref" query into what rego's ResultSet
-// holds for ref: its value as JSON-like Go values, numbers as json.Number.
-func irResults(rs []*ast.Term) ([]any, error) {
-	var out []any
+// irTerms is the values bound to x in the result set of a planned "x = …" query.
+func irTerms(rs []*ast.Term) ([]*ast.Term, error) {
+	var out []*ast.Term
 	for _, r := range rs {
 		obj, ok := r.Value.(ast.Object)
 		if !ok {
 			return nil, fmt.Errorf("warden-ir: result %v is not a binding object", r)
 		}
-		v := obj.Get(ast.InternedTerm(irQueryVar))
-		if v == nil {
-			continue
+		if v := obj.Get(ast.InternedTerm(irQueryVar)); v != nil {
+			out = append(out, v)
 		}
+	}
+	return out, nil
+}
+
+// irResults turns the result set of a planned "x = ref" query into what rego's ResultSet
+// holds for ref: its value as JSON-like Go values, numbers as json.Number.
+func irResults(rs []*ast.Term) ([]any, error) {
+	terms, err := irTerms(rs)
+	if err != nil {
+		return nil, err
+	}
+	var out []any
+	for _, v := range terms {
 		j, err := ast.JSONWithOpt(v.Value, ast.JSONOpt{})
 		if err != nil {
 			return nil, err

@@ -13,6 +13,8 @@ import (
 	"github.com/open-policy-agent/opa/v1/storage"
 	"github.com/open-policy-agent/opa/v1/topdown"
 	"github.com/open-policy-agent/opa/v1/types"
+
+	"github.com/warden-sec/warden/engine/internal/irvm"
 )
 
 // A helper function annotated
@@ -42,7 +44,8 @@ type memoFunc struct {
 	impl    ast.Ref // data.…f__impl
 	builtin string
 	arity   int
-	query   ast.Body // x = impl(input[0], …), compiled
+	query   ast.Body      // x = impl(input[0], …), compiled
+	prog    *irvm.Program // the same, planned; nil: topdown only
 	memo    *memo
 
 	mu      sync.RWMutex
@@ -64,6 +67,7 @@ type memo struct {
 	store    storage.Store
 	compiler *ast.Compiler
 	builtins map[string]*topdown.Builtin
+	data     ast.Value // the store's data, for irvm
 }
 
 // MemoStat is how often a memoized function's result was reused.
@@ -356,6 +360,19 @@ func (f *memoFunc) eval(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, 
 	ctx := bctx.Context
 	if ctx == nil {
 		ctx = context.Background()
+	}
+	if f.prog != nil {
+		rs, err := f.prog.Eval(ctx, ast.NewArray(args...), irvm.Options{Time: bctx.Time, Cancel: bctx.Cancel, Capabilities: bctx.Capabilities, Data: f.memo.data})
+		if err == nil {
+			vals, err := irTerms(rs)
+			if err == nil && len(vals) <= 1 {
+				if len(vals) == 0 {
+					return nil, false, nil
+				}
+				return vals[0], true, nil
+			}
+		}
+		// Whatever irvm cannot do, topdown does below.
 	}
 	m := f.memo
 	txn, err := m.store.NewTransaction(ctx)

@@ -17,8 +17,10 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/ir"
@@ -32,6 +34,7 @@ type Func func(bctx topdown.BuiltinContext, args []*ast.Term) (*ast.Term, error)
 
 // Program is one planned query, ready to evaluate any number of times, concurrently.
 type Program struct {
+	states   sync.Pool // of *state, with frames to reuse
 	plan     *ir.Plan
 	nlocals  int
 	strings  []*ast.Term
@@ -159,7 +162,12 @@ type Options struct {
 
 // Eval runs the plan on input and returns the values it added to its result set, in order.
 func (p *Program) Eval(ctx context.Context, input ast.Value, opts Options) ([]*ast.Term, error) {
-	st := &state{p: p, memo: make([]*ast.Term, p.nfuncs), memoSet: make([]bool, p.nfuncs)}
+	st, _ := p.states.Get().(*state)
+	if st == nil {
+		st = &state{p: p, memo: make([]*ast.Term, p.nfuncs), memoSet: make([]bool, p.nfuncs), frames: make([][]*ast.Term, p.nfuncs), busy: make([]bool, p.nfuncs)}
+		st.out = func(t *ast.Term) error { st.res = t; return nil }
+	}
+	defer p.release(st)
 	st.bctx = topdown.BuiltinContext{
 		Context:      ctx,
 		Metrics:      metrics.NoOp(),
@@ -184,6 +192,20 @@ func (p *Program) Eval(ctx context.Context, input ast.Value, opts Options) ([]*a
 	return st.results, nil
 }
 
+// release readies st for the next evaluation: nothing of this one may leak into it.
+func (p *Program) release(st *state) {
+	clear(st.memo)
+	clear(st.memoSet)
+	st.results = nil
+	st.steps = 0
+	st.bctx = topdown.BuiltinContext{}
+	st.cancel = nil
+	st.res = nil
+	clear(st.stack)
+	st.stack = st.stack[:0]
+	p.states.Put(st)
+}
+
 type state struct {
 	p       *Program
 	bctx    topdown.BuiltinContext
@@ -192,12 +214,19 @@ type state struct {
 	memoSet []bool
 	results []*ast.Term
 	steps   int
+
+	// frames[i] is function i's frame, kept between calls and evaluations: Rego has no
+	// recursion, so a function is active at most once; busy guards that anyway.
+	frames [][]*ast.Term
+	busy   []bool
+	stack  []*ast.Term // arguments of the calls in progress
+	ret    *ast.Term   // the value of the last ReturnLocalStmt
+	res    *ast.Term   // the output of the last built-in call
+	out    func(*ast.Term) error
 }
 
-// errReturn carries a function's return out of nested blocks.
-type errReturn struct{ value *ast.Term }
-
-func (errReturn) Error() string { return "return" }
+// errReturned unwinds nested blocks to the function being run, whose value is st.ret.
+var errReturned = errors.New("irvm: return")
 
 // Levels: a block's outcome is how many enclosing blocks to leave, as a Wasm br index:
 // fell through = -1; undefined statement or break 0 = 0 (leave this block); break n = n.
@@ -363,7 +392,8 @@ func (st *state) stmt(frame []*ast.Term, s ir.Stmt) (int, error) {
 	case *ir.ResultSetAddStmt:
 		st.results = append(st.results, frame[s.Value])
 	case *ir.ReturnLocalStmt:
-		return 0, errReturn{frame[s.Source]}
+		st.ret = frame[s.Source]
+		return 0, errReturned
 	case *ir.BreakStmt:
 		return int(s.Index), nil
 	case *ir.BlockStmt:
@@ -464,24 +494,29 @@ func (st *state) call(frame []*ast.Term, s *ir.CallStmt) (int, error) {
 	if err := st.tick(); err != nil {
 		return 0, err
 	}
-	args := make([]*ast.Term, len(s.Args))
-	for i, a := range s.Args {
-		args[i] = st.read(frame, a)
+	base := len(st.stack)
+	for _, a := range s.Args {
+		st.stack = append(st.stack, st.read(frame, a))
 	}
+	args := st.stack[base:len(st.stack):len(st.stack)]
 	var res *ast.Term
 	var err error
 	if f, ok := st.p.funcs[s.Func]; ok {
 		res, err = st.callFunc(f, args)
 	} else if f, ok := st.p.extra[s.Func]; ok {
-		res, err = f(st.bctx, args)
+		res, err = f(st.bctx, slices.Clone(args))
 	} else if f, ok := st.p.builtins[s.Func]; ok {
-		err = f(st.bctx, args, func(t *ast.Term) error { res = t; return nil })
+		st.res = nil
+		err = f(st.bctx, args, st.out)
+		res = st.res
 		if err != nil {
 			err = &topdown.Error{Code: topdown.BuiltinErr, Message: fmt.Sprintf("%s: %v", s.Func, err), Location: location(s.Location)}
 		}
 	} else {
-		return 0, fmt.Errorf("irvm: undefined function %s: %w", s.Func, ErrUnsupported)
+		err = fmt.Errorf("irvm: undefined function %s: %w", s.Func, ErrUnsupported)
 	}
+	clear(st.stack[base:])
+	st.stack = st.stack[:base]
 	if err != nil {
 		return 0, err
 	}
@@ -496,16 +531,28 @@ func (st *state) callFunc(f *function, args []*ast.Term) (*ast.Term, error) {
 	if f.memo && st.memoSet[f.index] {
 		return st.memo[f.index], nil
 	}
-	frame := make([]*ast.Term, f.nlocals)
+	var frame []*ast.Term
+	if st.busy[f.index] {
+		frame = make([]*ast.Term, f.nlocals)
+	} else {
+		if st.frames[f.index] == nil {
+			st.frames[f.index] = make([]*ast.Term, f.nlocals)
+		}
+		frame = st.frames[f.index]
+		st.busy[f.index] = true
+		defer func() {
+			clear(frame)
+			st.busy[f.index] = false
+		}()
+	}
 	for i, p := range f.f.Params {
 		frame[p] = args[i]
 	}
 	var ret *ast.Term
 	for _, b := range f.f.Blocks {
 		if _, err := st.block(frame, b); err != nil {
-			var r errReturn
-			if errors.As(err, &r) {
-				ret = r.value
+			if err == errReturned {
+				ret, st.ret = st.ret, nil
 				break
 			}
 			return nil, err
