@@ -76,6 +76,11 @@ type MemoStat struct {
 	Hits, Misses int64
 }
 
+// Fallbacks is how many resource evaluations since the engine was built irvm could not
+// finish (a built-in error, a timeout, a statement it does not run) and topdown did
+// again: 0 on the pack, which a test holds it to.
+func (e *Engine) Fallbacks() int64 { return e.irFallbacks.Load() }
+
 // MemoStats reports each memoized function's hits and misses since the engine was built,
 // in function order; empty when the memo is off.
 func (e *Engine) MemoStats() []MemoStat {

@@ -122,7 +122,7 @@ f(x) := to_number(x) if x == "bad"
 
 // The pack with and without the memo finds the same in the acme organisation and a
 // synthetic mix, and the memo is used.
-func TestMemo_packSameFindings(t *testing.T) {
+func TestFastPath_sameFindingsAsTopdown(t *testing.T) {
 	var buf bytes.Buffer
 	if err := synth.Write(&buf, synth.Options{Resources: 3000, Seed: 7}); err != nil {
 		t.Fatal(err)
@@ -151,6 +151,9 @@ func TestMemo_packSameFindings(t *testing.T) {
 					}
 					if hits == 0 {
 						t.Errorf("the memo was never used: %+v", e.MemoStats())
+					}
+					if n := e.Fallbacks(); n != 0 {
+						t.Errorf("irvm could not finish %d evaluations of the pack", n)
 					}
 				}
 			}

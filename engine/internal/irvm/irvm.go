@@ -43,6 +43,15 @@ type Program struct {
 	builtins map[string]topdown.BuiltinFunc
 	extra    map[string]Func
 	nfuncs   int
+	calls    map[*ir.CallStmt]callee // every call, resolved once
+}
+
+// callee is what a call statement calls: one of a planned function, a caller's
+// built-in or one of topdown's.
+type callee struct {
+	fn      *function
+	extra   Func
+	builtin topdown.BuiltinFunc
 }
 
 type function struct {
@@ -98,7 +107,35 @@ func New(p *ir.Policy, plan string, extra map[string]Func) (*Program, error) {
 		prog.nfuncs = len(p.Funcs.Funcs)
 	}
 	prog.nlocals = maxLocal(prog.plan.Blocks, nil, 0) + 1
+	prog.calls = map[*ir.CallStmt]callee{}
+	resolve := &callResolver{p: prog}
+	for _, b := range prog.plan.Blocks {
+		_ = ir.Walk(resolve, b)
+	}
+	for _, f := range prog.funcs {
+		for _, b := range f.f.Blocks {
+			_ = ir.Walk(resolve, b)
+		}
+	}
 	return prog, nil
+}
+
+type callResolver struct{ p *Program }
+
+func (v *callResolver) Before(any) {}
+func (v *callResolver) After(any)  {}
+func (v *callResolver) Visit(x any) (ir.Visitor, error) {
+	if c, ok := x.(*ir.CallStmt); ok {
+		switch {
+		case v.p.funcs[c.Func] != nil:
+			v.p.calls[c] = callee{fn: v.p.funcs[c.Func]}
+		case v.p.extra[c.Func] != nil:
+			v.p.calls[c] = callee{extra: v.p.extra[c.Func]}
+		case v.p.builtins[c.Func] != nil:
+			v.p.calls[c] = callee{builtin: v.p.builtins[c.Func]}
+		}
+	}
+	return v, nil
 }
 
 // maxLocal is the highest local a function or plan uses. Statements are read by
@@ -501,18 +538,20 @@ func (st *state) call(frame []*ast.Term, s *ir.CallStmt) (int, error) {
 	args := st.stack[base:len(st.stack):len(st.stack)]
 	var res *ast.Term
 	var err error
-	if f, ok := st.p.funcs[s.Func]; ok {
-		res, err = st.callFunc(f, args)
-	} else if f, ok := st.p.extra[s.Func]; ok {
-		res, err = f(st.bctx, slices.Clone(args))
-	} else if f, ok := st.p.builtins[s.Func]; ok {
+	c := st.p.calls[s]
+	switch {
+	case c.fn != nil:
+		res, err = st.callFunc(c.fn, args)
+	case c.extra != nil:
+		res, err = c.extra(st.bctx, slices.Clone(args))
+	case c.builtin != nil:
 		st.res = nil
-		err = f(st.bctx, args, st.out)
+		err = c.builtin(st.bctx, args, st.out)
 		res = st.res
 		if err != nil {
 			err = &topdown.Error{Code: topdown.BuiltinErr, Message: fmt.Sprintf("%s: %v", s.Func, err), Location: location(s.Location)}
 		}
-	} else {
+	default:
 		err = fmt.Errorf("irvm: undefined function %s: %w", s.Func, ErrUnsupported)
 	}
 	clear(st.stack[base:])
