@@ -54,10 +54,11 @@ type Config struct {
 	// manual, and declare in custom.remediation.params each param the action requires.
 	// A violation's own "action" field is checked at evaluation.
 	Actions map[string][]ActionParam
-	// NoMemo turns off the memo of the pack's pure helper functions across resources
-	// (see memo.go): every call is evaluated. Decisions are the same either way; it
-	// exists to measure what the memo saves.
-	NoMemo bool
+	// Baseline evaluates as the engine did before it learnt to reuse and compile: every
+	// resource by OPA's topdown evaluator, with no folded constants (fold.go), no memo
+	// (memo.go) and no planned programs (irvm). Decisions are the same either way; it
+	// exists to measure what the rest saves, and as a way around a suspected fault.
+	Baseline bool
 	Logger *slog.Logger
 }
 
@@ -244,7 +245,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, &SettingsError{Errors: serrs}
 	}
 	e.store = inmem.NewFromObject(map[string]any{"warden": map[string]any{"config": settings}})
-	if !cfg.NoMemo {
+	if !cfg.Baseline {
 		// Reuse across resources: values of rules that read no input (fold.go), and
 		// results of the functions marked memo (memo.go). Both need the pack compiled
 		// again from rewritten modules.
@@ -284,7 +285,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("prepare policies for %s: %w", t, err)
 		}
 		te.all = q
-		if !cfg.NoMemo {
+		if !cfg.Baseline {
 			prog, err := e.planProgram(ctx, "data."+aggregatePackage(t)+".results")
 			if err != nil {
 				log.Debug("policies of a type are evaluated by topdown only", "type", t, "reason", err)
@@ -293,7 +294,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			}
 		}
 	}
-	if !cfg.NoMemo {
+	if !cfg.Baseline {
 		data, err := ast.InterfaceToValue(map[string]any{"warden": map[string]any{"config": settings}})
 		if err != nil {
 			return nil, fmt.Errorf("settings as data: %w", err)

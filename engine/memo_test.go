@@ -75,8 +75,8 @@ f(x) := to_number(x) if x == "bad"
 	}
 	res := sgs("p", "q", "p", "", "", "bad", "bad", "p")
 	var got [2]string
-	for i, noMemo := range []bool{true, false} {
-		e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: memoPolicy(lib)}}, NoMemo: noMemo})
+	for i, baseline := range []bool{true, false} {
+		e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: memoPolicy(lib)}}, Baseline: baseline})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -92,7 +92,7 @@ f(x) := to_number(x) if x == "bad"
 			b.WriteString(ee.Resource + " error\n")
 		}
 		got[i] = b.String()
-		if !noMemo {
+		if !baseline {
 			st := e.MemoStats()
 			if len(st) != 1 || st[0].Function != "data.acme.lib.f" || st[0].Hits == 0 {
 				t.Fatalf("MemoStats = %+v, want hits of data.acme.lib.f", st)
@@ -134,8 +134,8 @@ func TestFastPath_sameFindingsAsTopdown(t *testing.T) {
 	for name, snap := range map[string][]byte{"acme": acme, "synthetic": buf.Bytes()} {
 		t.Run(name, func(t *testing.T) {
 			var out [2][]byte
-			for i, noMemo := range []bool{true, false} {
-				e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, NoMemo: noMemo})
+			for i, baseline := range []bool{true, false} {
+				e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Baseline: baseline})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -144,7 +144,7 @@ func TestFastPath_sameFindingsAsTopdown(t *testing.T) {
 					t.Fatal(err)
 				}
 				out[i] = decisions(t, res)
-				if !noMemo {
+				if !baseline {
 					var hits int64
 					for _, s := range e.MemoStats() {
 						hits += s.Hits

@@ -30,7 +30,7 @@ type policyFlags struct {
 	configFile string
 	policyDirs []string
 	noBuiltin  bool
-	noMemo     bool // set by scan only: see engine.Config.NoMemo
+	baseline   bool // set by scan only: see engine.Config.Baseline
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
 	limits *limitFlags
 	// catalog, when set, is the remediation actions the policies are checked against.
@@ -79,7 +79,7 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 		}
 		catalog = reg.Catalog()
 	}
-	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog), NoMemo: pf.noMemo}
+	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog), Baseline: pf.baseline}
 	if pf.limits != nil {
 		if pf.limits.evalTimeout <= 0 {
 			return nil, nil, usageErr(fmt.Errorf("--eval-timeout: want a positive duration such as 10s"))
@@ -256,7 +256,7 @@ report, nothing recorded.`,
 	f.StringVarP(&outFile, "output", "o", "", "write the report to this file instead of standard output")
 	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at (needed when collected_at is ahead of the clock)")
 	f.BoolVar(&noProgress, "no-progress", false, "do not draw progress on the terminal")
-	f.BoolVar(&pf.noMemo, "no-memo", false, "evaluate every helper call instead of reusing results across resources (for measuring: the findings are the same)")
+	f.BoolVar(&pf.baseline, "no-memo", false, "evaluate as before issue 13: topdown only, no folded constants, no memo, no planned programs (for measuring: the findings are the same)")
 	_ = f.MarkHidden("no-memo")
 	return cmd
 }
