@@ -1,5 +1,18 @@
 // Package engine compiles Rego policies once and evaluates snapshots into findings: each
 // resource only against the policies for its type, in parallel, in a deterministic order.
+//
+// How a resource is evaluated, fastest first:
+//   - rules that read no input are folded into their values when the engine is built
+//     (fold.go), and helper functions marked memo: true keep their results across
+//     resources (memo.go);
+//   - each type's query is planned by OPA into its IR and run natively by irvm;
+//   - whatever irvm cannot finish (a built-in error, a timeout, `with`) is evaluated again
+//     by OPA's topdown, and a failing resource's policies one by one, so that errors are
+//     reported exactly as before.
+//
+// The Rego is never changed for users: `opa test` runs the pack as written, and
+// Config.Baseline evaluates everything with topdown alone. Tests hold the decisions of
+// both paths to be the same.
 package engine
 
 import (
