@@ -72,7 +72,7 @@ type Config struct {
 	// (memo.go) and no planned programs (irvm). Decisions are the same either way; it
 	// exists to measure what the rest saves, and as a way around a suspected fault.
 	Baseline bool
-	Logger *slog.Logger
+	Logger   *slog.Logger
 }
 
 // Engine holds compiled policies, ready to evaluate resources. It is safe for concurrent use.
