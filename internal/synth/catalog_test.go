@@ -4,7 +4,7 @@ import "testing"
 
 // Names are the uids of AWS-managed policies: two entries with one name would be one
 // policy with two documents.
-func TestCatalog_namesAreUnique(t *testing.T) {
+func TestSynth_catalogNamesAreUnique(t *testing.T) {
 	seen := map[string]bool{}
 	for _, m := range append(append([]managedPolicy{}, cleanManaged...), badManaged...) {
 		if seen[m.name] {

@@ -37,14 +37,14 @@ func read(t *testing.T, data []byte) []snapshot.Resource {
 
 // The default mode is pinned byte for byte: benchmarks and the engine's decision digests
 // were measured on it. The digest was taken before the repetition modes were added.
-func TestWrite_defaultModeUnchanged(t *testing.T) {
+func TestSynth_defaultModeUnchanged(t *testing.T) {
 	sum := sha256.Sum256(write(t, synth.Options{Resources: 2000, Seed: 1}))
 	if got, want := hex.EncodeToString(sum[:]), "cb6140329a26642340dda0c876835e831be129648f52402fbde6cc12f6058bac"; got != want {
 		t.Errorf("seed 1, 2,000 resources: sha256 %s, want %s: the default output must not change", got, want)
 	}
 }
 
-func TestWrite_sameSeedSameSnapshot(t *testing.T) {
+func TestSynth_sameSeedSameSnapshot(t *testing.T) {
 	for _, m := range modes {
 		t.Run(string(m)+"/", func(t *testing.T) {
 			a := write(t, synth.Options{Resources: 3000, Seed: 5, Repetition: m})
@@ -62,7 +62,7 @@ func TestWrite_sameSeedSameSnapshot(t *testing.T) {
 
 // Every mode reads back, and (account, uid) is unique, as the engine requires: an
 // AWS-managed policy appears at most once per account.
-func TestWrite_readerAcceptsEveryMode(t *testing.T) {
+func TestSynth_readerAcceptsEveryMode(t *testing.T) {
 	for _, m := range modes {
 		t.Run(string(m)+"/", func(t *testing.T) {
 			data := write(t, synth.Options{Resources: 5000, Seed: 1, Repetition: m})
@@ -89,7 +89,7 @@ func TestWrite_readerAcceptsEveryMode(t *testing.T) {
 }
 
 // For a seed, the realistic and none modes make the same resources: only contents differ.
-func TestWrite_realisticAndNoneHaveTheSameResources(t *testing.T) {
+func TestSynth_realisticAndNoneHaveTheSameResources(t *testing.T) {
 	r := read(t, write(t, synth.Options{Resources: 5000, Seed: 2, Repetition: synth.RepetitionRealistic}))
 	n := read(t, write(t, synth.Options{Resources: 5000, Seed: 2, Repetition: synth.RepetitionNone}))
 	for i := range r {
@@ -99,7 +99,7 @@ func TestWrite_realisticAndNoneHaveTheSameResources(t *testing.T) {
 	}
 }
 
-func TestWrite_rejectsUnknownRepetition(t *testing.T) {
+func TestSynth_rejectsUnknownRepetition(t *testing.T) {
 	err := synth.Write(&bytes.Buffer{}, synth.Options{Resources: 1, Repetition: "some"})
 	if err == nil || !strings.Contains(err.Error(), `unknown repetition "some": want realistic or none`) {
 		t.Errorf("err = %v", err)
@@ -196,7 +196,7 @@ func repetition(t *testing.T, rs []snapshot.Resource) map[string][2]float64 {
 
 // The none mode repeats no whole content: no document, statement, rule, rule set,
 // firewall or binding set is shared by two resources.
-func TestWrite_noneRepeatsNothing(t *testing.T) {
+func TestSynth_noneRepeatsNothing(t *testing.T) {
 	rs := read(t, write(t, synth.Options{Resources: 20000, Seed: 1, Repetition: synth.RepetitionNone}))
 	rep := repetition(t, rs)
 	if len(rep) != 12 {
@@ -212,7 +212,7 @@ func TestWrite_noneRepeatsNothing(t *testing.T) {
 // The realistic mode repeats most content; the floors are 5 points under what seed 1
 // gives with 20,000 resources (10 accounts), measured when the mode was written (more
 // accounts repeat more: the AWS-managed policies and per-account trusts recur in each).
-func TestWrite_realisticRepeats(t *testing.T) {
+func TestSynth_realisticRepeats(t *testing.T) {
 	floors := map[string]float64{
 		"policy document":         0.80,
 		"trust policy":            0.85,
@@ -253,7 +253,7 @@ func TestWrite_realisticRepeats(t *testing.T) {
 
 // Shares the package doc states, measured: the type mix, the violating draws, the
 // AWS-managed share. Run with -v to see them; the checks are loose bounds.
-func TestWrite_realisticShares(t *testing.T) {
+func TestSynth_realisticShares(t *testing.T) {
 	rs := read(t, write(t, synth.Options{Resources: 20000, Seed: 1, Repetition: synth.RepetitionRealistic}))
 	var policies, managed, defaults, wizards, groups int
 	for _, r := range rs {
