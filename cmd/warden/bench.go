@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"time"
 
@@ -25,120 +25,328 @@ func (a *app) benchCmd() *cobra.Command {
 	var (
 		n, naiveN, changed int
 		seed               uint64
-		snapPath           string
+		snapPaths          []string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
-		Short: "Measure a full scan, the naive way side by side, and re-evaluating changed resources",
-		Long: `Measure evaluation speed on a synthetic snapshot (or --snapshot):
+		Short: "Measure today's engine and the new one side by side, on snapshots with and without repetition",
+		Long: `Measure evaluation speed, today's engine and the new one side by side, on two
+synthetic snapshots of --resources resources with the same --seed: one with realistic
+repetition ('warden synth --repetition realistic': AWS-managed policies in every account,
+documents from Terraform and CloudFormation modules, default groups and firewalls) and
+one with none ('--repetition none': the same resources, but no IAM document, rule set or
+firewall shared). The new engine reuses the results of helper functions across
+resources: repetition is what it gains from, and the second snapshot shows what it costs
+when nothing repeats. Give --snapshot, once per file, to measure files of your own
+instead.
 
-  full pass   'warden scan' of the whole snapshot in a child process: wall time and
-              peak resident memory, reading and checking the snapshot included
-  naive       the first --naive-sample resources, every policy prepared once and every
-              resource evaluated against every policy, one query at a time, on one
-              goroutine; compared per resource with the full pass
-  changed     re-evaluating --changed resources in memory (what the daemon does after
-              a change), as a share of the full pass
+For each snapshot:
 
-The output is Markdown, ready for BENCHMARKS.md.`,
-		Example: `  warden bench --resources 1000000
-  warden bench --snapshot big.json --naive-sample 5000`,
+  naive           the first --naive-sample resources, every policy prepared once and
+                  every resource evaluated against every policy, one query at a time,
+                  on one goroutine
+  today's engine  'warden scan --no-memo' of the whole snapshot in a child process:
+                  wall time and peak resident memory, reading and checking the
+                  snapshot included
+  new engine      'warden scan' (results reused across resources), the same way
+  changed         re-evaluating --changed resources in memory (what the daemon does
+                  after a change), on an engine that has evaluated nothing yet
+
+then the speed-ups per resource (new engine vs today's, vs naive), and whether the two
+full passes decided the same: the findings of their JSON reports as sorted lines
+"policy resource fingerprint message" (tab-separated), compared and digested as the
+engine's decision tests do. Each snapshot gets "decisions identical: N findings,
+sha256:..." or a DECISIONS DIFFER line with the first differing findings, and then the
+command exits 2.
+
+Every full pass runs before the measures made in this process, and each snapshot is
+read once before its passes, so that all find it in the page cache. The output is
+Markdown, ready for BENCHMARKS.md.`,
+		Example: `  # Issue 13's measurement: a million resources, with and without repetition
+  warden bench --resources 1000000 --naive-sample 5000
+
+  # A quick look (a minute on a laptop)
+  warden bench --resources 20000 --naive-sample 500 --changed 100
+
+  # Snapshots of your own, each row labelled with its file name
+  warden bench --snapshot prod.json --snapshot staging.json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			out := a.stdout
-			if snapPath == "" {
+			if n < 0 || naiveN < 0 || changed < 0 {
+				return usageErr(fmt.Errorf("--resources, --naive-sample and --changed must not be negative"))
+			}
+			var snaps []benchSnapshot
+			if len(snapPaths) == 0 {
 				dir, err := os.MkdirTemp("", "warden-bench-")
 				if err != nil {
 					return err
 				}
 				defer os.RemoveAll(dir)
-				snapPath = filepath.Join(dir, "synth.json")
-				f, err := os.Create(snapPath)
+				for _, rep := range []synth.Repetition{synth.RepetitionRealistic, synth.RepetitionNone} {
+					snaps = append(snaps, benchSnapshot{label: string(rep), path: filepath.Join(dir, string(rep)+".json"), synth: rep})
+				}
+			}
+			for _, p := range snapPaths {
+				snaps = append(snaps, benchSnapshot{label: filepath.Base(p), path: p})
+			}
+			fmt.Fprintf(out, "machine: %s/%s, %d cores (GOMAXPROCS %d), %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
+			// Every full pass first, then the measures in this process: a child started
+			// by a process that has been bigger reports that size as its own peak (Linux
+			// carries the high-water mark of the memory it was forked with over exec).
+			results := make([]benchResult, len(snaps))
+			for i, s := range snaps {
+				if s.synth != "" {
+					start := time.Now()
+					if err := writeAtomically(s.path, func(w io.Writer) error {
+						return synth.Write(w, synth.Options{Resources: n, Seed: seed, Repetition: s.synth})
+					}); err != nil {
+						return err
+					}
+					st, err := os.Stat(s.path)
+					if err != nil {
+						return err
+					}
+					fmt.Fprintf(out, "- snapshot %s: %d synthetic resources (seed %d, --repetition %s, %d MB) written in %s\n",
+						s.label, n, seed, s.synth, st.Size()>>20, time.Since(start).Round(time.Millisecond))
+				} else {
+					fmt.Fprintf(out, "- snapshot %s: %s\n", s.label, s.path)
+				}
+				results[i].label = s.label
+				if err := a.fullPasses(ctx, s.path, &results[i]); err != nil {
+					return fmt.Errorf("snapshot %s: %w", s.label, err)
+				}
+			}
+			// The naive queries are the same for every snapshot: prepared once (seconds).
+			var naive *bench.NaiveQueries
+			if naiveN > 0 {
+				pe, err := engine.New(ctx, engine.Config{Sources: []engine.Source{builtinPolicies}, Logger: a.log})
 				if err != nil {
 					return err
 				}
-				start := time.Now()
-				if err := synth.Write(f, synth.Options{Resources: n, Seed: seed}); err != nil {
-					f.Close()
+				mods, err := engine.LoadModules(builtinPolicies)
+				if err != nil {
 					return err
 				}
-				if err := f.Close(); err != nil {
+				if naive, err = bench.PrepareNaive(ctx, mods, pe.Policies()); err != nil {
 					return err
 				}
-				st, _ := os.Stat(snapPath)
-				fmt.Fprintf(out, "snapshot: %d synthetic resources (seed %d, %d MB) written in %s\n", n, seed, st.Size()>>20, time.Since(start).Round(time.Millisecond))
 			}
-			fmt.Fprintf(out, "machine: %s/%s, %d cores (GOMAXPROCS %d), %s\n\n", runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version())
-
-			full, rss, err := a.fullPass(ctx, snapPath)
-			if err != nil {
-				return err
+			for i, s := range snaps {
+				if err := a.sampleMeasures(ctx, s.path, naive, naiveN, changed, &results[i]); err != nil {
+					return fmt.Errorf("snapshot %s: %w", s.label, err)
+				}
 			}
-			fmt.Fprintf(out, "| measure | resources | wall | per resource | peak memory |\n|---|---:|---:|---:|---:|\n")
-			fmt.Fprintf(out, "| full pass (`warden scan`, %d workers) | %d | %s | %s | %d MB |\n", runtime.GOMAXPROCS(0), full.Resources, full.Wall.Round(time.Millisecond), full.PerResource(), rss>>20)
-
-			h, sample, err := readSample(snapPath, max(naiveN, changed))
-			if err != nil {
-				return err
+			fmt.Fprintln(out)
+			writeBenchTables(out, results)
+			fmt.Fprintln(out)
+			var differ []string
+			for _, r := range results {
+				if r.same {
+					fmt.Fprintf(out, "- %s: decisions identical: %d findings, %s\n", r.label, r.memo.Findings, r.memo.digest)
+					continue
+				}
+				differ = append(differ, r.label)
+				fmt.Fprintf(out, "- **%s: DECISIONS DIFFER**: today's engine %d findings, %s; the new engine %d findings, %s\n",
+					r.label, r.today.Findings, r.today.digest, r.memo.Findings, r.memo.digest)
+				for _, l := range r.onlyToday {
+					fmt.Fprintf(out, "  - only today's: `%s`\n", strings.ReplaceAll(l, "\t", " "))
+				}
+				for _, l := range r.onlyNew {
+					fmt.Fprintf(out, "  - only new: `%s`\n", strings.ReplaceAll(l, "\t", " "))
+				}
 			}
-			now := h.CollectedAt
-			e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{{FS: policies.FS, Prefix: "policies"}}, Logger: a.log})
-			if err != nil {
-				return err
+			if len(differ) > 0 {
+				return &exitErr{code: exitError, err: fmt.Errorf("bench: the new engine decided differently from today's on %s", strings.Join(differ, ", "))}
 			}
-			mods, err := engine.LoadModules(engine.Source{FS: policies.FS, Prefix: "policies"})
-			if err != nil {
-				return err
-			}
-			naiveSample := sample[:min(naiveN, len(sample))]
-			naive, err := bench.Naive(ctx, mods, e.Policies(), now, naiveSample)
-			if err != nil {
-				return err
-			}
-			routed, err := bench.Routed(ctx, e, now, naiveSample)
-			if err != nil {
-				return err
-			}
-			sub, err := bench.Routed(ctx, e, now, sample[:min(changed, len(sample))])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(out, "| naive: %d policies × each resource, 1 goroutine | %d | %s | %s | |\n", len(e.Policies()), naive.Resources, naive.Wall.Round(time.Millisecond), naive.PerResource())
-			fmt.Fprintf(out, "| routed by type, 1 query per resource, 1 goroutine | %d | %s | %s | |\n", routed.Resources, routed.Wall.Round(time.Millisecond), routed.PerResource())
-			fmt.Fprintf(out, "| re-evaluate changed resources | %d | %s | %s | |\n\n", sub.Resources, sub.Wall.Round(time.Microsecond), sub.PerResource())
-			if naive.Findings != routed.Findings {
-				fmt.Fprintf(out, "WARNING: naive found %d violations, routed %d: they should agree\n\n", naive.Findings, routed.Findings)
-			}
-			fmt.Fprintf(out, "- full pass vs naive, per resource: %.1f× faster\n", ratio(naive.PerResource(), full.PerResource()))
-			fmt.Fprintf(out, "- routing alone (1 goroutine) vs naive: %.1f× faster\n", ratio(naive.PerResource(), routed.PerResource()))
-			fmt.Fprintf(out, "- %d changed resources cost %.3f%% of the full pass\n", sub.Resources, 100*float64(sub.Wall)/float64(full.Wall))
 			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.IntVarP(&n, "resources", "n", 1000000, "synthetic resources to generate (without --snapshot)")
-	f.Uint64Var(&seed, "seed", 1, "seed of the synthetic snapshot")
-	f.StringVar(&snapPath, "snapshot", "", "measure this snapshot instead of a synthetic one")
-	f.IntVar(&naiveN, "naive-sample", 20000, "resources evaluated the naive way")
+	f.IntVarP(&n, "resources", "n", 1000000, "resources of each synthetic snapshot (without --snapshot)")
+	f.Uint64Var(&seed, "seed", 1, "seed of the synthetic snapshots")
+	f.StringArrayVar(&snapPaths, "snapshot", nil, "measure this snapshot instead of the synthetic ones (repeatable)")
+	f.IntVar(&naiveN, "naive-sample", 20000, "resources of each snapshot evaluated the naive way (0: skip the naive measure)")
 	f.IntVar(&changed, "changed", 1000, "changed resources to re-evaluate")
 	return cmd
 }
 
-// fullPass runs warden scan in a child process so that its peak memory is its own.
-func (a *app) fullPass(ctx context.Context, path string) (bench.Timing, uint64, error) {
+// benchSnapshot is a snapshot to measure: a file, or one to generate first (synth set).
+type benchSnapshot struct {
+	label, path string
+	synth       synth.Repetition
+}
+
+// passResult is one measured `warden scan`: its timing, the child's peak resident memory
+// and a digest of what it decided.
+type passResult struct {
+	bench.Timing
+	rss        uint64
+	rssUnknown bool // the child's peak was not above this process's: it may be ours
+	digest     string
+}
+
+type benchResult struct {
+	label              string
+	policies           int
+	naive, changed     bench.Timing
+	today, memo        passResult
+	same               bool     // the two passes decided the same
+	onlyToday, onlyNew []string // when not: the first findings of one that the other lacks
+	naiveMismatch      string   // naive and the engine disagree on the sample: a bug of the measure
+}
+
+// fullPasses runs today's engine and the new one over the snapshot and compares what
+// they decided, keeping only the digests and the first differences: the findings of a
+// million resources would weigh on the passes of the next snapshot.
+func (a *app) fullPasses(ctx context.Context, path string, r *benchResult) error {
+	if err := warmCache(path); err != nil {
+		return err
+	}
+	today, todayDec, err := a.fullPass(ctx, path, "--no-memo")
+	if err != nil {
+		return fmt.Errorf("today's engine: %w", err)
+	}
+	memo, memoDec, err := a.fullPass(ctx, path)
+	if err != nil {
+		return fmt.Errorf("new engine: %w", err)
+	}
+	today.digest, memo.digest = todayDec.Digest(), memoDec.Digest()
+	r.today, r.memo, r.same = today, memo, todayDec.Equal(memoDec)
+	if !r.same {
+		r.onlyToday, r.onlyNew = todayDec.Diff(memoDec, 5)
+	}
+	return nil
+}
+
+// builtinPolicies is the pack every measure evaluates.
+var builtinPolicies = engine.Source{FS: policies.FS, Prefix: "policies"}
+
+// sampleMeasures evaluates the first resources of the snapshot in this process: the
+// changed resources, on an engine that has evaluated nothing yet, then the naive sample
+// (unless naive is nil), checked against the engine's count for it.
+func (a *app) sampleMeasures(ctx context.Context, path string, naive *bench.NaiveQueries, naiveN, changed int, r *benchResult) error {
+	h, sample, err := readSample(path, max(naiveN, changed))
+	if err != nil {
+		return err
+	}
+	now := h.CollectedAt
+	// An engine per snapshot: nothing the first one evaluated helps the second.
+	e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{builtinPolicies}, Logger: a.log})
+	if err != nil {
+		return err
+	}
+	r.policies = len(e.Policies())
+	if r.changed, err = bench.Routed(ctx, e, now, sample[:min(changed, len(sample))]); err != nil {
+		return err
+	}
+	if naive == nil {
+		return nil
+	}
+	naiveSample := sample[:min(naiveN, len(sample))]
+	// A few resources first, untimed: the first queries of a process fill OPA's caches
+	// (and grow the heap), which would otherwise count against the first snapshot only.
+	if _, err := naive.Run(ctx, now, naiveSample[:min(20, len(naiveSample))]); err != nil {
+		return err
+	}
+	if r.naive, err = naive.Run(ctx, now, naiveSample); err != nil {
+		return err
+	}
+	routed, err := bench.Routed(ctx, e, now, naiveSample)
+	if err != nil {
+		return err
+	}
+	if r.naive.Findings != routed.Findings {
+		r.naiveMismatch = fmt.Sprintf("naive found %d violations in the sample, the engine %d: they should agree", r.naive.Findings, routed.Findings)
+	}
+	return nil
+}
+
+func writeBenchTables(out io.Writer, results []benchResult) {
+	workers := runtime.GOMAXPROCS(0)
+	fmt.Fprintf(out, "| snapshot | measure | resources | wall | per resource | peak memory |\n|---|---|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		if r.naive.Resources == 0 {
+			fmt.Fprintf(out, "| %s | naive: not measured (--naive-sample 0) | 0 | – | – | |\n", r.label)
+		} else {
+			fmt.Fprintf(out, "| %s | naive: %d policies × each resource, 1 goroutine | %d | %s | %s | |\n",
+				r.label, r.policies, r.naive.Resources, r.naive.Wall.Round(time.Millisecond), r.naive.PerResource())
+		}
+		fmt.Fprintf(out, "| %s | today's engine (`warden scan --no-memo`, %d workers) | %d | %s | %s | %s |\n",
+			r.label, workers, r.today.Resources, r.today.Wall.Round(time.Millisecond), r.today.PerResource(), r.today.peak())
+		fmt.Fprintf(out, "| %s | new engine (`warden scan`, %d workers) | %d | %s | %s | %s |\n",
+			r.label, workers, r.memo.Resources, r.memo.Wall.Round(time.Millisecond), r.memo.PerResource(), r.memo.peak())
+		fmt.Fprintf(out, "| %s | re-evaluate changed resources (new engine, in memory) | %d | %s | %s | |\n",
+			r.label, r.changed.Resources, r.changed.Wall.Round(time.Microsecond), r.changed.PerResource())
+	}
+	fmt.Fprintf(out, "\n| snapshot | new engine vs today's | new engine vs naive | today's engine vs naive | changed resources, share of a full pass |\n|---|---:|---:|---:|---:|\n")
+	for _, r := range results {
+		fmt.Fprintf(out, "| %s | %s | %s | %s | %.3f%% |\n", r.label,
+			faster(r.today.PerResource(), r.memo.PerResource()), faster(r.naive.PerResource(), r.memo.PerResource()),
+			faster(r.naive.PerResource(), r.today.PerResource()), 100*float64(r.changed.Wall)/float64(max(r.memo.Wall, 1)))
+	}
+	for _, r := range results {
+		if r.naiveMismatch != "" {
+			fmt.Fprintf(out, "\nWARNING: %s: %s\n", r.label, r.naiveMismatch)
+		}
+	}
+}
+
+func (p passResult) peak() string {
+	if p.rssUnknown {
+		return fmt.Sprintf("≤ %d MB (warden bench's own)", p.rss>>20)
+	}
+	return fmt.Sprintf("%d MB", p.rss>>20)
+}
+
+// faster says how many times faster b is than a, per resource ("–" when either was not
+// measured).
+func faster(a, b time.Duration) string {
+	if a == 0 || b == 0 {
+		return "–"
+	}
+	return fmt.Sprintf("%.2f× faster", float64(a)/float64(b))
+}
+
+// warmCache reads a file once, so that the passes that follow all find it in the page
+// cache and the first is not the only one to pay for the disk.
+func warmCache(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(io.Discard, f)
+	return err
+}
+
+// wardenCommand is the child process of a full pass: this binary, so that the scan
+// measured is the code being benchmarked. Tests replace it, the test binary not being
+// warden.
+var wardenCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
 	self, err := os.Executable()
 	if err != nil {
-		return bench.Timing{}, 0, err
+		return nil, err
 	}
+	return exec.CommandContext(ctx, self, args...), nil
+}
+
+// fullPass runs warden scan (with extra flags) in a child process so that its peak
+// memory is its own, and reads what it decided from its JSON report.
+func (a *app) fullPass(ctx context.Context, path string, extra ...string) (passResult, bench.Decisions, error) {
 	out, err := os.CreateTemp("", "warden-bench-report-*.json")
 	if err != nil {
-		return bench.Timing{}, 0, err
+		return passResult{}, bench.Decisions{}, err
 	}
 	out.Close()
 	defer os.Remove(out.Name())
-	c := exec.CommandContext(ctx, self, "scan", "--snapshot", path, "--no-db", "--no-progress", "--format", "json", "-o", out.Name())
+	c, err := wardenCommand(ctx, append([]string{"scan", "--snapshot", path, "--no-db", "--no-progress", "--format", "json", "-o", out.Name()}, extra...)...)
+	if err != nil {
+		return passResult{}, bench.Decisions{}, err
+	}
 	c.Stderr = a.stderr
+	self := selfMaxRSS()
 	start := time.Now()
 	err = c.Run()
 	wall := time.Since(start)
@@ -146,7 +354,7 @@ func (a *app) fullPass(ctx context.Context, path string) (bench.Timing, uint64, 
 		err = nil
 	}
 	if err != nil {
-		return bench.Timing{}, 0, fmt.Errorf("full pass: %w", err)
+		return passResult{}, bench.Decisions{}, fmt.Errorf("warden %s: %w", strings.Join(c.Args[1:], " "), err)
 	}
 	var rss uint64
 	if ru, ok := c.ProcessState.SysUsage().(*syscall.Rusage); ok {
@@ -154,19 +362,23 @@ func (a *app) fullPass(ctx context.Context, path string) (bench.Timing, uint64, 
 	}
 	f, err := os.Open(out.Name())
 	if err != nil {
-		return bench.Timing{}, 0, err
+		return passResult{}, bench.Decisions{}, err
 	}
 	defer f.Close()
-	var rep struct {
-		Summary struct {
-			Resources int `json:"resources"`
-			Findings  int `json:"findings"`
-		} `json:"summary"`
+	d, err := bench.ReadReport(f)
+	if err != nil {
+		return passResult{}, bench.Decisions{}, fmt.Errorf("full pass report: %w", err)
 	}
-	if err := jsonDecode(f, &rep); err != nil {
-		return bench.Timing{}, 0, fmt.Errorf("full pass report: %w", err)
+	return passResult{Timing: bench.Timing{Resources: d.Resources, Findings: len(d.Lines), Wall: wall}, rss: rss, rssUnknown: rss <= self}, d, nil
+}
+
+// selfMaxRSS is the peak resident memory of this process so far, in bytes.
+func selfMaxRSS() uint64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
 	}
-	return bench.Timing{Resources: rep.Summary.Resources, Findings: rep.Summary.Findings, Wall: wall}, rss, nil
+	return uint64(ru.Maxrss) * 1024
 }
 
 // readSample decodes the first n resources of a snapshot.
@@ -195,12 +407,3 @@ func readSample(path string, n int) (snapshot.Header, []snapshot.Resource, error
 	}
 	return rd.Header(), out, nil
 }
-
-func ratio(a, b time.Duration) float64 {
-	if b == 0 {
-		return 0
-	}
-	return float64(a) / float64(b)
-}
-
-func jsonDecode(r io.Reader, v any) error { return json.NewDecoder(r).Decode(v) }
