@@ -36,21 +36,23 @@ repetition ('warden synth --repetition realistic': AWS-managed policies in every
 documents from Terraform and CloudFormation modules, default groups and firewalls) and
 one with none ('--repetition none': the same resources, but no IAM document, rule set or
 firewall shared). The new engine reuses the results of helper functions across
-resources: repetition is what it gains from, and the second snapshot shows what it costs
-when nothing repeats. Give --snapshot, once per file, to measure files of your own
-instead.
+resources (and folds constants, and runs planned programs): repetition is what the reuse
+gains from, and the second snapshot shows what it costs when nothing repeats. Give
+--snapshot, once per file, to measure files of your own instead.
 
 For each snapshot:
 
   naive           the first --naive-sample resources, every policy prepared once and
                   every resource evaluated against every policy, one query at a time,
                   on one goroutine
-  today's engine  'warden scan --no-memo' of the whole snapshot in a child process:
-                  wall time and peak resident memory, reading and checking the
-                  snapshot included
-  new engine      'warden scan' (results reused across resources), the same way
+  today's engine  'warden scan --no-memo' of the whole snapshot in a child process
+                  (the engine as before issue 13: OPA's topdown alone): wall time and
+                  peak resident memory, reading and checking the snapshot included
+  new engine      'warden scan', the same way
   changed         re-evaluating --changed resources in memory (what the daemon does
-                  after a change), on an engine that has evaluated nothing yet
+                  after a change): the ones after the naive sample, on an engine that
+                  has just evaluated that sample (the first 1,000 resources with
+                  --naive-sample 0)
 
 then the speed-ups per resource (new engine vs today's, vs naive), and whether the two
 full passes decided the same: the findings of their JSON reports as sorted lines
@@ -224,43 +226,50 @@ func (a *app) fullPasses(ctx context.Context, path string, r *benchResult) error
 var builtinPolicies = engine.Source{FS: policies.FS, Prefix: "policies"}
 
 // sampleMeasures evaluates the first resources of the snapshot in this process: the
-// changed resources, on an engine that has evaluated nothing yet, then the naive sample
-// (unless naive is nil), checked against the engine's count for it.
+// naive sample (unless naive is nil), then the engine's way over the same resources
+// (checked against naive's count, and warming the engine up), then the changed
+// resources, the ones right after: as in the daemon, they meet an engine that has
+// evaluated other resources of the snapshot, but not them.
 func (a *app) sampleMeasures(ctx context.Context, path string, naive *bench.NaiveQueries, naiveN, changed int, r *benchResult) error {
-	h, sample, err := readSample(path, max(naiveN, changed))
+	warmN := naiveN
+	if naive == nil {
+		warmN = 1000
+	}
+	h, sample, err := readSample(path, warmN+changed)
 	if err != nil {
 		return err
 	}
 	now := h.CollectedAt
+	// A snapshot too small for both keeps its last resources for the changed ones.
+	nChanged := min(changed, len(sample))
+	warm, changedSet := sample[:min(warmN, len(sample)-nChanged)], sample[len(sample)-nChanged:]
 	// An engine per snapshot: nothing the first one evaluated helps the second.
 	e, err := engine.New(ctx, engine.Config{Sources: []engine.Source{builtinPolicies}, Logger: a.log})
 	if err != nil {
 		return err
 	}
 	r.policies = len(e.Policies())
-	if r.changed, err = bench.Routed(ctx, e, now, sample[:min(changed, len(sample))]); err != nil {
-		return err
+	if naive != nil {
+		// Some resources first, untimed: the first queries of a process fill OPA's
+		// caches (and grow the heap), which would otherwise count against the first
+		// snapshot only.
+		if _, err := naive.Run(ctx, now, warm[:min(100, len(warm))]); err != nil {
+			return err
+		}
+		runtime.GC() // what the previous snapshot left is not this one's to collect
+		if r.naive, err = naive.Run(ctx, now, warm); err != nil {
+			return err
+		}
 	}
-	if naive == nil {
-		return nil
-	}
-	naiveSample := sample[:min(naiveN, len(sample))]
-	// A few resources first, untimed: the first queries of a process fill OPA's caches
-	// (and grow the heap), which would otherwise count against the first snapshot only.
-	if _, err := naive.Run(ctx, now, naiveSample[:min(20, len(naiveSample))]); err != nil {
-		return err
-	}
-	if r.naive, err = naive.Run(ctx, now, naiveSample); err != nil {
-		return err
-	}
-	routed, err := bench.Routed(ctx, e, now, naiveSample)
+	routed, err := bench.Routed(ctx, e, now, warm)
 	if err != nil {
 		return err
 	}
-	if r.naive.Findings != routed.Findings {
+	if naive != nil && r.naive.Findings != routed.Findings {
 		r.naiveMismatch = fmt.Sprintf("naive found %d violations in the sample, the engine %d: they should agree", r.naive.Findings, routed.Findings)
 	}
-	return nil
+	r.changed, err = bench.Routed(ctx, e, now, changedSet)
+	return err
 }
 
 func writeBenchTables(out io.Writer, results []benchResult) {
