@@ -16,8 +16,11 @@
 // reuses results across resources gains from.
 //
 // RepetitionDefault ("") is the original generator, kept byte for byte so that earlier
-// measurements stay comparable; its documents are shaped by the resource index (a few
-// repeat, by accident of i%97).
+// measurements stay comparable. Its documents come from a handful of shapes (a few trust
+// policies, a statement of 5 services × 97 buckets, two rule sets), so most repeat, more
+// than in real organisations: on 20,000 resources every trust policy, role inline
+// policy, rule set and firewall is shared with another resource, and 58% of policy
+// documents; project bindings never are.
 //
 // RepetitionRealistic repeats content the way real AWS and GCP organisations do:
 //
