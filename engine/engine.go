@@ -91,7 +91,10 @@ type Engine struct {
 	actions map[string][]ActionParam
 	version string
 	memo    *memo // nil: no function is memoized
-	data    ast.Value
+	// prepMu serialises preparing and planning queries, done lazily by workers: rego
+	// sets options on the shared compiler as it prepares.
+	prepMu sync.Mutex
+	data   ast.Value
 	// irFallbacks counts evaluations irvm could not finish, done again by topdown.
 	irFallbacks atomic.Int64
 }
@@ -380,6 +383,8 @@ func orDefault[T int | int64 | time.Duration](v, def T) T {
 }
 
 func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQuery, error) {
+	e.prepMu.Lock()
+	defer e.prepMu.Unlock()
 	opts := []func(*rego.Rego){
 		rego.Query(query),
 		rego.Compiler(e.compiler),

@@ -70,7 +70,10 @@ func (e *Engine) planProgram(ctx context.Context, ref string) (*irvm.Program, er
 			}
 		}
 	}
-	if _, err := rego.New(opts...).PrepareForEval(context.WithValue(ctx, planSinkKey{}, sink)); err != nil {
+	e.prepMu.Lock()
+	_, err := rego.New(opts...).PrepareForEval(context.WithValue(ctx, planSinkKey{}, sink))
+	e.prepMu.Unlock()
+	if err != nil {
 		return nil, fmt.Errorf("plan %s: %w", ref, err)
 	}
 	if sink.policy == nil {
