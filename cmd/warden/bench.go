@@ -35,17 +35,18 @@ synthetic snapshots of --resources resources with the same --seed: one with real
 repetition ('warden synth --repetition realistic': AWS-managed policies in every account,
 documents from Terraform and CloudFormation modules, default groups and firewalls) and
 one with none ('--repetition none': the same resources, but no IAM document, rule set or
-firewall shared). The new engine reuses the results of helper functions across
-resources (and folds constants, and runs planned programs): repetition is what the reuse
-gains from, and the second snapshot shows what it costs when nothing repeats. Give
---snapshot, once per file, to measure files of your own instead.
+firewall shared). The new engine runs each type's policies as programs planned by OPA,
+folds rules that read no input into their values, and reuses the results of helper
+functions marked memo across resources: repetition is what the reuse gains from, and the
+second snapshot shows what it costs when nothing repeats. Give --snapshot, once per
+file, to measure files of your own instead.
 
 For each snapshot:
 
   naive           the first --naive-sample resources, every policy prepared once and
                   every resource evaluated against every policy, one query at a time,
                   on one goroutine
-  today's engine  'warden scan --no-memo' of the whole snapshot in a child process
+  today's engine  'warden scan --baseline' of the whole snapshot in a child process
                   (the engine as before issue 13: OPA's topdown alone): wall time and
                   peak resident memory, reading and checking the snapshot included
   new engine      'warden scan', the same way
@@ -206,7 +207,7 @@ func (a *app) fullPasses(ctx context.Context, path string, r *benchResult) error
 	if err := warmCache(path); err != nil {
 		return err
 	}
-	today, todayDec, err := a.fullPass(ctx, path, "--no-memo")
+	today, todayDec, err := a.fullPass(ctx, path, "--baseline")
 	if err != nil {
 		return fmt.Errorf("today's engine: %w", err)
 	}
@@ -282,7 +283,7 @@ func writeBenchTables(out io.Writer, results []benchResult) {
 			fmt.Fprintf(out, "| %s | naive: %d policies × each resource, 1 goroutine | %d | %s | %s | |\n",
 				r.label, r.policies, r.naive.Resources, r.naive.Wall.Round(time.Millisecond), r.naive.PerResource())
 		}
-		fmt.Fprintf(out, "| %s | today's engine (`warden scan --no-memo`, %d workers) | %d | %s | %s | %s |\n",
+		fmt.Fprintf(out, "| %s | today's engine (`warden scan --baseline`, %d workers) | %d | %s | %s | %s |\n",
 			r.label, workers, r.today.Resources, r.today.Wall.Round(time.Millisecond), r.today.PerResource(), r.today.peak())
 		fmt.Fprintf(out, "| %s | new engine (`warden scan`, %d workers) | %d | %s | %s | %s |\n",
 			r.label, workers, r.memo.Resources, r.memo.Wall.Round(time.Millisecond), r.memo.PerResource(), r.memo.peak())

@@ -44,7 +44,7 @@ func TestBench_realisticAndNoRepetitionSideBySide(t *testing.T) {
 		for _, want := range []string{
 			"- snapshot " + label + ": 3000 synthetic resources (seed 1, --repetition " + label,
 			"| " + label + " | naive: ",
-			"| " + label + " | today's engine (`warden scan --no-memo`, ",
+			"| " + label + " | today's engine (`warden scan --baseline`, ",
 			"| " + label + " | new engine (`warden scan`, ",
 			"| " + label + " | re-evaluate changed resources (new engine, in memory) | 50 |",
 			"| " + label + " | ",
@@ -84,7 +84,7 @@ func TestBench_decisionsDifferFailsTheRun(t *testing.T) {
 	}
 	other := write(t, dir, "fewer.json", strings.Join(slices.Delete(lines, 2, 3), "\n"))
 	childWarden(t, func(args []string) []string {
-		if slices.Contains(args, "--no-memo") {
+		if slices.Contains(args, "--baseline") {
 			args[slices.Index(args, "--snapshot")+1] = other
 		}
 		return args

@@ -256,8 +256,8 @@ report, nothing recorded.`,
 	f.StringVarP(&outFile, "output", "o", "", "write the report to this file instead of standard output")
 	f.StringVar(&nowFlag, "now", "", "evaluate as of this RFC 3339 time instead of the snapshot's collected_at (needed when collected_at is ahead of the clock)")
 	f.BoolVar(&noProgress, "no-progress", false, "do not draw progress on the terminal")
-	f.BoolVar(&pf.baseline, "no-memo", false, "evaluate as before issue 13: topdown only, no folded constants, no memo, no planned programs (for measuring: the findings are the same)")
-	_ = f.MarkHidden("no-memo")
+	f.BoolVar(&pf.baseline, "baseline", false, "evaluate as before issue 13: topdown only, no folded constants, no memo, no planned programs (for measuring: the findings are the same)")
+	_ = f.MarkHidden("baseline")
 	return cmd
 }
 
