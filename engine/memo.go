@@ -53,6 +53,9 @@ type memoFunc struct {
 	size    int
 
 	hits, misses atomic.Int64
+	// The current window's calls and hits, the calls still to bypass, and how many were.
+	window, windowHits, paused atomic.Int64
+	bypassed                   atomic.Int64
 }
 
 type memoEntry struct {
@@ -74,6 +77,9 @@ type memo struct {
 type MemoStat struct {
 	Function     string
 	Hits, Misses int64
+	// Bypassed counts calls evaluated without the memo while it paused for a low
+	// hit rate.
+	Bypassed int64
 }
 
 // Fallbacks is how many resource evaluations since the engine was built irvm could not
@@ -89,7 +95,7 @@ func (e *Engine) MemoStats() []MemoStat {
 	}
 	out := make([]MemoStat, 0, len(e.memo.funcs))
 	for _, f := range e.memo.funcs {
-		out = append(out, MemoStat{Function: f.ref.String(), Hits: f.hits.Load(), Misses: f.misses.Load()})
+		out = append(out, MemoStat{Function: f.ref.String(), Hits: f.hits.Load(), Misses: f.misses.Load(), Bypassed: f.bypassed.Load()})
 	}
 	return out
 }
@@ -319,6 +325,11 @@ func (f *memoFunc) topdown(bctx topdown.BuiltinContext, operands []*ast.Term, it
 // call returns the function's result for args: the remembered one, or the impl's,
 // evaluated now and remembered. nil is undefined. An error is not remembered.
 func (f *memoFunc) call(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, error) {
+	if !f.trial() {
+		f.bypassed.Add(1)
+		res, _, err := f.eval(bctx, args)
+		return res, err
+	}
 	h := 0
 	for _, a := range args {
 		h = h*31 + a.Hash()
@@ -328,6 +339,7 @@ func (f *memoFunc) call(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, 
 		if termsEqual(e.args, args) {
 			f.mu.RUnlock()
 			f.hits.Add(1)
+			f.windowHits.Add(1)
 			if !e.defined {
 				return nil, nil
 			}
@@ -348,6 +360,37 @@ func (f *memoFunc) call(bctx rego.BuiltinContext, args []*ast.Term) (*ast.Term, 
 	f.size++
 	f.mu.Unlock()
 	return res, nil
+}
+
+// Where arguments do not repeat (a snapshot whose documents are all different) the memo
+// costs a hash, an insert and a bigger heap for the GC to walk, and saves nothing: after
+// each window of memoWindow calls, a function that hit less than memoMinHitRate of them
+// stops remembering for memoPause calls, and then tries again.
+const (
+	memoWindow     = 4096
+	memoMinHitRate = 0.3
+	memoPause      = 1 << 16
+)
+
+// trial reports whether this call goes through the memo, and closes windows.
+func (f *memoFunc) trial() bool {
+	if f.paused.Load() > 0 {
+		if f.paused.Add(-1) > 0 {
+			return false
+		}
+		return true // the pause is over: a new window starts
+	}
+	if n := f.window.Add(1); n == memoWindow {
+		hits := f.windowHits.Swap(0)
+		f.window.Store(0)
+		if float64(hits) < memoMinHitRate*memoWindow {
+			f.mu.Lock()
+			f.entries, f.size = map[int][]memoEntry{}, 0
+			f.mu.Unlock()
+			f.paused.Store(memoPause)
+		}
+	}
+	return true
 }
 
 func termsEqual(a, b []*ast.Term) bool {

@@ -100,6 +100,9 @@ has_condition(s) if {
 #   covers_all    whether it applies to every resource of every action (Resource "*", or
 #                 NotResource naming no whole service): then no scope needs looking at
 # It is undefined for a statement that is not an object (which applies to nothing).
+# METADATA
+# custom:
+#   memo: true
 statement_facts(s, i) := {
 	"index": i,
 	"statement": s,
@@ -122,6 +125,9 @@ statement_facts(s, i) := {
 #   literal, prefix, pattern: the others, with their service (prefix: with the part before
 #            the final star); such a pattern is literal up to its first ":", so it can only
 #            match the actions of its service.
+# METADATA
+# custom:
+#   memo: true
 action_patterns(null) := {"all": []}
 
 action_patterns(x) := object.union({"all": patterns}, {kind: [[svc, arg] | [kind, svc, arg] = kinds[_]] |
@@ -183,6 +189,9 @@ one_action(action) := {split(action, ":")[0]: [action]}
 # facts_matched(f, by_service) is the set of the actions of by_service that the statement of
 # facts f applies to: one of its Action patterns matches the action, or it has NotAction and
 # none of its NotAction patterns does.
+# METADATA
+# custom:
+#   memo: true
 facts_matched(f, by_service) := patterns_matched(f.actions, by_service) | not_action_matched(f, by_service)
 
 # patterns_matched(patterns, by_service) is the set of the actions of by_service (without a
@@ -239,6 +248,9 @@ any_scope_covers(scopes, action) if {
 # facts_allowed(fs, by_service) is the set of the actions of by_service that the document of
 # facts fs allows on every resource: an unconditional Allow applies to the action on every
 # resource, and no unconditional Deny does.
+# METADATA
+# custom:
+#   memo: true
 facts_allowed(fs, by_service) := granted - facts_denied_among(fs, by_service, granted) if {
 	granted := {action |
 		some f in fs
