@@ -53,7 +53,11 @@ func TestServe_writesScheduledReports(t *testing.T) {
 	if err != nil || st.Mode().Perm() != 0o600 {
 		t.Errorf("%s: mode %v, want 0600 (%v)", m[0], st.Mode().Perm(), err)
 	}
-	wantIn(t, "serve's log", s.output(), "scheduled reports written")
+	// The summary is logged after the last file is written: wait for it, do not race it.
+	waitFor(t, `"scheduled reports written" in serve's log`, func() (string, bool) {
+		out := s.output()
+		return out, strings.Contains(out, "scheduled reports written")
+	})
 }
 
 // As a daemon, serve reports from its own state (it writes no scan history): the first
