@@ -232,7 +232,7 @@ func New(ctx context.Context, cfg Config) (*Engine, error) {
 			fmt.Fprintf(&b, "results contains [%d, v] if {\n\tsome v in data.%s.deny\n}\n\n", i, p.Package)
 		}
 
-		file := "warden-engine/" + t + ".rego"
+		file := engineModuleDir + t + ".rego"
 		m, err := ast.ParseModuleWithOpts(file, b.String(), ast.ParserOptions{RegoVersion: ast.RegoV1})
 		if err != nil {
 			return nil, fmt.Errorf("generate evaluation module for %s: %w", t, err)
@@ -399,6 +399,9 @@ func (e *Engine) prepare(ctx context.Context, query string) (rego.PreparedEvalQu
 	}
 	return rego.New(opts...).PrepareForEval(ctx)
 }
+
+// engineModuleDir is where the generated per-type modules are filed.
+const engineModuleDir = "warden-engine/"
 
 // enginePackage is the root of the generated per-type modules.
 const enginePackage = "warden_engine"

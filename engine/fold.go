@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/open-policy-agent/opa/v1/ast"
 	"github.com/open-policy-agent/opa/v1/storage"
@@ -27,8 +29,8 @@ func foldConstants(ctx context.Context, c *ast.Compiler, store storage.Store) (m
 	defer store.Abort(ctx, txn)
 	out := map[string]*ast.Term{}
 	tried := map[string]bool{}
-	for _, name := range slices.Sorted(mapKeys(c.Modules)) {
-		if isEngineModule(name) {
+	for _, name := range slices.Sorted(maps.Keys(c.Modules)) {
+		if strings.HasPrefix(name, engineModuleDir) {
 			continue
 		}
 		for _, r := range c.Modules[name].Rules {
@@ -73,20 +75,6 @@ func foldable(c *ast.Compiler, ref ast.Ref) bool {
 	return true
 }
 
-func isEngineModule(name string) bool {
-	return len(name) > len("warden-engine/") && name[:len("warden-engine/")] == "warden-engine/"
-}
-
-func mapKeys[V any](m map[string]V) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
 // foldInto replaces, in copies of the modules, the rules of each folded ref with one rule
 // whose value is the folded value. The first module defining the ref gets the rule.
 func foldInto(mods map[string]*ast.Module, consts map[string]*ast.Term) map[string]*ast.Module {
@@ -95,7 +83,7 @@ func foldInto(mods map[string]*ast.Module, consts map[string]*ast.Term) map[stri
 	}
 	out := make(map[string]*ast.Module, len(mods))
 	placed := map[string]bool{}
-	for _, name := range slices.Sorted(mapKeys(mods)) {
+	for _, name := range slices.Sorted(maps.Keys(mods)) {
 		m := mods[name]
 		touched := false
 		for _, r := range m.Rules {

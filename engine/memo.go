@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -107,14 +108,7 @@ func memoCandidates(c *ast.Compiler) ([]ast.Ref, []error) {
 	var refs []ast.Ref
 	var errs []error
 	seen := map[string]bool{}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range c.Modules {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(c.Modules)) {
 		m := c.Modules[name]
 		for _, r := range m.Rules {
 			if !annotatedMemo(r) {
@@ -215,14 +209,7 @@ func rewriteForMemo(mods map[string]*ast.Module, refs []ast.Ref) (map[string]*as
 	for _, r := range refs {
 		want[r.String()] = r
 	}
-	names := slices.Sorted(func(yield func(string) bool) {
-		for n := range mods {
-			if !yield(n) {
-				return
-			}
-		}
-	})
-	for _, name := range names {
+	for _, name := range slices.Sorted(maps.Keys(mods)) {
 		m := mods[name]
 		var cp *ast.Module
 		done := map[string]bool{}

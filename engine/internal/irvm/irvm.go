@@ -19,7 +19,6 @@ import (
 	"reflect"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/open-policy-agent/opa/v1/ast"
@@ -658,9 +657,4 @@ func location(l ir.Location) *ast.Location {
 		return nil
 	}
 	return &ast.Location{Row: l.Row, Col: l.Col, File: fmt.Sprint(l.File)}
-}
-
-// String names the program's plan, for logs.
-func (p *Program) String() string {
-	return strings.TrimSpace(p.plan.Name)
 }
