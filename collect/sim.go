@@ -15,6 +15,7 @@ import (
 // SDK clients, as they would read the cloud.
 type Simulator struct {
 	world *cloudsim.World
+	sim   *cloudsim.Sim
 	srv   *cloudsim.Server
 	// URL is the simulator's endpoint for both clouds, http://127.0.0.1:PORT.
 	URL string
@@ -29,16 +30,47 @@ func StartSimulator(worldFile string, log *slog.Logger) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
+	return serveWorld(w, worldFile, log)
+}
+
+// StartSimulatorFrom serves a world given as the bytes of a world file; name says where
+// they come from, in errors and logs.
+func StartSimulatorFrom(world []byte, name string, log *slog.Logger) (*Simulator, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	w, err := cloudsim.ParseWorld(world)
+	if err != nil {
+		return nil, fmt.Errorf("read world %s: %w", name, err)
+	}
+	return serveWorld(w, name, log)
+}
+
+func serveWorld(w *cloudsim.World, name string, log *slog.Logger) (*Simulator, error) {
 	sim, err := cloudsim.New(w, cloudsim.Options{Logger: log})
 	if err != nil {
-		return nil, fmt.Errorf("simulator world %s: %w", worldFile, err)
+		return nil, fmt.Errorf("simulator world %s: %w", name, err)
 	}
 	srv, err := sim.Listen("127.0.0.1:0")
 	if err != nil {
 		return nil, err
 	}
-	log.Info("simulator serving", "world", worldFile, "endpoint", srv.URL)
-	return &Simulator{world: w, srv: srv, URL: srv.URL}, nil
+	log.Info("simulator serving", "world", name, "endpoint", srv.URL)
+	return &Simulator{world: w, sim: sim, srv: srv, URL: srv.URL}, nil
+}
+
+// World writes the simulated clouds as they are now (after whatever fixes were applied)
+// as a world file, which StartSimulator serves again: a demo's cloud outlives its process.
+func (s *Simulator) World() ([]byte, error) {
+	var (
+		b   []byte
+		err error
+	)
+	s.sim.Do(func(w *cloudsim.World) { b, err = w.Marshal() })
+	if err != nil {
+		return nil, fmt.Errorf("write the simulated world: %w", err)
+	}
+	return b, nil
 }
 
 // Target points the targets' clouds at the simulator. With no AWS or GCP target named,

@@ -109,7 +109,9 @@ type remediation struct {
 	gate    *gates.Gate
 	actor   string
 	now     time.Time
-	stop    func()
+	// sim is the in-process simulator of --sim, when the targets are simulated.
+	sim  *collect.Simulator
+	stop func()
 }
 
 func (r *remediation) Close() {
@@ -153,6 +155,7 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 		if err != nil {
 			return nil, usageErr(err)
 		}
+		r.sim = sim
 		r.stop = func() { _ = sim.Close() }
 		r.targets = sim.Target(r.targets)
 	}
@@ -227,6 +230,12 @@ func (a *app) makePlan(ctx context.Context, r *remediation, rf *remediationFlags
 		}
 		return nil, usageErr(err)
 	}
+	return a.planFrom(ctx, r, path, res)
+}
+
+// planFrom plans the fixes of a scan's open findings; path is the snapshot it read, where
+// the resources those findings are on are read again.
+func (a *app) planFrom(ctx context.Context, r *remediation, path string, res *scan.Result) (*remediate.Plan, error) {
 	resources, err := resourcesOf(ctx, path, res)
 	if err != nil {
 		return nil, usageErr(err)

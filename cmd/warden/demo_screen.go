@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/scan"
+)
+
+// screen is the demo's last word: what was found, fixed, and what waits for whom, where
+// everything is, and what to try next.
+func (d *demoRun) screen() {
+	w := d.a.stdout
+	fmt.Fprintf(w, "\n── acme after one reconciliation (%.1fs) ─────────────────────────────\n", time.Since(d.start).Seconds())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	found := severityText(d.first)
+	if n := len(d.first.IncompleteScopes); n > 0 {
+		found += fmt.Sprintf("; %s unread (unknown, not clean): %s", countOf(n, "scope"), scopeNames(d.first))
+	}
+	fmt.Fprintf(tw, "found\t%s\n", found)
+	fmt.Fprintf(tw, "fixed\t%s, each verified in the cloud: %s\n", fixes(len(d.applied)), byRemediator(slices.Collect(maps.Values(d.applied))))
+	fmt.Fprintf(tw, "now\t%s open (%d fewer)\n", severityText(d.last), d.first.Summary.Findings-d.last.Summary.Findings)
+	waits := d.waiting()
+	if len(waits) == 0 {
+		fmt.Fprintf(tw, "waiting\tnothing\n")
+	}
+	for i, line := range waits {
+		label := ""
+		if i == 0 {
+			label = "waiting"
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", label, line)
+	}
+	if d.denied > 0 {
+		fmt.Fprintf(tw, "denied\t%s: will not run\n", fixes(d.denied))
+	}
+	fmt.Fprintf(tw, "no fix\t%s: manual or notify-only policies, waived or unknown findings (%s)\n", countOf(len(d.plan.Notices), "notice"), d.rel(d.path("plan.json")))
+	tw.Flush()
+
+	fmt.Fprintln(w, "\nwhere things are")
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  report\t%s\t%s compliance: %d pass, %d fail, %d unknown\n", d.rel(d.reportPath), strings.TrimSuffix(d.reportPathBase(), ".html"), d.score.Pass, d.score.Fail, d.score.Unknown)
+	fmt.Fprintf(tw, "  store\t%s\tSQLite: scan history, actions, approvals, audit log\n", d.rel(d.path("warden.db")))
+	fmt.Fprintf(tw, "  audit\t%s\tsigned checkpoint: %d entries, root %s (key %s)\n", d.rel(d.path("checkpoint.txt")), d.audit.Entries, clip(d.audit.Root.String(), 16), d.rel(d.path("audit.key")))
+	fmt.Fprintf(tw, "  config\t%s\tthe gates: who approves what\n", d.rel(d.path("warden.yaml")))
+	if len(d.pending) > 0 {
+		fmt.Fprintf(tw, "  approvals\t%s\tone 'warden approve' per waiting fix\n", d.rel(d.path("approve.sh")))
+	}
+	fmt.Fprintf(tw, "  cloud\t%s\tthe simulated clouds as the demo left them\n", d.rel(d.path("world-now.yaml")))
+	tw.Flush()
+
+	cfg := d.rel(d.path("warden.yaml"))
+	fmt.Fprintln(w, "\nnext")
+	fmt.Fprintf(w, "  warden serve --config %s --sim %s\n      the dashboard on http://127.0.0.1:8080 over the same store; it applies approvals within seconds\n", cfg, d.rel(d.path("world-now.yaml")))
+	if len(d.pending) > 0 {
+		it := d.pending[0]
+		fmt.Fprintf(w, "  WARDEN_ACTOR=%s warden approve %s --config %s\n      approve a waiting fix (%s); warden approvals list --config %s shows them all\n",
+			shellQuote(d.approverOf(it)), it.Request, cfg, it.Remediator, cfg)
+	} else {
+		fmt.Fprintf(w, "  warden actions list --config %s\n      every fix, its state and its audit entries; warden rollback ACTION undoes one\n", cfg)
+	}
+	fmt.Fprintf(w, "  warden audit verify --config %s --audit-key %s --checkpoint %s\n      prove that no audit entry changed since the checkpoint\n", cfg, d.rel(d.path("audit.key")), d.rel(d.path("checkpoint.txt")))
+}
+
+func (d *demoRun) reportPathBase() string {
+	i := strings.LastIndexByte(d.reportPath, '/')
+	return d.reportPath[i+1:]
+}
+
+// scopeNames lists the unread scopes.
+func scopeNames(res *scan.Result) string {
+	names := make([]string, len(res.IncompleteScopes))
+	for i, s := range res.IncompleteScopes {
+		names[i] = s.ID
+	}
+	return strings.Join(names, ", ")
+}
+
+// byRemediator is "4 aws.iam.set_password_policy, 1 …", most first.
+func byRemediator(items []remediate.Item) string {
+	if len(items) == 0 {
+		return "none"
+	}
+	n := map[string]int{}
+	for _, it := range items {
+		n[it.Remediator]++
+	}
+	names := slices.Collect(maps.Keys(n))
+	slices.SortFunc(names, func(a, b string) int {
+		if n[a] != n[b] {
+			return n[b] - n[a]
+		}
+		return strings.Compare(a, b)
+	})
+	parts := make([]string, len(names))
+	for i, name := range names {
+		parts[i] = fmt.Sprintf("%d %s", n[name], name)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// approverOf is who may give a waiting request its next approval.
+func (d *demoRun) approverOf(it remediate.Item) string {
+	req, err := d.r.gate.Get(context.Background(), it.Request)
+	if err != nil {
+		return d.you
+	}
+	for _, dec := range req.Approvals() {
+		if dec.Actor == d.you {
+			return demoSecondApprover
+		}
+	}
+	return d.you
+}
+
+// waiting groups what still waits by whom it waits for.
+func (d *demoRun) waiting() []string {
+	var forAnyone, forSecond, approved int
+	for _, it := range d.pending {
+		if it.State == remediate.StateApproved {
+			approved++
+			continue
+		}
+		if d.approverOf(it) == demoSecondApprover {
+			forSecond++
+		} else {
+			forAnyone++
+		}
+	}
+	var out []string
+	if forAnyone > 0 {
+		out = append(out, fmt.Sprintf("%s for an approval by you (%s) or %s; critical ones need both", fixes(forAnyone), d.you, demoSecondApprover))
+	}
+	if forSecond > 0 {
+		out = append(out, fmt.Sprintf("%s you approved for %s's approval too (critical: two approvers)", fixes(forSecond), demoSecondApprover))
+	}
+	if approved > 0 {
+		out = append(out, fmt.Sprintf("%s approved, beyond this run's blast-radius cap: the next apply (or warden serve) runs them", fixes(approved)))
+	}
+	return out
+}
