@@ -343,7 +343,7 @@ func (d *demoRun) makePlan(ctx context.Context) error {
 	if err := writeAtomically(d.path("plan.json"), func(w io.Writer) error { return writePlanJSON(w, p) }); err != nil {
 		return err
 	}
-	d.line("plan", time.Since(began), "%s: %d of low risk run now, %d wait for approval; %s (no fix: manual, notify-only) → %s",
+	d.line("plan", time.Since(began), "%s: %d low-risk ones run now, %d wait for approval; %s (no fix: manual, notify-only) → %s",
 		fixes(len(p.Actions)), auto, len(p.Actions)-auto, countOf(len(p.Notices), "notice"), d.rel(d.path("plan.json")))
 	return nil
 }
