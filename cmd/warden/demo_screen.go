@@ -49,8 +49,8 @@ func (d *demoRun) screen() {
 	fmt.Fprintf(tw, "  store\t%s\tSQLite: scan history, actions, approvals, audit log\n", d.rel(d.path("warden.db")))
 	fmt.Fprintf(tw, "  audit\t%s\tsigned checkpoint: %d entries, root %s (key %s)\n", d.rel(d.path("checkpoint.txt")), d.audit.Entries, clip(d.audit.Root.String(), 16), d.rel(d.path("audit.key")))
 	fmt.Fprintf(tw, "  config\t%s\tthe gates: who approves what\n", d.rel(d.path("warden.yaml")))
-	if len(d.pending) > 0 {
-		fmt.Fprintf(tw, "  approvals\t%s\tone 'warden approve' per waiting fix\n", d.rel(d.path("approve.sh")))
+	if d.awaitingDecision() > 0 {
+		fmt.Fprintf(tw, "  approvals\t%s\tone 'warden approve' per fix waiting for a decision\n", d.rel(d.path("approve.sh")))
 	}
 	fmt.Fprintf(tw, "  cloud\t%s\tthe simulated clouds as the demo left them\n", d.rel(d.path("world-now.yaml")))
 	tw.Flush()
@@ -58,8 +58,7 @@ func (d *demoRun) screen() {
 	cfg := d.rel(d.path("warden.yaml"))
 	fmt.Fprintln(w, "\nnext")
 	fmt.Fprintf(w, "  warden serve --config %s --sim %s\n      the dashboard on http://127.0.0.1:8080 over the same store; it applies approvals within seconds\n", cfg, d.rel(d.path("world-now.yaml")))
-	if len(d.pending) > 0 {
-		it := d.pending[0]
+	if it, ok := d.firstAwaiting(); ok {
 		fmt.Fprintf(w, "  WARDEN_ACTOR=%s warden approve %s --config %s\n      approve a waiting fix (%s); warden approvals list --config %s shows them all\n",
 			shellQuote(d.approverOf(it)), it.Request, cfg, it.Remediator, cfg)
 	} else {
@@ -144,4 +143,25 @@ func (d *demoRun) waiting() []string {
 		out = append(out, fmt.Sprintf("%s approved, beyond this run's blast-radius cap: the next apply (or warden serve) runs them", fixes(approved)))
 	}
 	return out
+}
+
+// awaitingDecision counts the fixes whose requests still wait for an approver.
+func (d *demoRun) awaitingDecision() int {
+	n := 0
+	for _, it := range d.pending {
+		if it.State == remediate.StatePending {
+			n++
+		}
+	}
+	return n
+}
+
+// firstAwaiting is the first fix whose request still waits for an approver.
+func (d *demoRun) firstAwaiting() (remediate.Item, bool) {
+	for _, it := range d.pending {
+		if it.State == remediate.StatePending {
+			return it, true
+		}
+	}
+	return remediate.Item{}, false
 }

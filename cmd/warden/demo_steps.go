@@ -113,7 +113,9 @@ func (d *demoRun) showAction(i int, act remediate.PlannedAction) {
 		approvalText(act.Approvals, []string{d.you, demoSecondApprover}))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  target\t%s\n", report.Escape(act.Target))
-	fmt.Fprintf(tw, "  change\t%s: %s → %s\n", report.Escape(act.Part), report.Escape(clip(string(act.Before), 160)), remediate.After(act.Remediator))
+	fmt.Fprintf(tw, "  part\t%s\n", report.Escape(act.Part))
+	fmt.Fprintf(tw, "  now\t%s\n", report.Escape(clip(string(act.Before), 200)))
+	fmt.Fprintf(tw, "  after\t%s\n", remediate.After(act.Remediator))
 	fmt.Fprintf(tw, "  why\t%s: %s\n", act.Policy, report.Escape(act.Message))
 	undo := "yes: warden rollback ACTION"
 	if !act.Rollback.Possible {
@@ -142,6 +144,9 @@ func (d *demoRun) writeApproveScript() error {
 	b.WriteString("# Run the lines you agree with; 'warden serve' (or 'warden apply') then applies them.\n")
 	fmt.Fprintf(&b, "# Deny instead: WARDEN_ACTOR=NAME warden deny ID --reason TEXT --config %s\n", d.rel(d.path("warden.yaml")))
 	for _, it := range d.pending {
+		if it.State != remediate.StatePending {
+			continue // approved already: it waits for a run, not for a decision
+		}
 		who := d.you
 		if req, err := d.r.gate.Get(context.Background(), it.Request); err == nil {
 			for _, dec := range req.Decisions {

@@ -142,7 +142,7 @@ func TestDemo_asksOnTheTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, out, stderr)
 	}
-	for _, want := range []string{"[1/102]", "change", "approve, deny or skip?", "why deny?", "1 approved, 1 denied, 100 left pending", "6/8 apply"} {
+	for _, want := range []string{"[1/102]", "part", "after", "approve, deny or skip?", "why deny?", "1 approved, 1 denied, 100 left pending", "6/8 apply"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo's output lacks %q:\n%s", want, out)
 		}
