@@ -116,3 +116,23 @@ type Remediator interface {
 type Superseder interface {
 	Supersedes() []string
 }
+
+// Permissions are the cloud permissions some part of warden needs for the calls it makes.
+// warden's least-privilege policies (package permissions, `warden permissions`) are
+// generated from them, and a test checks them against the calls recorded by the
+// simulator, so that a new call without its permission fails there and not in a
+// customer's account.
+type Permissions struct {
+	// AWS are IAM actions, "iam:UpdateAccessKey".
+	AWS []string
+	// GCP are IAM permissions, "compute.firewalls.update".
+	GCP []string
+}
+
+// Permissioned is a remediator that declares the permissions of every call it makes:
+// its writes, the reads that find its target's current state before writing, and those
+// of its rollback. Every built-in remediator implements it. The re-read of the target
+// before and after a fix goes through the collectors, whose reads are the scanner's.
+type Permissioned interface {
+	Permissions() Permissions
+}

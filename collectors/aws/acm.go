@@ -105,3 +105,8 @@ func certificate(ctx context.Context, cl *acm.Client, region, arn string) (snaps
 	}
 	return snapshot.Resource{UID: arn, Type: "aws.acm.certificate", Name: aws.ToString(c.DomainName), Region: region, Tags: t, Attributes: attrs}, errs, nil
 }
+
+// acmPermissions are the IAM actions of this file's reads.
+func acmPermissions() []string {
+	return []string{"acm:DescribeCertificate", "acm:GetCertificate", "acm:ListCertificates", "acm:ListTagsForCertificate"}
+}

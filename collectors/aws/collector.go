@@ -130,6 +130,18 @@ func unique(ss []string) []string {
 // Name implements collectors.Collector.
 func (c *Collector) Name() string { return "aws" }
 
+// Permissions lists the IAM actions of every call the collector makes in an account it
+// reads (Collect, Read, Scopes and CollectScope alike), sorted, a fresh slice each call:
+// warden's read-only scanner policy is generated from it, and a test holds it to the
+// calls the collector makes. Each file declares the actions of its own calls; walking an
+// organisation needs OrgPermissions too.
+func Permissions() []string {
+	all := slices.Concat(iamPermissions(), iamAccountPermissions(), ec2Permissions(), acmPermissions(),
+		regionPermissions(), readPermissions())
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
 // Discover finds the accounts to collect: the caller's, and with Org every active member.
 func (c *Collector) Discover(ctx context.Context) ([]string, error) {
 	if err := c.init(ctx); err != nil {

@@ -102,3 +102,6 @@ func rules(arn, direction string, perms []ec2types.IpPermission) []any {
 	}
 	return out
 }
+
+// ec2Permissions are the IAM actions of this file's reads.
+func ec2Permissions() []string { return []string{"ec2:DescribeSecurityGroups"} }

@@ -562,3 +562,12 @@ func tags(ts []iamtypes.Tag) map[string]string {
 	}
 	return out
 }
+
+// iamPermissions are the IAM actions of the IAM scope's bulk reads (this file): the
+// authorization details, the credential report, the password policy, the account summary,
+// role session limits, access keys and server certificates.
+func iamPermissions() []string {
+	return []string{"iam:GenerateCredentialReport", "iam:GetAccountAuthorizationDetails", "iam:GetAccountPasswordPolicy",
+		"iam:GetAccountSummary", "iam:GetCredentialReport", "iam:GetServerCertificate", "iam:ListAccessKeys",
+		"iam:ListRoles", "iam:ListServerCertificates"}
+}

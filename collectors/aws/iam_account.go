@@ -287,3 +287,9 @@ func rootKeysLastUsed(row map[string]string) any {
 	}
 	return latest
 }
+
+// iamAccountPermissions are the IAM actions of this file's reads: MFA devices, SAML
+// providers and the account alias.
+func iamAccountPermissions() []string {
+	return []string{"iam:ListAccountAliases", "iam:ListMFADevices", "iam:ListSAMLProviders", "iam:ListVirtualMFADevices"}
+}

@@ -88,3 +88,13 @@ func regionsFailed(sink collectors.Sink, acct, service, region string, listed *s
 	}
 	return sc
 }
+
+// regionPermissions are the IAM actions of the reads in every account this file makes:
+// the enabled regions.
+func regionPermissions() []string { return []string{"ec2:DescribeRegions"} }
+
+// OrgPermissions are the IAM actions warden needs, beyond Permissions, in the account it
+// runs in to walk an organisation (Config.Org): list the member accounts, and assume
+// the organisation role in each (the role's ARN is the resource to grant it on). A fresh
+// slice, sorted.
+func OrgPermissions() []string { return []string{"organizations:ListAccounts", "sts:AssumeRole"} }

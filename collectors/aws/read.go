@@ -651,3 +651,17 @@ func (a *account) readAccount(ctx context.Context, cl *iam.Client) (snapshot.Res
 	f.alias = &alias
 	return accountResource(f), nil
 }
+
+// readPermissions are the IAM actions of Read (this file), which re-reads one resource
+// with its own calls rather than the bulk reads of Collect.
+func readPermissions() []string {
+	return []string{"acm:DescribeCertificate", "acm:GetCertificate", "acm:ListTagsForCertificate",
+		"ec2:DescribeSecurityGroups",
+		"iam:GenerateCredentialReport", "iam:GetAccessKeyLastUsed", "iam:GetAccountPasswordPolicy", "iam:GetAccountSummary",
+		"iam:GetCredentialReport", "iam:GetGroup", "iam:GetGroupPolicy", "iam:GetLoginProfile", "iam:GetPolicy",
+		"iam:GetPolicyVersion", "iam:GetRole", "iam:GetRolePolicy", "iam:GetServerCertificate", "iam:GetUser",
+		"iam:GetUserPolicy", "iam:ListAccessKeys", "iam:ListAccountAliases", "iam:ListAttachedGroupPolicies",
+		"iam:ListAttachedRolePolicies", "iam:ListAttachedUserPolicies", "iam:ListEntitiesForPolicy",
+		"iam:ListGroupPolicies", "iam:ListGroupsForUser", "iam:ListMFADevices", "iam:ListRolePolicies",
+		"iam:ListSAMLProviders", "iam:ListUserPolicies", "iam:ListVirtualMFADevices"}
+}

@@ -178,3 +178,11 @@ func auditConfigsOf(p *iampb.Policy) []any {
 	}
 	return out
 }
+
+// ancestorPermissions are the IAM permissions of this file's reads: folders, and the
+// policies of folders and organisations. Google grants them only in a role defined in
+// the organisation (or bound on the folder), not in a project's custom role.
+func ancestorPermissions() []string {
+	return []string{"resourcemanager.folders.get", "resourcemanager.folders.getIamPolicy",
+		"resourcemanager.organizations.getIamPolicy"}
+}

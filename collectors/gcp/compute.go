@@ -170,3 +170,8 @@ func networkAttributes(n *computepb.Network, fws []any) map[string]any {
 	}
 	return attrs
 }
+
+// computePermissions are the IAM permissions of this file's reads.
+func computePermissions() []string {
+	return []string{"compute.firewalls.list", "compute.networks.list", "compute.sslCertificates.list"}
+}

@@ -100,6 +100,18 @@ func New(cfg Config) *Collector {
 // Name implements collectors.Collector.
 func (c *Collector) Name() string { return "gcp" }
 
+// Permissions lists the IAM permissions of every call the collector makes (Collect,
+// Read, Scopes and CollectScope alike), sorted, a fresh slice each call: warden's
+// read-only scanner role is generated from it, and a test holds it to the calls the
+// collector makes. Each file declares the permissions of its own calls; projects are
+// discovered with SearchProjects, which lists those the caller may get.
+func Permissions() []string {
+	all := slices.Concat([]string{"resourcemanager.projects.get"}, iamPermissions(), ancestorPermissions(),
+		computePermissions(), wifPermissions(), readPermissions())
+	slices.Sort(all)
+	return slices.Compact(all)
+}
+
 // clients are the API clients of one collection, with what the collection's projects
 // share.
 type clients struct {

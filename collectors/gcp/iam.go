@@ -178,3 +178,10 @@ func keyResource(project, email string, k *adminpb.ServiceAccountKey, scopeID st
 		},
 	}
 }
+
+// iamPermissions are the IAM permissions of this file's reads: the project and its
+// policy, the organisation's domain, service accounts and their keys.
+func iamPermissions() []string {
+	return []string{"iam.serviceAccountKeys.list", "iam.serviceAccounts.list", "resourcemanager.organizations.get",
+		"resourcemanager.projects.get", "resourcemanager.projects.getIamPolicy"}
+}

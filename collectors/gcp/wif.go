@@ -88,3 +88,8 @@ func providerResource(project, number string, pool *iamv1.WorkloadIdentityPool, 
 		Name: id, Account: project, Region: "global", Scope: scopeID, Attributes: attrs,
 	}
 }
+
+// wifPermissions are the IAM permissions of this file's reads.
+func wifPermissions() []string {
+	return []string{"iam.workloadIdentityPoolProviders.list", "iam.workloadIdentityPools.list"}
+}

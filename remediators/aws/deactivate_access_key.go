@@ -51,6 +51,12 @@ func (*DeactivateAccessKey) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned: the key's status is read in the
+// user's key list before it is set, either way.
+func (*DeactivateAccessKey) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"iam:ListAccessKeys", "iam:UpdateAccessKey"}}
+}
+
 // Targets is the key while it is Active.
 func (*DeactivateAccessKey) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.Target, error) {
 	at := res.Attributes

@@ -44,6 +44,11 @@ func (*DeleteLoginProfile) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Reason: "IAM never discloses a console password: a deleted one cannot be restored, only replaced by a new one"}
 }
 
+// Permissions implements remediators.Permissioned.
+func (*DeleteLoginProfile) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"iam:DeleteLoginProfile", "iam:GetLoginProfile"}}
+}
+
 // Targets is the user's login profile while the user has a password.
 func (*DeleteLoginProfile) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.Target, error) {
 	if on, _ := attr.Bool(res.Attributes, "password_enabled"); !on {

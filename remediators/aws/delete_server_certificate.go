@@ -47,6 +47,11 @@ func (*DeleteServerCertificate) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Reason: "IAM never returns a server certificate's private key: a deleted certificate cannot be uploaded again"}
 }
 
+// Permissions implements remediators.Permissioned.
+func (*DeleteServerCertificate) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"iam:DeleteServerCertificate", "iam:GetServerCertificate"}}
+}
+
 // Targets is the certificate itself.
 func (*DeleteServerCertificate) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.Target, error) {
 	b := serverCertBefore{Name: principalName(res), ID: attr.String(res.Attributes, "server_certificate_id"),

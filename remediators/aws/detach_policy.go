@@ -125,6 +125,18 @@ func (*DetachPolicy) Targets(res snapshot.Resource, params map[string]any) ([]re
 	return nil, nil
 }
 
+// Permissions implements remediators.Permissioned: for users, groups and roles alike,
+// a managed policy is detached (attached again by rollback) after the principal's
+// attachments are listed, and an inline one read, deleted (put back by rollback).
+func (*DetachPolicy) Permissions() remediators.Permissions {
+	var out []string
+	for _, kind := range []string{"User", "Group", "Role"} {
+		out = append(out, "iam:Attach"+kind+"Policy", "iam:Delete"+kind+"Policy", "iam:Detach"+kind+"Policy",
+			"iam:Get"+kind+"Policy", "iam:ListAttached"+kind+"Policies", "iam:Put"+kind+"Policy")
+	}
+	return remediators.Permissions{AWS: out}
+}
+
 // attachmentTargets lists a managed policy's attachments, one target each.
 func attachmentTargets(res snapshot.Resource) ([]remediators.Target, error) {
 	to := attr.Map(res.Attributes, "attached_to")

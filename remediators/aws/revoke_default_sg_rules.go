@@ -37,6 +37,12 @@ func (*RevokeDefaultSGRules) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned: ingress and egress rules alike.
+func (*RevokeDefaultSGRules) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"ec2:AuthorizeSecurityGroupEgress", "ec2:AuthorizeSecurityGroupIngress",
+		"ec2:DescribeSecurityGroupRules", "ec2:RevokeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress"}}
+}
+
 // Targets is the rule named by target, while the default group has it.
 func (*RevokeDefaultSGRules) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
 	if def, _ := attr.Bool(res.Attributes, "is_default"); !def {

@@ -36,6 +36,13 @@ func (*RevokeIngress) Targets(res snapshot.Resource, params map[string]any) ([]r
 	return ruleTargets(res, params, false)
 }
 
+// Permissions implements remediators.Permissioned: the group's rules are read to find
+// the one to revoke (or, for rollback, to see it is back).
+func (*RevokeIngress) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"ec2:AuthorizeSecurityGroupIngress", "ec2:DescribeSecurityGroupRules",
+		"ec2:RevokeSecurityGroupIngress"}}
+}
+
 // Apply revokes the rule; ErrConverged when it is gone.
 func (r *RevokeIngress) Apply(ctx context.Context, a remediators.Action) error {
 	return revokeRule(ctx, r.c, a)

@@ -86,6 +86,15 @@ func (r *RotateAccessKey) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true, Reason: "until the old key is deleted: before its deactivation the new key and its secret version are removed, after it the old key is reactivated"}
 }
 
+// Permissions implements remediators.Permissioned: the steps create, deactivate and
+// delete keys and hand the new one over in Secrets Manager; Undo deletes the new key and
+// its secret, or makes the secret's previous version current again.
+func (*RotateAccessKey) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"iam:CreateAccessKey", "iam:DeleteAccessKey", "iam:GetAccessKeyLastUsed",
+		"iam:ListAccessKeys", "iam:UpdateAccessKey", "secretsmanager:CreateSecret", "secretsmanager:DeleteSecret",
+		"secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage"}}
+}
+
 // Targets is the key while it is Active, as for deactivation.
 func (*RotateAccessKey) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
 	return (&DeactivateAccessKey{}).Targets(res, params)

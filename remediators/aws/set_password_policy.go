@@ -180,6 +180,13 @@ func (*SetPasswordPolicy) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned: the whole policy is read and written
+// back; rollback of a policy that did not exist deletes it.
+func (*SetPasswordPolicy) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"iam:DeleteAccountPasswordPolicy", "iam:GetAccountPasswordPolicy",
+		"iam:UpdateAccountPasswordPolicy"}}
+}
+
 // Targets is the password policy while it is absent or below the CIS values; with
 // setting, the setting's part while the policy exists and the setting is below what the
 // fix sets (an absent policy is the CIS part's to create).

@@ -55,6 +55,11 @@ func (*UpdateTrustPolicy) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned.
+func (*UpdateTrustPolicy) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"iam:GetRole", "iam:UpdateAssumeRolePolicy"}}
+}
+
 // Targets is the trust policy while it trusts the principal without a condition.
 func (*UpdateTrustPolicy) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
 	principal, err := attr.Param(params, "principal", true)

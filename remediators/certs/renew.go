@@ -116,6 +116,13 @@ func (*Renew) ResourceTypes() []string {
 // ACM target's plan says (Target.Rollback).
 func (*Renew) CanRollback() remediators.Rollback { return remediators.Rollback{Possible: true} }
 
+// Permissions implements remediators.Permissioned: a certificate delivered to ACM is
+// read back and re-imported under its ARN (rollback imports the archived one). Files
+// and the ACME server need no cloud permission.
+func (*Renew) Permissions() remediators.Permissions {
+	return remediators.Permissions{AWS: []string{"acm:GetCertificate", "acm:ImportCertificate"}}
+}
+
 // before is the part: the certificate now in place (never its key), its names, and
 // where it is delivered.
 type before struct {

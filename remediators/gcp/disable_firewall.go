@@ -45,6 +45,14 @@ func (*DisableFirewall) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned: Google asks for the network's
+// compute.networks.updatePolicy as well as compute.firewalls.update to patch a rule, and
+// the patch is an operation that is waited for.
+func (*DisableFirewall) Permissions() remediators.Permissions {
+	return remediators.Permissions{GCP: []string{"compute.firewalls.get", "compute.firewalls.update",
+		"compute.globalOperations.get", "compute.networks.updatePolicy"}}
+}
+
 // Targets is the rule while it is enabled.
 func (*DisableFirewall) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.Target, error) {
 	if off, _ := attr.Bool(res.Attributes, "disabled"); off {

@@ -48,6 +48,12 @@ func (*DisableServiceAccountKey) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned.
+func (*DisableServiceAccountKey) Permissions() remediators.Permissions {
+	return remediators.Permissions{GCP: []string{"iam.serviceAccountKeys.disable", "iam.serviceAccountKeys.enable",
+		"iam.serviceAccountKeys.get"}}
+}
+
 // Targets is the key while it is enabled. Google's own keys cannot be disabled: asking
 // is an error, not a key that looks fixed.
 func (*DisableServiceAccountKey) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.Target, error) {

@@ -82,6 +82,15 @@ func (*RemoveBindingMember) CanRollback() remediators.Rollback {
 	return remediators.Rollback{Possible: true}
 }
 
+// Permissions implements remediators.Permissioned: a project's, folder's or
+// organisation's policy is read, then written back with its etag.
+func (*RemoveBindingMember) Permissions() remediators.Permissions {
+	return remediators.Permissions{GCP: []string{
+		"resourcemanager.folders.getIamPolicy", "resourcemanager.folders.setIamPolicy",
+		"resourcemanager.organizations.getIamPolicy", "resourcemanager.organizations.setIamPolicy",
+		"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"}}
+}
+
 // Targets are the bindings of the role that hold the member (only the one whose
 // condition is named, with condition): "ROLE/MEMBER", and for a conditional binding
 // "ROLE/MEMBER?condition=EXPRESSION".
