@@ -53,10 +53,14 @@ func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *
 		uid := fs.Finding.Resource
 		next := fs.Status
 		switch {
-		case j.gone[uid] || (j.evaluated[uid] && !j.notJudged(fs.Finding.Policy, uid)):
+		case j.gone[uid] || (j.evaluated[uid] && j.complete && !j.notJudged(fs.Finding.Policy, uid)):
 			next = StatusResolved
 		case j.evaluated[uid] || (!j.listed[uid] && !j.complete):
-			// Its policy failed on it, or a partial read did not list it.
+			// Its policy failed on it, or the read was partial: a resource a partial read
+			// lists may lack what the read failed to get (a throttled ListSAMLProviders
+			// leaves the account without saml_providers), which its policies cannot tell
+			// from a fix. A partial read resolves nothing (DESIGN: "a partial snapshot
+			// must not resolve findings").
 			next = findings.StatusUnknown
 		case fs.Status == findings.StatusUnknown && j.listed[uid]:
 			// Unknown since a read that failed or did not list it; listed unchanged now

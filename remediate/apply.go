@@ -370,10 +370,18 @@ func (m *Machine) applyAndVerify(ctx context.Context, r *Record, rem remediators
 	switch {
 	case errors.Is(err, remediators.ErrConverged):
 		wrote = false
-	case err != nil:
+	case err != nil && Transient(err):
+		// A server error or a timeout does not say that the call changed nothing: the
+		// cloud may have applied it and failed to answer. A fix found in place is
+		// verified, not recorded failed while the cloud has it.
+		if o, oerr := m.observe(ctx, r, rem, accounts); oerr == nil && o.converged() {
+			return m.verify(ctx, r, rem, accounts, true)
+		}
 		it, ferr := m.fail(ctx, r, StateApplying, "apply: "+err.Error(), true)
-		it.Transient = Transient(err)
+		it.Transient = true
 		return it, ferr
+	case err != nil:
+		return m.fail(ctx, r, StateApplying, "apply: "+err.Error(), true)
 	}
 	return m.verify(ctx, r, rem, accounts, wrote)
 }
