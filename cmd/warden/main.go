@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"runtime/pprof"
 	"syscall"
 
@@ -182,7 +181,7 @@ full), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
 	root.PersistentPostRun = func(*cobra.Command, []string) { a.stop() }
 	root.AddCommand(a.demoCmd(), a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.planCmd(), a.applyCmd(), a.actionsCmd(), a.rollbackCmd(),
 		a.approvalsCmd(), a.approveCmd(), a.denyCmd(), a.pauseCmd(), a.resumeCmd(), a.statusCmd(), a.auditCmd(), a.reportCmd(), untilInterrupted(a.serveCmd()),
-		a.tokenCmd(), a.permissionsCmd(), a.synthCmd(), a.benchCmd(), untilInterrupted(a.simCmd()), a.versionCmd())
+		a.tokenCmd(), a.synthCmd(), a.benchCmd(), untilInterrupted(a.simCmd()), a.versionCmd(), a.permissionsCmd())
 	return root
 }
 
@@ -228,31 +227,6 @@ func (a *app) stop() {
 		a.stopProfile()
 		a.stopProfile = nil
 	}
-}
-
-func (a *app) versionCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print warden's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(a.stdout, "warden", version())
-			return nil
-		},
-	}
-}
-
-// buildVersion is set at link time (-ldflags "-X main.buildVersion=v1.2.3").
-var buildVersion string
-
-func version() string {
-	if buildVersion != "" {
-		return buildVersion
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "dev"
 }
 
 // usageErr marks an error as bad input: exit code 2.
