@@ -16,6 +16,11 @@ import (
 	"github.com/warden-sec/warden/store"
 )
 
+// KeyEnv is the environment variable that holds the checkpoint signing key itself
+// (PRIVATE+KEY+…), for hosts that keep secrets in the environment; it wins over any key
+// file.
+const KeyEnv = "WARDEN_AUDIT_KEY"
+
 // KeyName is the name in the signer keys LoadOrCreateKey creates; a signature line of a
 // checkpoint reads "— warden.audit …".
 const KeyName = "warden.audit"

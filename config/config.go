@@ -9,8 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -130,14 +132,21 @@ type GCPTargets struct {
 type Error struct {
 	File string
 	Line int
-	Msg  string
+	// Field is the key the problem is about ("gates.quorum.critical"), when it is known
+	// apart from the message; empty when Msg names it itself or names none.
+	Field string
+	Msg   string
 }
 
 func (e *Error) Error() string {
-	if e.Line > 0 {
-		return fmt.Sprintf("read config %s: line %d: %s", e.File, e.Line, e.Msg)
+	msg := e.Msg
+	if e.Field != "" {
+		msg = e.Field + ": " + msg
 	}
-	return fmt.Sprintf("read config %s: %s", e.File, e.Msg)
+	if e.Line > 0 {
+		return fmt.Sprintf("read config %s: line %d: %s", e.File, e.Line, msg)
+	}
+	return fmt.Sprintf("read config %s: %s", e.File, msg)
 }
 
 // Load reads a config file.
@@ -150,56 +159,64 @@ func Load(path string) (*Config, error) {
 }
 
 // Parse reads a config from YAML; unknown fields are errors, so that a typo is not
-// silently ignored, and so are a second YAML document and a fail_on that is not a
-// severity. Settings are checked against the policies later, by the engine (see
-// SettingError for their lines).
+// silently ignored, and so are a second YAML document, a fail_on that is not a severity
+// and a secret written in the file (a password in db: or in an endpoint's URL). Settings
+// are checked against the policies later, by the engine (see SettingError for their
+// lines). The error is the first problem found; Check reports them all.
 func Parse(data []byte, file string) (*Config, error) {
+	c, errs, _ := parse(data, file, parseOptions{})
+	if len(errs) > 0 {
+		return nil, errs[0]
+	}
+	return c, nil
+}
+
+// parseOptions leave checks out of parse, for Check when a section they depend on was
+// refused (its problem is reported already; judging without it would add false ones).
+type parseOptions struct {
+	skipQuorum bool
+	// keepGoing judges the values decoded despite the decoder's type errors (a wrong
+	// type, an unknown key: yaml.v3 goes on after them), so that Check reports a bad
+	// value next to a misspelt key of the same section.
+	keepGoing bool
+}
+
+// parse reads a config. decoded is false when the YAML could not be decoded (a syntax
+// error, a type, an unknown key, a section that refused itself): errs then holds what
+// the decoder said and c is nil, unless opts.keepGoing went on after type errors (then
+// errs also holds the problems of what was decoded). Otherwise errs holds every problem
+// of the decoded config, in the order Parse has always reported the first of them.
+func parse(data []byte, file string, opts parseOptions) (c *Config, errs []*Error, decoded bool) {
 	sum := sha256.Sum256(data)
-	c := &Config{File: file, Version: "sha256:" + hex.EncodeToString(sum[:])}
+	c = &Config{File: file, Version: "sha256:" + hex.EncodeToString(sum[:])}
 	if len(bytes.TrimSpace(data)) == 0 {
 		c.Daemon = c.Daemon.WithDefaults()
-		return c, nil
+		return c, nil, true
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(c); err != nil {
-		// The gates:, certs:, slack:, identities:, dashboard: and reports: sections
-		// validate themselves as they are decoded and know their lines.
-		if se, ok := errors.AsType[*yamlerr.Error](err); ok {
-			return nil, &Error{File: file, Line: se.Line, Msg: se.Detail()}
+		if _, ok := err.(*yaml.TypeError); !ok || !opts.keepGoing {
+			return nil, decodeErrors(file, err), false
 		}
-		return nil, yamlError(file, err)
-	}
-	// A second document would be ignored whole: refuse it rather than drop its settings.
-	// (An empty one, as a trailing "---" makes, holds nothing to lose.)
-	for {
-		var extra yaml.Node
-		err := dec.Decode(&extra)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return nil, yamlError(file, err)
-		}
-		if len(extra.Content) > 0 && extra.Content[0].Tag != "!!null" {
-			return nil, &Error{File: file, Line: extra.Line, Msg: "a second YAML document: a config file holds one (remove the \"---\")"}
-		}
+		errs = decodeErrors(file, err)
+	} else if err := secondDocument(dec, file); err != nil {
+		return nil, []*Error{err}, false
 	}
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
-		return nil, yamlError(file, err)
+		return nil, []*Error{yamlError(file, err)}, false
 	}
-	failOnLine := 0
 	c.lines = map[string]int{}
 	if len(root.Content) == 1 && root.Content[0].Kind == yaml.MappingNode {
 		top := root.Content[0].Content
 		for i := 0; i+1 < len(top); i += 2 {
 			switch k, v := top[i], top[i+1]; k.Value {
-			case "fail_on":
-				failOnLine = k.Line
-			case "rotation", "serve", "daemon":
+			case "fail_on", "db":
 				c.lines["@"+k.Value] = k.Line
-				walkLines(v, "@"+k.Value+".", c.lines)
+			case "rotation", "serve", "daemon", "targets", "policies":
+				c.lines["@"+k.Value] = k.Line
+				walkLines(v, "@"+k.Value, c.lines)
 			case "settings":
 				if v.Kind != yaml.MappingNode {
 					continue
@@ -210,46 +227,120 @@ func Parse(data []byte, file string) (*Config, error) {
 			}
 		}
 	}
-	for k := range c.Settings {
+	if len(errs) > 0 {
+		return c, append(errs, c.validate(opts)...), false
+	}
+	return c, c.validate(opts), true
+}
+
+// secondDocument refuses a document after the one dec has read: it would be ignored
+// whole, settings and all. (An empty one, as a trailing "---" makes, holds nothing to
+// lose.)
+func secondDocument(dec *yaml.Decoder, file string) *Error {
+	for {
+		var extra yaml.Node
+		err := dec.Decode(&extra)
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return yamlError(file, err)
+		}
+		if len(extra.Content) > 0 && extra.Content[0].Tag != "!!null" {
+			return &Error{File: file, Line: extra.Line, Msg: "a second YAML document: a config file holds one (remove the \"---\")"}
+		}
+	}
+}
+
+// validate checks what the sections' decoders cannot judge alone, collecting every
+// problem, and makes the settings JSON-shaped.
+func (c *Config) validate(opts parseOptions) []*Error {
+	var errs []*Error
+	add := func(line int, field, msg string) {
+		errs = append(errs, &Error{File: c.File, Line: line, Field: field, Msg: msg})
+	}
+	for _, k := range slices.Sorted(maps.Keys(c.Settings)) {
 		if strings.TrimSpace(k) == "" {
-			return nil, &Error{File: file, Line: c.lines[k], Msg: "settings: empty setting name"}
+			add(c.lines[k], "settings", "empty setting name")
 		}
 	}
 	if c.FailOn != "" {
 		if _, err := findings.ParseSeverity(c.FailOn); err != nil {
-			msg := "fail_on: " + err.Error()
+			msg := err.Error()
 			if sg := suggest.Closest(strings.ToLower(c.FailOn), severities); sg != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", sg)
 			}
-			return nil, &Error{File: file, Line: failOnLine, Msg: msg}
+			add(c.lines["@fail_on"], "fail_on", msg)
 		}
 	}
-	if err := c.checkApprovers(); err != nil {
-		return nil, err
+	if !opts.skipQuorum {
+		if err := c.checkApprovers(); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	if err := c.Rotation.Validate(); err != nil {
-		return nil, &Error{File: file, Line: c.lines["@rotation"], Msg: err.Error()}
+		add(c.lines["@rotation"], "", err.Error())
 	}
 	if c.Serve.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Serve.Listen); err != nil {
-			return nil, &Error{File: file, Line: c.lines["@serve"], Msg: fmt.Sprintf("serve.listen %q: want host:port: %v", c.Serve.Listen, err)}
+			add(c.lines["@serve"], "", fmt.Sprintf("serve.listen %q: want host:port: %v", c.Serve.Listen, err))
 		}
 	}
-	if err := c.Daemon.check(); err != nil {
+	for _, err := range c.Daemon.check() {
 		line := c.lines["@daemon"]
-		if de, ok := errors.AsType[*daemonError](err); ok && c.lines["@daemon."+de.Key] > 0 {
-			line = c.lines["@daemon."+de.Key]
+		if l := c.lines["@daemon."+err.Key]; l > 0 {
+			line = l
 		}
-		return nil, &Error{File: file, Line: line, Msg: err.Error()}
+		add(line, "", err.Msg)
+	}
+	errs = append(errs, c.checkTargets()...)
+	if msg := inlineDBSecret(c.DB); msg != "" {
+		add(c.lines["@db"], "db", msg)
 	}
 	c.Settings = JSONShape(c.Settings).(map[string]any)
-	return c, nil
+	return errs
+}
+
+// decodeErrors turns what the YAML decoder returned into located errors: every one a
+// section reported (the reports: section reports all of its own), or each of the
+// decoder's type errors (it goes on after a wrong type or an unknown key).
+func decodeErrors(file string, err error) []*Error {
+	var out []*Error
+	for _, e := range flatten(err) {
+		// The gates:, certs:, slack:, identities:, dashboard: and reports: sections
+		// validate themselves as they are decoded and know their lines.
+		if se, ok := errors.AsType[*yamlerr.Error](e); ok {
+			out = append(out, sectionError(file, se))
+			continue
+		}
+		var te *yaml.TypeError
+		if errors.As(e, &te) && len(te.Errors) > 1 {
+			for _, msg := range te.Errors {
+				out = append(out, yamlError(file, &yaml.TypeError{Errors: []string{msg}}))
+			}
+			continue
+		}
+		out = append(out, yamlError(file, e))
+	}
+	return out
+}
+
+// flatten lists the errors an errors.Join made, in order; any other error is itself.
+func flatten(err error) []error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
 }
 
 // checkApprovers judges the gates' quorum with every channel's approvers: Slack users
 // listed in slack.approvers count unless they are linked to a gates approver already,
 // and an approver group makes any quorum reachable (only Slack knows its members).
-func (c *Config) checkApprovers() error {
+func (c *Config) checkApprovers() *Error {
 	others, group := 0, false
 	if c.Slack != nil {
 		group = c.Slack.ApproverGroup != ""
@@ -261,26 +352,52 @@ func (c *Config) checkApprovers() error {
 	}
 	if err := c.Gates.CheckQuorum(others, group); err != nil {
 		if ge, ok := errors.AsType[*gates.ConfigError](err); ok {
-			return &Error{File: c.File, Line: ge.Line, Msg: ge.Detail()}
+			return sectionError(c.File, ge)
 		}
 		return &Error{File: c.File, Msg: err.Error()}
 	}
 	return nil
 }
 
-// walkLines records the line of every key below n, by its dotted path after prefix.
-func walkLines(n *yaml.Node, prefix string, lines map[string]int) {
-	if n.Kind != yaml.MappingNode {
-		return
+// sectionError places a section's error in the file: its field apart from what is
+// wrong, so that Error prints it as the section did ("gates.auto[0]: unknown risk …").
+func sectionError(file string, se *yamlerr.Error) *Error {
+	field := se.Section
+	if se.Field != "" {
+		if field != "" {
+			field += "."
+		}
+		field += se.Field
 	}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		key := prefix + n.Content[i].Value
-		lines[key] = n.Content[i].Line
-		walkLines(n.Content[i+1], key+".", lines)
+	if field == "" {
+		return &Error{File: file, Line: se.Line, Msg: se.Detail()}
+	}
+	return &Error{File: file, Line: se.Line, Field: field, Msg: se.Msg}
+}
+
+// walkLines records the line of every key and list item below n, by its path after
+// prefix ("@targets.aws.regions[1]").
+func walkLines(n *yaml.Node, prefix string, lines map[string]int) {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			key := prefix + "." + n.Content[i].Value
+			lines[key] = n.Content[i].Line
+			walkLines(n.Content[i+1], key, lines)
+		}
+	case yaml.SequenceNode:
+		for i, it := range n.Content {
+			key := fmt.Sprintf("%s[%d]", prefix, i)
+			lines[key] = it.Line
+			walkLines(it, key, lines)
+		}
 	}
 }
 
 var severities = []string{"critical", "high", "medium", "low", "info"}
+
+// topKeys are the keys of a config file, in the order the documentation lists them.
+var topKeys = []string{"settings", "policies", "waivers", "db", "fail_on", "targets", "gates", "serve", "rotation", "certs", "slack", "identities", "daemon", "dashboard", "reports"}
 
 // SettingError locates a problem with the setting name (a key of Settings) in the
 // config file: path is where below the setting ("database_ports[1]"), msg what is wrong.
@@ -313,7 +430,7 @@ func JSONShape(v any) any {
 	return v
 }
 
-func yamlError(file string, err error) error {
+func yamlError(file string, err error) *Error {
 	var te *yaml.TypeError
 	msgs := []string{err.Error()}
 	if errors.As(err, &te) {
@@ -324,6 +441,6 @@ func yamlError(file string, err error) error {
 	if _, serr := fmt.Sscanf(msg, "line %d:", &line); serr == nil {
 		msg = strings.TrimSpace(msg[strings.Index(msg, ":")+1:])
 	}
-	msg = strings.Replace(msg, "in type config.Config", "(known fields: settings, policies, waivers, db, fail_on, targets, gates, serve, rotation, certs, slack, identities, daemon, dashboard, reports)", 1)
+	msg = strings.Replace(msg, "in type config.Config", "(known fields: "+strings.Join(topKeys, ", ")+")", 1)
 	return &Error{File: file, Line: line, Msg: msg}
 }

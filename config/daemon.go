@@ -115,37 +115,41 @@ type daemonError struct{ Key, Msg string }
 
 func (e *daemonError) Error() string { return e.Msg }
 
-// check fills in the defaults and checks the section.
-func (d *Daemon) check() error {
+// check fills in the defaults and checks the section, returning every problem.
+func (d *Daemon) check() []*daemonError {
 	*d = d.WithDefaults()
+	var errs []*daemonError
+	add := func(key, msg string) { errs = append(errs, &daemonError{key, msg}) }
 	for _, k := range sortedKeys(d.Schedules) {
 		if !slices.Contains(TargetKinds, k) {
 			msg := fmt.Sprintf("daemon.schedules.%s: not a kind of target (want aws, gcp or tls)", k)
 			if s := suggest.Closest(k, TargetKinds); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			return &daemonError{"schedules." + k, msg}
+			add("schedules."+k, msg)
+			continue
 		}
 		if _, err := ParseSchedule(d.Schedules[k]); err != nil {
-			return &daemonError{"schedules." + k, fmt.Sprintf("daemon.schedules.%s: %v", k, err)}
+			add("schedules."+k, fmt.Sprintf("daemon.schedules.%s: %v", k, err))
 		}
 	}
-	switch {
-	case d.FullEvery < 0:
-		return &daemonError{"full_every", "daemon.full_every must not be negative"}
-	case d.JobTimeout < 0:
-		return &daemonError{"job_timeout", "daemon.job_timeout must not be negative"}
-	case d.RescueAfter <= d.JobTimeout:
-		return &daemonError{"rescue_after", fmt.Sprintf("daemon.rescue_after (%v) must exceed daemon.job_timeout (%v): a job still running would be run twice at once", d.RescueAfter, d.JobTimeout)}
-	case d.TraceSampleRatio != nil && !(*d.TraceSampleRatio >= 0 && *d.TraceSampleRatio <= 1):
-		return &daemonError{"trace_sample_ratio", fmt.Sprintf("daemon.trace_sample_ratio %v: want a share between 0 and 1 (0.1: one trace in ten)", *d.TraceSampleRatio)}
+	if d.FullEvery < 0 {
+		add("full_every", "daemon.full_every must not be negative")
+	}
+	if d.JobTimeout < 0 {
+		add("job_timeout", "daemon.job_timeout must not be negative")
+	} else if d.RescueAfter <= d.JobTimeout {
+		add("rescue_after", fmt.Sprintf("daemon.rescue_after (%v) must exceed daemon.job_timeout (%v): a job still running would be run twice at once", d.RescueAfter, d.JobTimeout))
+	}
+	if d.TraceSampleRatio != nil && !(*d.TraceSampleRatio >= 0 && *d.TraceSampleRatio <= 1) {
+		add("trace_sample_ratio", fmt.Sprintf("daemon.trace_sample_ratio %v: want a share between 0 and 1 (0.1: one trace in ten)", *d.TraceSampleRatio))
 	}
 	if d.OTLPEndpoint != "" {
 		if err := checkOTLPEndpoint(d.OTLPEndpoint); err != nil {
-			return &daemonError{"otlp_endpoint", "daemon.otlp_endpoint " + err.Error()}
+			add("otlp_endpoint", "daemon.otlp_endpoint "+err.Error())
 		}
 	}
-	return nil
+	return errs
 }
 
 // checkOTLPEndpoint checks an OTLP/HTTP base URL. What it says never holds the URL's

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -56,23 +57,30 @@ func reportsError(line int, field, msg string) *yamlerr.Error {
 
 // UnmarshalYAML reads the reports: section and checks it: frameworks against the
 // embedded ones, formats against the report writers, the destination's form, keep and
-// every. Unknown keys are errors, so that a typo does not leave a report unwritten.
+// every. Unknown keys are errors, so that a typo does not leave a report unwritten. It
+// reports every problem of the section (errors.Join of *yamlerr.Error, in the order of
+// the file), not only the first.
 func (r *Reports) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return reportsError(n.Line, "", "want a mapping with keys "+strings.Join(reportsKeys, ", "))
 	}
 	out := Reports{Keep: DefaultReportsKeep, Every: DefaultReportsEvery}
 	seen := map[string]int{}
+	// settled are the keys whose problem is reported already (a wrong value, or a
+	// misspelt key that suggests them): "required" would only repeat it.
+	settled := map[string]bool{}
+	var errs []error
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if l, ok := seen[k.Value]; ok {
-			return reportsError(k.Line, k.Value, fmt.Sprintf("given twice (also line %d)", l))
+			errs = append(errs, reportsError(k.Line, k.Value, fmt.Sprintf("given twice (also line %d)", l)))
+			continue
 		}
 		seen[k.Value] = k.Line
 		var err *yamlerr.Error
 		switch k.Value {
 		case "frameworks":
-			out.Frameworks, err = reportList(k.Value, v, checkFramework)
+			out.Frameworks, err = reportList(k.Value, v, frameworkChecker())
 		case "formats":
 			out.Formats, err = reportList(k.Value, v, checkFormat)
 		case "destination":
@@ -107,11 +115,13 @@ func (r *Reports) UnmarshalYAML(n *yaml.Node) error {
 			msg := fmt.Sprintf("unknown key (known: %s)", strings.Join(reportsKeys, ", "))
 			if s := suggest.Closest(k.Value, reportsKeys); s != "" {
 				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
+				settled[s] = true
 			}
 			err = reportsError(k.Line, k.Value, msg)
 		}
 		if err != nil {
-			return err
+			settled[k.Value] = true
+			errs = append(errs, err)
 		}
 	}
 	for _, req := range []struct {
@@ -123,13 +133,16 @@ func (r *Reports) UnmarshalYAML(n *yaml.Node) error {
 		{"formats", len(out.Formats) > 0, "name at least one format (" + strings.Join(render.Formats(), ", ") + ")"},
 		{"destination", out.Destination != "", "required: a directory, or s3://bucket/prefix"},
 	} {
-		if !req.ok {
+		if !req.ok && !settled[req.key] {
 			line := seen[req.key]
 			if line == 0 {
 				line = n.Line
 			}
-			return reportsError(line, req.key, req.msg)
+			errs = append(errs, reportsError(line, req.key, req.msg))
 		}
+	}
+	if len(errs) > 0 {
+		return errors.Join(errs...)
 	}
 	*r = out
 	return nil
@@ -166,24 +179,27 @@ func reportList(field string, v *yaml.Node, check func(string) string) ([]string
 	return out, nil
 }
 
-// checkFramework says what is wrong with a framework id, or "".
-func checkFramework(id string) string {
+// frameworkChecker returns a function that says what is wrong with a framework id, or
+// "": the embedded frameworks are loaded once for the whole list, not once per id.
+func frameworkChecker() func(id string) string {
 	fws, err := compliance.Load()
-	if err != nil {
-		return err.Error()
-	}
 	ids := make([]string, len(fws))
 	for i, f := range fws {
-		if f.ID == id {
-			return ""
-		}
 		ids[i] = f.ID
 	}
-	msg := fmt.Sprintf("unknown framework %q", id)
-	if s := suggest.Closest(id, ids); s != "" {
-		msg += fmt.Sprintf(" (did you mean %q?)", s)
+	return func(id string) string {
+		if err != nil {
+			return err.Error()
+		}
+		if slices.Contains(ids, id) {
+			return ""
+		}
+		msg := fmt.Sprintf("unknown framework %q", id)
+		if s := suggest.Closest(id, ids); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		return msg + "; known: " + strings.Join(ids, ", ")
 	}
-	return msg + "; known: " + strings.Join(ids, ", ")
 }
 
 // checkFormat says what is wrong with a format name, or "". Names are lower-case, as the

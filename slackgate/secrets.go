@@ -35,20 +35,28 @@ func NewSecrets(botToken, signingSecret string) Secrets {
 // os.Getenv outside tests. Never from flags. Errors name the variable or the file and
 // what is wrong, never the value.
 func LoadSecrets(c Config, getenv func(string) string) (Secrets, error) {
-	tok, err := loadSecret(getenv, EnvBotToken, "slack.bot_token_file", c.BotTokenFile, checkBotToken)
+	tokSrc, secSrc := SecretSources(c)
+	tok, err := secret.Load(getenv, tokSrc)
 	if err != nil {
 		return Secrets{}, err
 	}
-	sec, err := loadSecret(getenv, EnvSigningSecret, "slack.signing_secret_file", c.SigningSecretFile, checkSigningSecret)
+	sec, err := secret.Load(getenv, secSrc)
 	if err != nil {
 		return Secrets{}, err
 	}
 	return Secrets{BotToken: tok, SigningSecret: sec}, nil
 }
 
-func loadSecret(getenv func(string) string, env, field, path string, check func(string) error) (Secret, error) {
-	what := "Slack " + strings.TrimSuffix(strings.TrimPrefix(field, "slack."), "_file")
-	return secret.Load(getenv, secret.Source{Env: env, Field: field, Path: path, What: what, Check: check})
+// SecretSources are where LoadSecrets takes the bot token and the signing secret from,
+// with the checks of their form: for a config check that says where each would come
+// from without showing it.
+func SecretSources(c Config) (botToken, signingSecret secret.Source) {
+	src := func(env, field, path string, check func(string) error) secret.Source {
+		what := "Slack " + strings.TrimSuffix(strings.TrimPrefix(field, "slack."), "_file")
+		return secret.Source{Env: env, Field: field, Path: path, What: what, Check: check}
+	}
+	return src(EnvBotToken, "slack.bot_token_file", c.BotTokenFile, checkBotToken),
+		src(EnvSigningSecret, "slack.signing_secret_file", c.SigningSecretFile, checkSigningSecret)
 }
 
 // checkBotToken judges the form of a bot token; its errors never quote it.

@@ -228,3 +228,29 @@ func scrub(err error, secrets []string) error {
 	}
 	return e
 }
+
+// IsPostgres reports whether dsn names a PostgreSQL server (a postgres:// URL or a
+// key=value DSN) rather than a SQLite file, as Open decides it.
+func IsPostgres(dsn string) bool { return isPostgres(dsn) }
+
+// DSNCredentials says where a PostgreSQL DSN's password is to come from, for a check
+// that must not read it: inline is true when the DSN holds a credential itself (a
+// URL's password, a password or sslpassword parameter); passfile is its passfile
+// parameter, if any. It never returns the credential.
+func DSNCredentials(dsn string) (inline bool, passfile string) {
+	if !isPostgres(dsn) {
+		return false, ""
+	}
+	inline = len(dsnSecrets(dsn)) > 0
+	if u, err := url.Parse(dsn); err == nil && (u.Scheme == "postgres" || u.Scheme == "postgresql") {
+		return inline, u.Query().Get("passfile")
+	}
+	if kvs, ok := parseKV(dsn); ok {
+		for _, kv := range kvs {
+			if kv.key == "passfile" {
+				passfile = kv.value
+			}
+		}
+	}
+	return inline, passfile
+}

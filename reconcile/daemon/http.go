@@ -24,7 +24,13 @@ const EnvEventsToken = "WARDEN_EVENTS_TOKEN"
 // LoadToken reads the bearer token the event and reconcile endpoints require. It must be
 // at least 32 characters: it is all that stands between the internet and a re-read.
 func LoadToken(getenv func(string) string, file string) (secret.Value, error) {
-	return secret.Load(getenv, secret.Source{Env: EnvEventsToken, Field: "daemon.events_token_file", Path: file,
+	return secret.Load(getenv, TokenSource(file))
+}
+
+// TokenSource is where LoadToken takes the token from, with the check of its form: for
+// a config check that says where it would come from without showing it.
+func TokenSource(file string) secret.Source {
+	return secret.Source{Env: EnvEventsToken, Field: "daemon.events_token_file", Path: file,
 		What: "events token", Check: func(v string) error {
 			switch {
 			case len(v) < 32:
@@ -33,7 +39,7 @@ func LoadToken(getenv func(string) string, file string) (secret.Value, error) {
 				return errors.New("holds white space")
 			}
 			return nil
-		}})
+		}}
 }
 
 // EventResult counts what one body of events did, for the HTTP answer and the metrics.

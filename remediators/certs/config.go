@@ -504,6 +504,17 @@ type archiveKey struct{ k [32]byte }
 func (archiveKey) String() string   { return "[archive key redacted]" }
 func (archiveKey) GoString() string { return "[archive key redacted]" }
 
+// CheckArchiveKey reads the archive key as renewal will (the configured file, else
+// $WARDEN_CERTS_ARCHIVE_KEY) and says what is wrong with it, for a config check; the
+// key is dropped at once, and the error never holds it.
+func (c *Config) CheckArchiveKey() error {
+	k, err := c.loadArchiveKey()
+	if k != nil {
+		clear(k.k[:])
+	}
+	return err
+}
+
 // loadArchiveKey reads the archive key from the configured file, or from the
 // environment. Its errors never hold the key.
 func (c *Config) loadArchiveKey() (*archiveKey, error) {

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/report"
+)
+
+func (a *app) configCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "config",
+		Short: "Check a config file",
+		Long: `Commands about warden's YAML config (the file --config names): 'warden config check FILE'
+validates one and names every problem at once. docs/config.md describes the sections.`,
+	}
+	cmd.AddCommand(a.configCheckCmd())
+	return cmd
+}
+
+func (a *app) configCheckCmd() *cobra.Command {
+	var (
+		format       string
+		policyDirs   []string
+		noBuiltin    bool
+		skipSecrets  bool
+		auditKeyFile string
+	)
+	cmd := &cobra.Command{
+		Use:   "check FILE",
+		Short: "Validate a config and name every problem, and where each secret comes from",
+		Long: `Read the config FILE once and report every problem in it, each as
+
+  FILE:LINE: FIELD: what is wrong
+
+sorted by line: YAML syntax (warden then stops: nothing after it can be read), unknown
+keys (with the key meant, when it is near one), wrong types, and bad values in every
+section (settings, policies, db, fail_on, targets, gates, serve, rotation, certs, slack,
+identities, daemon, dashboard, reports). A section with problems does not hide the others'.
+Settings are judged against the policies that read them, as warden scan judges them: the
+built-in pack, the config's policies: directories and --policies.
+
+Secrets never come from the config: a password written in db:, or credentials in an
+endpoint's URL, are problems. Each secret comes from the environment, else from a file
+readable by its owner only:
+
+  Slack bot token        $WARDEN_SLACK_BOT_TOKEN, else slack.bot_token_file
+  Slack signing secret   $WARDEN_SLACK_SIGNING_SECRET, else slack.signing_secret_file
+  events token           $WARDEN_EVENTS_TOKEN, else daemon.events_token_file
+  database password      $PGPASSWORD, else the passfile (passfile=, $PGPASSFILE, ~/.pgpass)
+  audit checkpoint key   $WARDEN_AUDIT_KEY, else the key file (--audit-key)
+  certs archive key      certs.archive_key_file, else $WARDEN_CERTS_ARCHIVE_KEY
+
+The check says where each one was found (the variable's name, the file and its mode),
+whether warden would accept it, and never what it is. A secret warden needs and cannot
+read (the Slack ones with a slack: section, the archive key with a certs: section), or
+would refuse (a file its group or others may read, a token of the wrong form), is a
+problem; a secret file warden reads whatever its mode is a warning.
+
+Exit codes: 0 no problem (warnings may be printed), 2 problems, or the file cannot be
+read.`,
+		Example: `  warden config check warden.yaml
+  warden config check warden.yaml --format json | jq '.problems[] | "\(.line): \(.message)"'
+
+  # In CI, away from the secrets: the file alone
+  warden config check deploy/warden.yaml --skip-secrets`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return usageErr(fmt.Errorf("--format: unknown format %q (want text or json)", format))
+			}
+			r := config.Check(cmd.Context(), args[0], config.CheckOptions{
+				PolicyDirs: policyDirs, NoBuiltin: noBuiltin, SkipSecrets: skipSecrets, AuditKeyFile: auditKeyFile,
+			})
+			var err error
+			if format == "json" {
+				enc := json.NewEncoder(a.stdout)
+				enc.SetIndent("", "  ")
+				err = enc.Encode(r)
+			} else {
+				err = writeConfigReport(a.stdout, r)
+			}
+			if err != nil {
+				return err
+			}
+			if !r.OK() {
+				return &exitErr{code: exitError}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVarP(&format, "format", "f", "text", "output format: text or json")
+	f.StringArrayVar(&policyDirs, "policies", nil, "directory of extra Rego policies whose settings are known too (repeatable)")
+	f.BoolVar(&noBuiltin, "no-builtin", false, "judge the settings without the built-in policy pack")
+	f.BoolVar(&skipSecrets, "skip-secrets", false, "check the file alone: do not look for the secrets")
+	f.StringVar(&auditKeyFile, "audit-key", "", "the checkpoint signing key file to look at (default $XDG_STATE_HOME/warden/audit.key)")
+	return cmd
+}
+
+// writeConfigReport prints the problems, one a line, then where each secret comes from.
+func writeConfigReport(w io.Writer, r config.Report) error {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		// A config quotes what it holds: no control character reaches the terminal raw.
+		b.WriteString(report.EscapeLines(p.String()) + "\n")
+	}
+	errs, warns := 0, 0
+	for _, p := range r.Problems {
+		if p.Level == config.LevelWarning {
+			warns++
+		} else {
+			errs++
+		}
+	}
+	switch {
+	case errs == 0 && warns == 0:
+		fmt.Fprintf(&b, "%s: no problems\n", r.File)
+	default:
+		fmt.Fprintf(&b, "%s: %s, %s\n", r.File, plural(errs, "problem"), plural(warns, "warning"))
+	}
+	if len(r.Secrets) > 0 {
+		b.WriteString("\nsecrets (never shown):\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		for _, s := range r.Secrets {
+			mark := "ok"
+			if !s.OK {
+				mark = "PROBLEM"
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, mark, report.EscapeLines(secretWhere(s)))
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// secretWhere says where a secret was found, in words.
+func secretWhere(s config.SecretSource) string {
+	var where string
+	switch s.From {
+	case config.FromEnv:
+		where = "from $" + s.Env + " (set)"
+	case config.FromFile:
+		where = "from file " + s.File
+		if s.Field != "" && s.Line > 0 {
+			where += fmt.Sprintf(" (%s, line %d)", s.Field, s.Line)
+		}
+		if s.Mode != "" {
+			where += ", mode " + s.Mode
+		}
+	default:
+		if s.Note != "" {
+			return s.Note
+		}
+		return "none"
+	}
+	if s.Note != "" {
+		where += ": " + s.Note
+	}
+	return where
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
