@@ -54,7 +54,7 @@ func ParseCheckpoint(text string) (Checkpoint, error) {
 		return Checkpoint{}, fmt.Errorf("checkpoint size %q is not a decimal number", lines[1])
 	}
 	c.Size = size
-	root, err := base64.StdEncoding.DecodeString(lines[2])
+	root, err := base64.StdEncoding.Strict().DecodeString(lines[2])
 	if err != nil || len(root) != tlog.HashSize {
 		return Checkpoint{}, fmt.Errorf("checkpoint root hash %q is not %d bytes of base64", lines[2], tlog.HashSize)
 	}

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.yaml.in/yaml/v3"
 
@@ -81,6 +82,9 @@ func (d *Dashboard) AddWaiver(ctx context.Context, wv Waiver, actor, fingerprint
 	for _, s := range []string{wv.Policy, wv.Resource, wv.Reason, wv.Owner} {
 		if strings.ContainsAny(s, "\x00\r\n") {
 			return errors.New("a waiver's fields are single lines")
+		}
+		if !utf8.ValidString(s) {
+			return errors.New("a waiver's fields are UTF-8 text")
 		}
 	}
 	d.waiverMu.Lock()

@@ -207,9 +207,16 @@ func FuzzUnmarshalYAML(f *testing.F) {
 		if err != nil {
 			return
 		}
-		// Whatever decodes is valid, and every risk gets a verdict that can be acted on.
+		// Whatever decodes passes every check but the quorum's, which the config makes
+		// once the other channels' approvers are known (CheckQuorum); and every risk gets
+		// a verdict that can be acted on.
 		if err := c.Validate(); err != nil {
-			t.Fatalf("decoded config does not validate: %v", err)
+			if q := c.CheckQuorum(0, false); q == nil || q.Error() != err.Error() {
+				t.Fatalf("decoded config does not validate: %v", err)
+			}
+			if err := c.CheckQuorum(0, true); err != nil {
+				t.Fatalf("with approvers of unknown number, the quorum is refused: %v", err)
+			}
 		}
 		for _, r := range findings.Risks {
 			if v := c.Verdict(r); v.NeedsApproval() && v.Quorum < 1 {

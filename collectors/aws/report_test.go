@@ -1,6 +1,9 @@
 package aws
 
 import (
+	"bytes"
+	"encoding/csv"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +52,9 @@ func TestCredentialReportErrors(t *testing.T) {
 	}
 }
 
+// FuzzCredentialReport: whatever GetCredentialReport returns, parsing it never panics;
+// each row it accepts is keyed by its user and holds every column of the header; the
+// times it reads from a row are RFC 3339 in UTC, or nothing.
 func FuzzCredentialReport(f *testing.F) {
 	f.Add([]byte(reportCSV))
 	f.Add([]byte("user,arn\n"))
@@ -57,9 +63,23 @@ func FuzzCredentialReport(f *testing.F) {
 		if err != nil {
 			return
 		}
-		for _, row := range rows {
+		head, _ := csv.NewReader(bytes.NewReader(b)).Read()
+		if slices.Contains(head[1:], "user") {
+			return // a second "user" column: never IAM's, and the row's user is ambiguous
+		}
+		header := -1
+		for user, row := range rows {
+			if row["user"] != user || (header >= 0 && len(row) != header) {
+				t.Fatalf("row %q: %v", user, row)
+			}
+			header = len(row)
 			_ = reportKeyUse(row, iamtypes.AccessKeyMetadata{CreateDate: aws.Time(time.Now())})
-			_ = reportTime(row["password_last_used"])
+			if at := reportTime(row["password_last_used"]); at != nil {
+				s, _ := at.(string)
+				if p, err := time.Parse(time.RFC3339, s); err != nil || p.Location() != time.UTC {
+					t.Fatalf("password_last_used %q read as %v", row["password_last_used"], at)
+				}
+			}
 		}
 	})
 }

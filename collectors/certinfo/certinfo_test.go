@@ -3,12 +3,15 @@ package certinfo_test
 import (
 	"crypto"
 	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"math/big"
+	"strings"
 	"testing"
 	"time"
 
@@ -62,9 +65,52 @@ func TestParsePEM(t *testing.T) {
 	}
 }
 
+// FuzzParsePEM: whatever an IAM server certificate body, an ACM export or a PEM file
+// holds, ParsePEM never panics; what it describes has the resource model's fields, with
+// RFC 3339 validity times, a hexadecimal serial and a key size that is not negative, and
+// encodes as JSON (it goes into a snapshot).
 func FuzzParsePEM(f *testing.F) {
 	f.Add("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n")
+	// Real certificates of each key type, so that mutations start from what parses.
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	_, ed, _ := ed25519.GenerateKey(rand.Reader)
+	for i, key := range []crypto.Signer{ec, ed} {
+		tmpl := &x509.Certificate{SerialNumber: big.NewInt(int64(1000 + i)), Subject: pkix.Name{CommonName: "www.acme.example"},
+			DNSNames: []string{"www.acme.example", "acme.example"}, NotBefore: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC),
+			NotAfter: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), IsCA: i == 1, BasicConstraintsValid: true}
+		der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, key.Public(), key)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})))
+	}
 	f.Fuzz(func(t *testing.T, s string) {
-		_, _ = certinfo.ParsePEM(s)
+		d, err := certinfo.ParsePEM(s)
+		if err != nil {
+			if d != nil {
+				t.Fatalf("ParsePEM(%q) = %v with error %v", s, d, err)
+			}
+			return
+		}
+		for _, k := range []string{"subject", "issuer", "serial", "not_before", "not_after", "dns_names", "key_algorithm",
+			"key_size", "signature_algorithm", "self_signed", "is_ca"} {
+			if _, ok := d[k]; !ok {
+				t.Fatalf("description %v has no %s", d, k)
+			}
+		}
+		for _, k := range []string{"not_before", "not_after"} {
+			if _, err := time.Parse(time.RFC3339, d[k].(string)); err != nil {
+				t.Fatalf("%s %q is not RFC 3339", k, d[k])
+			}
+		}
+		if _, ok := new(big.Int).SetString(strings.TrimPrefix(d["serial"].(string), "-"), 16); !ok {
+			t.Fatalf("serial %q is not hexadecimal", d["serial"])
+		}
+		if n, ok := d["key_size"].(int); !ok || n < 0 {
+			t.Fatalf("key_size %v", d["key_size"])
+		}
+		if _, err := json.Marshal(d); err != nil {
+			t.Fatalf("description does not encode: %v", err)
+		}
 	})
 }

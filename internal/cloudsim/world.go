@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -627,10 +628,73 @@ func ParseWorld(b []byte) (*World, error) {
 	if err := dec.Decode(w); err != nil {
 		return nil, fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "yaml: "))
 	}
+	// An empty list entry ("-" alone, or null) decodes to a nil pointer, which validate
+	// and the simulator would dereference: refuse it, naming where it is.
+	if path := nilEntry(reflect.ValueOf(w).Elem(), ""); path != "" {
+		return nil, fmt.Errorf("%s: empty list entry", path)
+	}
 	if err := w.validate(); err != nil {
 		return nil, err
 	}
 	return w, nil
+}
+
+// nilEntry returns the path (aws.accounts[0].users[2]) of the first nil pointer in a list
+// of v, which is a value of the world's types, or "" when there is none.
+func nilEntry(v reflect.Value, path string) string {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return ""
+		}
+		return nilEntry(v.Elem(), path)
+	case reflect.Struct:
+		for i := 0; i < v.NumField(); i++ {
+			f := v.Type().Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = strings.ToLower(f.Name)
+			}
+			if path != "" {
+				name = path + "." + name
+			}
+			if p := nilEntry(v.Field(i), name); p != "" {
+				return p
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if v.Type().Elem().Kind() == reflect.Uint8 {
+			return "" // bytes (a policy document, a secret): no entries to check
+		}
+		for i := 0; i < v.Len(); i++ {
+			e := v.Index(i)
+			at := fmt.Sprintf("%s[%d]", path, i)
+			if e.Kind() == reflect.Pointer && e.IsNil() {
+				return at
+			}
+			if p := nilEntry(e, at); p != "" {
+				return p
+			}
+		}
+	case reflect.Map:
+		for it := v.MapRange(); it.Next(); {
+			e := it.Value()
+			at := fmt.Sprintf("%s.%v", path, it.Key())
+			if e.Kind() == reflect.Pointer && e.IsNil() {
+				return at
+			}
+			if p := nilEntry(e, at); p != "" {
+				return p
+			}
+		}
+	}
+	return ""
 }
 
 // Marshal writes the world as YAML.

@@ -66,13 +66,19 @@ func FuzzParseWorld(f *testing.F) {
 	f.Add([]byte("aws:\n  accounts:\n    - id: '111111111111'\n      users: [{name: a}]\n"))
 	f.Add([]byte("gcp:\n  projects:\n    - {id: p, number: '1'}\nfaults: [{service: iam, throttle_rate: 0.5}]\n"))
 	f.Add([]byte("latency: 20ms\nrate_limits: {iam: 20}\n"))
+	f.Add([]byte("aws:\n  accounts:\n    - id: '111111111111'\n      users: [~]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		w, err := ParseWorld(b)
 		if err != nil {
 			return
 		}
-		if _, err := w.Marshal(); err != nil {
+		out, err := w.Marshal()
+		if err != nil {
 			t.Fatalf("a world that parsed does not marshal: %v", err)
+		}
+		// What the simulator saves (warden demo, serve --sim) it reads back.
+		if _, err := ParseWorld(out); err != nil {
+			t.Fatalf("a world that parsed, written out, does not parse again: %v\n%s", err, out)
 		}
 	})
 }
