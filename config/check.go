@@ -13,7 +13,6 @@ import (
 
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/internal/suggest"
-	"github.com/warden-sec/warden/policies"
 )
 
 // Levels of a Problem.
@@ -322,9 +321,9 @@ func keyAt(keyLines map[string]int, line int) string {
 // checkSettings judges the settings against the policies that read them: the built-in
 // pack, the config's policies: directories and opts.PolicyDirs, as warden scan does.
 func (r *Report) checkSettings(ctx context.Context, c *Config, keyLines map[string]int, opts CheckOptions) {
-	var sources []engine.Source
-	if !opts.NoBuiltin {
-		sources = append(sources, engine.Source{FS: policies.FS, Prefix: "policies"})
+	sources := []engine.Source{engine.Builtin()}
+	if opts.NoBuiltin {
+		sources = []engine.Source{engine.BuiltinLibrary()}
 	}
 	for i, dir := range append(slices.Clone(c.Policies), opts.PolicyDirs...) {
 		field, line := "--policies", 0
@@ -342,7 +341,7 @@ func (r *Report) checkSettings(ctx context.Context, c *Config, keyLines map[stri
 		}
 		sources = append(sources, engine.Source{FS: os.DirFS(dir), Prefix: dir})
 	}
-	if len(sources) == 0 {
+	if len(sources) == 1 && opts.NoBuiltin {
 		return
 	}
 	eng, err := engine.New(ctx, engine.Config{Sources: sources})

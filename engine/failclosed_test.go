@@ -201,6 +201,62 @@ deny contains "telnet" if {
 	}
 }
 
+// --no-builtin leaves the pack's policies out but not the library: a user policy
+// importing it must find what it finds with the whole pack, never silently nothing.
+func TestNew_libraryStaysWithoutTheBuiltinPolicies(t *testing.T) {
+	src := userPolicy("ACME-NET-1", "acme.telnet", `some rule in input.resource.attributes.ingress
+	net.covers_port(rule, 23)`)
+	src = strings.Replace(src, "package acme.telnet\n", "package acme.telnet\n\nimport data.warden.lib.net\n", 1)
+	telnet := snapshot.Resource{UID: "sg-1", Type: "aws.ec2.security_group", Account: "1", Region: "eu-west-1",
+		Attributes: map[string]any{"ingress": []any{map[string]any{"id": "r", "protocol": "tcp", "cidr": "0.0.0.0/0", "from_port": 23, "to_port": 23}}}}
+	tests := []struct {
+		name    string
+		sources []engine.Source
+		builtin bool // whether WARDEN- policies are loaded
+	}{
+		{"whole pack", []engine.Source{engine.Builtin(), policyFS(map[string]string{"telnet.rego": src})}, true},
+		{"library only", []engine.Source{engine.BuiltinLibrary(), policyFS(map[string]string{"telnet.rego": src})}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := engine.New(context.Background(), engine.Config{Sources: tt.sources})
+			if err != nil {
+				t.Fatal(err)
+			}
+			builtin := 0
+			for _, p := range e.Policies() {
+				if strings.HasPrefix(p.ID, "WARDEN-") {
+					builtin++
+				}
+			}
+			if (builtin > 0) != tt.builtin {
+				t.Fatalf("%d built-in policies loaded, want some: %v", builtin, tt.builtin)
+			}
+			res, err := e.Evaluate(context.Background(), snapshot.Header{}, time.Now(), []snapshot.Resource{telnet})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ours []string
+			for _, f := range res.Findings {
+				if f.Policy == "ACME-NET-1" {
+					ours = append(ours, f.Resource)
+				}
+			}
+			if len(ours) != 1 || ours[0] != "sg-1" || len(res.EvalErrors) > 0 {
+				t.Errorf("ACME-NET-1 found %v (eval errors %+v), want sg-1 once", ours, res.EvalErrors)
+			}
+		})
+	}
+	// The library's own tests stay out with the policies.
+	results, err := engine.Test(context.Background(), "", engine.BuiltinLibrary())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(results) != 0 {
+		t.Errorf("the library alone ran %d tests, want none: its tests belong with the pack", len(results))
+	}
+}
+
 func TestEvaluate_builtinErrorsAreRecordedAgainstTheirPolicy(t *testing.T) {
 	tests := []struct{ name, body, want string }{
 		{"division by zero", "x := 0\n\t1 / x > 0", "testpolicies/p.rego:12: eval_builtin_error: div: divide by zero"},

@@ -11,6 +11,7 @@ import (
 	"github.com/open-policy-agent/opa/v1/ast"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -20,7 +21,20 @@ type Source struct {
 	// Prefix is prepended to paths in errors and listings (e.g. "policies" or the
 	// directory the user named).
 	Prefix string
+
+	// libraryOnly keeps, of the built-in pack, only its shared library (lib/, without
+	// its tests): see BuiltinLibrary.
+	libraryOnly bool
 }
+
+// Builtin is the built-in pack: its policies, their shared library and their tests.
+func Builtin() Source { return Source{FS: policies.FS, Prefix: "policies"} }
+
+// BuiltinLibrary is the built-in pack's shared library (data.warden.lib) without its
+// policies: what --no-builtin keeps. A user policy may import the library but no user
+// module may define it (the namespace is reserved), so leaving it out would make such
+// a policy's rules undefined, and the policy would silently find nothing.
+func BuiltinLibrary() Source { return Source{FS: policies.FS, Prefix: "policies", libraryOnly: true} }
 
 // Policy is one loaded policy: its metadata and where it lives.
 type Policy struct {
@@ -83,7 +97,10 @@ func LoadModules(sources ...Source) ([]*Module, error) {
 			if err != nil {
 				return err
 			}
-			if d.IsDir() || !strings.HasSuffix(p, ".rego") {
+			if src.libraryOnly && d.IsDir() && p != "." && p != "lib" {
+				return fs.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".rego") || (src.libraryOnly && strings.HasSuffix(p, "_test.rego")) {
 				return nil
 			}
 			b, err := fs.ReadFile(src.FS, p)

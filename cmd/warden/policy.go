@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/engine"
-	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/report"
 )
 
@@ -200,14 +199,15 @@ func (a *app) policyTestCmd() *cobra.Command {
 
 Without DIR, the built-in pack's tests run. With DIRs, their policies and tests run
 together with the built-in pack, so that your policies may use its library
-(data.warden.lib.*); add --no-builtin to test DIRs alone.`,
+(data.warden.lib.*); add --no-builtin to test DIRs without the pack's policies and
+tests (its library stays: no user module may define it).`,
 		Example: `  warden policy test
   warden policy test ./our-policies -v
   warden policy test --run ssh`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
-			var sources []engine.Source
-			if !noBuiltin {
-				sources = append(sources, engine.Source{FS: policies.FS, Prefix: "policies"})
+			sources := []engine.Source{engine.Builtin()}
+			if noBuiltin {
+				sources = []engine.Source{engine.BuiltinLibrary()}
 			}
 			for _, d := range dirs {
 				if st, err := os.Stat(d); err != nil || !st.IsDir() {
@@ -215,7 +215,7 @@ together with the built-in pack, so that your policies may use its library
 				}
 				sources = append(sources, engine.Source{FS: os.DirFS(d), Prefix: d})
 			}
-			if len(sources) == 0 {
+			if len(dirs) == 0 && noBuiltin {
 				return usageErr(fmt.Errorf("policy test: --no-builtin needs at least one DIR"))
 			}
 			results, err := engine.Test(cmd.Context(), run, sources...)

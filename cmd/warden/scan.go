@@ -16,7 +16,6 @@ import (
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/policies"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/remediators/builtin"
 	"github.com/warden-sec/warden/report"
@@ -40,7 +39,7 @@ type policyFlags struct {
 func (pf *policyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&pf.configFile, "config", "", "YAML config: policy settings, extra policy dirs, waivers, db")
 	cmd.Flags().StringArrayVar(&pf.policyDirs, "policies", nil, "directory of extra Rego policies (repeatable)")
-	cmd.Flags().BoolVar(&pf.noBuiltin, "no-builtin", false, "leave out the built-in policy pack")
+	cmd.Flags().BoolVar(&pf.noBuiltin, "no-builtin", false, "leave out the built-in policies (their library, data.warden.lib, stays for yours)")
 }
 
 // load reads the config (if any) and compiles the policies it and the flags name.
@@ -53,9 +52,9 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 		}
 		cfg = c
 	}
-	var sources []engine.Source
-	if !pf.noBuiltin {
-		sources = append(sources, engine.Source{FS: policies.FS, Prefix: "policies"})
+	sources := []engine.Source{engine.Builtin()}
+	if pf.noBuiltin {
+		sources = []engine.Source{engine.BuiltinLibrary()}
 	}
 	for _, dir := range append(append([]string{}, cfg.Policies...), pf.policyDirs...) {
 		st, err := os.Stat(dir)
@@ -67,7 +66,7 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 		}
 		sources = append(sources, engine.Source{FS: os.DirFS(dir), Prefix: dir})
 	}
-	if len(sources) == 0 {
+	if len(sources) == 1 && pf.noBuiltin {
 		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
 	}
 	catalog := pf.catalog
