@@ -16,8 +16,10 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -130,12 +132,37 @@ func checkTasks(tasks []Task) error {
 	return nil
 }
 
-// Hooks hear what the daemon does; each may be nil.
+// Hooks hear what the daemon does; each may be nil. They are called from the workers,
+// several at once, and must not block: MetricsHooks feeds them to Prometheus.
 type Hooks struct {
+	// Read follows each read of a scope with the scope as its collector reported it: ok,
+	// partial or failed, with the call attempts it took and those throttled or denied. A
+	// read the collector reported failed is heard like any other, and so is one cut short
+	// by an error (a cancelled context) if the collector reported the scope before it
+	// ended: its calls were made all the same. A resource read again alone (a refresh) is
+	// no scope read.
+	Read func(target string, sc snapshot.Scope)
+	// Stage follows each step of a job with how long it took and the error it ended with
+	// (nil: it did its work). The stages are the trace's: "collect" (a scope read),
+	// "refresh" (one resource read again and judged), "observe" (a scope's read judged),
+	// "plan" (a scope's fixes planned) and "apply" (one action through the remediation
+	// machine). A step's error is the one its code returned, not what it found: a scope
+	// the cloud would not let warden read is a failed read (Read), a fix that failed is
+	// an action's outcome (Applied). A run of the machine that snoozes its job (the
+	// action waits for an approval, a budget, a pause) is no step at all: polling a
+	// waiting fix every ApprovalPoll would otherwise drown the steps that did something.
+	Stage func(stage string, took time.Duration, err error)
 	// Observed follows each scope or resource judged.
 	Observed func(target string, out *reconcile.Outcome)
 	// Applied follows each remediation job's run with the action's item.
 	Applied func(it remediate.Item, announcedAt time.Time)
+	// ApprovalEnded follows the end of an approval request as a remediation job saw it:
+	// a run that began with its action waiting for a decision (pending) and left it
+	// otherwise reports the request's final state (approved, denied, expired, voided).
+	// Each request is reported once, by the job that waited on it; a request decided
+	// while no job of this daemon waits on it (the action applied by warden apply, a
+	// request voided by a changed plan) is not.
+	ApprovalEnded func(outcome string)
 	// JobDone follows each job's end: kind and outcome (completed, retried, snoozed,
 	// discarded, cancelled).
 	JobDone func(kind, outcome string)
@@ -153,6 +180,8 @@ type Daemon struct {
 	log     *slog.Logger
 	tracer  trace.Tracer
 	tracing bool
+	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
+	gate *gates.Gate
 }
 
 // New opens the daemon's queue on the store's database (running its migrations) and
@@ -188,7 +217,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger}
+	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil)}
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {
@@ -346,6 +375,20 @@ func (d *Daemon) jobFailed(ctx context.Context, job *rivertype.JobRow, msg strin
 func (d *Daemon) done(kind, outcome string) {
 	if d.o.Hooks.JobDone != nil {
 		d.o.Hooks.JobDone(kind, outcome)
+	}
+}
+
+// staged reports a step that began at began and ended with err to Hooks.Stage.
+func (d *Daemon) staged(stage string, began time.Time, err error) {
+	if d.o.Hooks.Stage != nil {
+		d.o.Hooks.Stage(stage, time.Since(began), err)
+	}
+}
+
+// read reports a scope's read to Hooks.Read.
+func (d *Daemon) read(target string, sc snapshot.Scope) {
+	if d.o.Hooks.Read != nil {
+		d.o.Hooks.Read(target, sc)
 	}
 }
 

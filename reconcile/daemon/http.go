@@ -88,9 +88,13 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 		res := EventResult{Changes: len(changes)}
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
+		// The event stage is turning a body's changes into re-reads; a body refused
+		// as malformed or unknown is counted by the events metric, not as a step.
+		began := time.Now()
 		for _, c := range changes {
 			n, q, err := d.enqueueChange(ctx, c)
 			if err != nil {
+				d.staged(stageEvent, began, err)
 				d.jobLog(ctx).Error("enqueue the re-read of an event", "event", c.Event, "source", c.Source, "err", err)
 				writeJSON(w, http.StatusServiceUnavailable, EventResult{Error: "the queue refused the re-read: try again"})
 				return
@@ -98,6 +102,9 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 			res.Enqueued += n
 			res.Queued += q
 			hear(c.Provider, "accepted")
+		}
+		if len(changes) > 0 {
+			d.staged(stageEvent, began, nil)
 		}
 		status := events.Status(perr)
 		if perr != nil {

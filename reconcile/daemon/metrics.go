@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/metrics"
@@ -15,10 +16,45 @@ import (
 	"github.com/warden-sec/warden/store"
 )
 
-// MetricsHooks are the hooks that feed m: scopes read and their findings, actions and
-// the drift-to-fix time, jobs, events. Combine them with other hooks if needed.
+// MetricsHooks are the hooks that feed m: scopes read (warden_scope_reads_total and the
+// cloud call counters, from each scope's own counts of call attempts), the steps of the
+// loop (warden_reconcile_*), findings, actions and the drift-to-fix time, partial
+// remediations, approvals ended, jobs, events. Combine them with other hooks if needed.
+//
+// What they count, where the daemon's view is narrower than a metric's name:
+//   - Stages: a scope read and a resource read again alone are collect, a read judged
+//     evaluate, planning plan, a run of the remediation machine remediate (Hooks.Stage
+//     says which runs are steps), and turning a body of POST /v1/events into re-reads event
+//     (a body refused as malformed is not a step: warden_events_total counts it).
+//   - Cloud calls: every attempt of the scope reads, by the scope's provider and service,
+//     whose three counters exist (at zero) from the first read of that service. A
+//     remediation's calls and a refresh's read are not counted: the remediators and
+//     readers keep no counts the daemon could read.
+//   - Partial remediations: the daemon applies one action per job, so a run is partial
+//     when its action wrote to the cloud and still failed (the call succeeded but the
+//     finding or part is still there): the target is between its before and after. An
+//     action that failed before any write, or that a person rolled back, is not; nor is
+//     a multi-step fix parked after a failed step (it retries the step when due, and
+//     its item does not say why it waits).
+//   - Approvals: each request's end as the remediation job waiting on it saw it
+//     (Hooks.ApprovalEnded).
 func MetricsHooks(m *metrics.Metrics) (Hooks, EndpointHooks) {
 	h := Hooks{
+		Read: func(_ string, sc snapshot.Scope) {
+			m.ScopeRead(sc)
+		},
+		Stage: func(stage string, took time.Duration, err error) {
+			st, ok := metricsStage(stage)
+			if !ok {
+				return
+			}
+			if errors.Is(err, collectors.ErrUnknownScope) {
+				// A job naming a scope its target no longer has: stale input, no fault.
+				err = metrics.Classify(err, metrics.ReasonInvalid)
+			}
+			m.ObserveReconcile(st, took, err)
+		},
+		ApprovalEnded: func(outcome string) { m.ApprovalDecided(metrics.ApprovalOutcome(outcome)) },
 		Observed: func(target string, out *reconcile.Outcome) {
 			for _, f := range out.Opened {
 				m.FindingOpened(target, f.Severity)
@@ -36,6 +72,9 @@ func MetricsHooks(m *metrics.Metrics) (Hooks, EndpointHooks) {
 			if it.State == remediate.StateVerified && !announced.IsZero() {
 				m.DriftFixed(time.Since(announced))
 			}
+			if partial(it) {
+				m.RemediationPartial()
+			}
 		},
 		JobDone: func(kind, outcome string) { m.Job(kind, metrics.JobOutcome(outcome)) },
 	}
@@ -47,6 +86,29 @@ func MetricsHooks(m *metrics.Metrics) (Hooks, EndpointHooks) {
 		m.Event(src, metrics.EventResult(result))
 	}}
 	return h, e
+}
+
+// metricsStage is the metrics' stage of one of the daemon's (Hooks.Stage).
+func metricsStage(stage string) (metrics.Stage, bool) {
+	switch stage {
+	case stageCollect, stageRefresh:
+		return metrics.StageCollect, true
+	case stageObserve:
+		return metrics.StageEvaluate, true
+	case stagePlan:
+		return metrics.StagePlan, true
+	case stageApply:
+		return metrics.StageRemediate, true
+	case stageEvent:
+		return metrics.StageEvent, true
+	}
+	return "", false
+}
+
+// partial reports whether an action's run left its target half-fixed: a write was made
+// in this run (an item of an action that ended earlier has none) and the action failed.
+func partial(it remediate.Item) bool {
+	return it.State == remediate.StateFailed && it.Wrote
 }
 
 func actionOutcome(s remediate.State) (metrics.ActionOutcome, bool) {

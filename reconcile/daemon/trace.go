@@ -50,6 +50,7 @@ const (
 	stagePlan    = "plan"        // a scope's fixes planned
 	stageEnqueue = "enqueue"     // jobs inserted; each carries this span as its parent
 	stageApply   = "apply"       // one action through the remediation machine
+	stageEvent   = "event"       // one body of change events turned into re-reads (metrics only)
 )
 
 // Traces of the daemon. Each job's run is a span named after its kind (warden.sweep,

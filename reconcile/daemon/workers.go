@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
@@ -104,8 +106,17 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	log := d.jobLog(ctx, "correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
 	var sink collectors.MemorySink
 	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
+	began := time.Now()
 	err = t.Collector.CollectScope(cctx, a.Scope, &sink)
 	endCollect(ctx, span, a.Scope, &sink, err)
+	sc, reported := scopeIn(&sink, a.Scope)
+	if reported {
+		// Reported even when the read ended in an error: its calls were made.
+		d.read(a.Target, sc)
+	} else if err == nil {
+		err = errNoSuchScope
+	}
+	d.staged(stageCollect, began, err)
 	if errors.Is(err, collectors.ErrUnknownScope) {
 		// The account, region or endpoint is no longer the collector's: nothing to read.
 		log.Warn("collect: the scope is no longer one of the target's", "err", err)
@@ -115,23 +126,17 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return fmt.Errorf("collect %s: %w", a.Scope, err)
 	}
-	ob := reconcile.Observation{Accounts: a.Accounts}
-	for _, sc := range sink.Scopes {
-		if sc.ID == a.Scope {
-			ob.Scope = sc
-		}
-	}
-	if ob.Scope.ID == "" {
-		return fmt.Errorf("collect %s: the collector reported no such scope", a.Scope)
-	}
+	ob := reconcile.Observation{Scope: sc, Accounts: a.Accounts}
 	for _, r := range sink.Resources {
 		if r.Scope == a.Scope {
 			ob.Resources = append(ob.Resources, r)
 		}
 	}
 	octx, span := d.stage(ctx, stageObserve, attrScope.String(a.Scope))
+	began = time.Now()
 	out, err := d.o.Reconciler.Observe(octx, ob)
 	endObserve(span, out, err)
+	d.staged(stageObserve, began, err)
 	if err != nil {
 		return err // a race with another observation is retried
 	}
@@ -147,17 +152,36 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	return nil
 }
 
+// errNoSuchScope is a collector's fault: it returned without reporting the scope it
+// was asked to read.
+var errNoSuchScope = errors.New("the collector reported no such scope")
+
+// scopeIn is the scope id as the collector reported it to sink (the last report, if it
+// made several), and whether it reported it at all.
+func scopeIn(sink *collectors.MemorySink, id string) (snapshot.Scope, bool) {
+	var out snapshot.Scope
+	found := false
+	for _, sc := range sink.Scopes {
+		if sc.ID == id {
+			out, found = sc, true
+		}
+	}
+	return out, found
+}
+
 // remediate plans the scope's fixes and enqueues one remediation job per action (an
 // action already queued or waiting for approval keeps its job).
 func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string, correlation string, announced int64) error {
 	po := d.o.Plan
 	po.Accounts = accounts
 	pctx, span := d.stage(ctx, stagePlan, attrScope.String(scope))
+	began := time.Now()
 	p, err := d.o.Reconciler.Plan(pctx, scope, po)
 	if err == nil {
 		span.SetAttributes(attribute.Int("warden.plan.actions", len(p.Actions)))
 	}
 	endSpan(span, err)
+	d.staged(stagePlan, began, err)
 	if err != nil {
 		return err
 	}
@@ -225,8 +249,13 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 	err = collectors.ErrUnsupported
 	if t.Reader != nil {
 		rctx, span := d.stage(ctx, stageRefresh, attrUID.String(a.UID))
+		began := time.Now()
 		out, err = d.o.Reconciler.Refresh(rctx, t.Reader, a.UID, a.Scope, a.Accounts)
 		endRefresh(span, out, err)
+		if !errors.Is(err, collectors.ErrUnsupported) {
+			// A resource its reader cannot read alone was not read: its scope is.
+			d.staged(stageRefresh, began, err)
+		}
 	}
 	if errors.Is(err, collectors.ErrUnsupported) {
 		if a.Scope == "" {
@@ -268,7 +297,9 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	}
 	log := d.jobLog(ctx, "correlation", a.Correlation, "action", a.Action, "job", job.ID)
 	ctx = audit.WithCorrelation(ctx, a.Correlation)
+	before := d.pendingApproval(ctx, log, a.Action)
 	actx, span := d.stage(ctx, stageApply, attrAction.String(a.Action))
+	began := time.Now()
 	var res *remediate.Result
 	var err error
 	if d.o.DryRun {
@@ -284,6 +315,7 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		return river.JobSnooze(d.o.ApprovalPoll)
 	}
 	if err != nil {
+		d.staged(stageApply, began, err)
 		return fmt.Errorf("remediate %s: %w", a.Action, err)
 	}
 	var it remediate.Item
@@ -293,7 +325,9 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		}
 	}
 	if it.Action == "" {
-		return fmt.Errorf("remediate %s: the machine reported nothing of it (%s)", a.Action, res.Stopped)
+		err := fmt.Errorf("remediate %s: the machine reported nothing of it (%s)", a.Action, res.Stopped)
+		d.staged(stageApply, began, err)
+		return err
 	}
 	var announced time.Time
 	if a.AnnouncedAt > 0 {
@@ -302,8 +336,10 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	if d.o.Hooks.Applied != nil {
 		d.o.Hooks.Applied(it, announced)
 	}
+	d.approvalEnded(ctx, log, before, it)
 	log.Info("remediation", "remediator", it.Remediator, "state", it.State, "outcome", it.Outcome, "dry_run", d.o.DryRun)
 	if d.o.DryRun {
+		d.staged(stageApply, began, nil)
 		d.done(KindRemediate, "completed")
 		return nil
 	}
@@ -320,8 +356,11 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 			d.done(KindRemediate, "snoozed")
 			return river.JobSnooze(d.o.ApprovalPoll)
 		}
-		return fmt.Errorf("remediate %s: left %s: %s", a.Action, it.State, it.Outcome)
+		err := fmt.Errorf("remediate %s: left %s: %s", a.Action, it.State, it.Outcome)
+		d.staged(stageApply, began, err)
+		return err
 	}
+	d.staged(stageApply, began, nil)
 	if it.State == remediate.StateFailed && it.Transient {
 		if err := d.retryLater(ctx, job.ID, a, it); err != nil {
 			return err
@@ -332,6 +371,43 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	// rolled back, or in progress (a multi-step fix warden serve moves on when due).
 	d.done(KindRemediate, "completed")
 	return nil
+}
+
+// pendingApproval is the action as it stands before a run, when it waits for an
+// approval decision and Hooks.ApprovalEnded wants to hear how that ends; nil otherwise.
+func (d *Daemon) pendingApproval(ctx context.Context, log *slog.Logger, action string) *remediate.Record {
+	if d.o.Hooks.ApprovalEnded == nil {
+		return nil
+	}
+	r, err := d.o.Machine.Action(ctx, action)
+	if err != nil {
+		// Only a metric is at stake: the run goes on.
+		log.Warn("read the action before its run: its approval's end goes uncounted", "err", err)
+		return nil
+	}
+	if r == nil || r.State != remediate.StatePending {
+		return nil
+	}
+	return r
+}
+
+// approvalEnded reports to Hooks.ApprovalEnded how the request of before (the action
+// waiting for a decision when the run began) ended, if the run moved the action on: the
+// request's state now, for the generation that waited (approved, denied, expired or
+// voided; approved and then voided because the target drifted is voided).
+func (d *Daemon) approvalEnded(ctx context.Context, log *slog.Logger, before *remediate.Record, it remediate.Item) {
+	if before == nil || it.State == remediate.StatePending {
+		return
+	}
+	req, err := d.gate.Get(ctx, gates.RequestID(before.ID, before.Binding()))
+	if err != nil {
+		log.Warn("read the approval request the action waited for: its end goes uncounted", "err", err)
+		return
+	}
+	if req.State == gates.StatePending {
+		return // still undecided: the action moved on some other way
+	}
+	d.o.Hooks.ApprovalEnded(string(req.State))
 }
 
 // transientRetry is how long after a fix failed on throttling or a server error its

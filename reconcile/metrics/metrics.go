@@ -318,6 +318,13 @@ func (m *Metrics) ScopeRead(sc snapshot.Scope) {
 	}
 	p, svc := provider(Provider(sc.Provider)), m.services.value(sc.Service)
 	m.scopeReads.WithLabelValues(p, svc, oneOf(sc.Status, scopeOutcomes()...)).Inc()
+	// The cloud counters of a service exist at zero from its first read, as initSeries
+	// makes the fixed label sets: the first throttled or denied call is then an increase
+	// rate() sees, not the birth of a series, and every metric the alerts query is on
+	// /metrics once the service has been read.
+	m.cloudCalls.WithLabelValues(p, svc)
+	m.cloudThrottled.WithLabelValues(p, svc)
+	m.cloudAccessDenied.WithLabelValues(p, svc)
 	m.cloudCounts(p, svc, sc.Calls, sc.Throttled, sc.AccessDenied)
 }
 
