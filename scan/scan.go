@@ -154,6 +154,18 @@ func record(ctx context.Context, req Request, r *Result, res *engine.Result) err
 		if _, stored, err = tx.SaveScan(ctx, rec, r.Findings, Completeness(res.Header), NotJudged(req.Engine, res.EvalErrors)); err != nil {
 			return err
 		}
+		// The summary kept is the one the report prints: the carried-over unknowns
+		// are counted in it.
+		withCarried := *r
+		withCarried.Findings = stored
+		withCarried.summarize(res.ByType)
+		sum, err := json.Marshal(withCarried.Summary)
+		if err != nil {
+			return err
+		}
+		if err := tx.SetScanSummary(ctx, rec.ID, sum); err != nil {
+			return err
+		}
 		if req.Recorded != nil {
 			return req.Recorded(ctx, tx, *rec, findings.Compare(prev, stored))
 		}

@@ -340,6 +340,19 @@ func (t *Tx) SaveScan(ctx context.Context, rec *ScanRecord, fs []findings.Findin
 	return id, out, nil
 }
 
+// SetScanSummary replaces the summary of scan id: the scan's report counts the
+// findings SaveScan carried over, which are known only once it has saved them.
+func (t *Tx) SetScanSummary(ctx context.Context, id int64, summary json.RawMessage) error {
+	res, err := t.ExecContext(ctx, `UPDATE scans SET summary = ? WHERE id = ?`, string(summary), id)
+	if err != nil {
+		return fmt.Errorf("save the summary of scan %d: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err == nil && n != 1 {
+		return fmt.Errorf("save the summary of scan %d: no such scan", id)
+	}
+	return nil
+}
+
 // LatestFindings returns the id and findings of the latest scan inside the transaction
 // (0 and none when there is no scan yet): what the next SaveScan compares with.
 func (t *Tx) LatestFindings(ctx context.Context) (int64, []findings.Finding, error) {
