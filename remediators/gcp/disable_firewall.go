@@ -133,12 +133,42 @@ func (r *DisableFirewall) set(ctx context.Context, a remediators.Action, disable
 		err = call(ctx, r.c, b.Project, "compute.GetGlobalOperation", func(ctx context.Context) error { return op.Wait(ctx) })
 	}
 	if err == nil {
-		if e := op.Proto().GetError(); e != nil && len(e.GetErrors()) > 0 {
-			err = fmt.Errorf("operation %s: %s", op.Name(), e.GetErrors()[0].GetMessage())
-		}
+		err = operationError(op.Proto())
 	}
 	if err != nil {
 		return fmt.Errorf("%s firewall rule %s of %s: %w", verb, b.Name, b.Project, err)
 	}
 	return nil
+}
+
+// OperationError is a Compute operation that finished in error. Its HTTP status is the
+// one Google gives the operation (503 for a backend that was unavailable, 429 for a
+// quota), so that remediate.Transient can tell a failure worth retrying soon from one
+// that is not, as it does for a call answered with an error.
+type OperationError struct {
+	Operation string
+	Status    int    // the operation's http_error_status_code, 0 when it gives none
+	Code      string // the first error's code (QUOTA_EXCEEDED, …)
+	Message   string
+}
+
+func (e *OperationError) Error() string {
+	msg := e.Message
+	if e.Code != "" {
+		msg = e.Code + ": " + msg
+	}
+	return fmt.Sprintf("operation %s: %s", e.Operation, msg)
+}
+
+// HTTPStatusCode is the operation's HTTP status.
+func (e *OperationError) HTTPStatusCode() int { return e.Status }
+
+// operationError returns the error a finished operation carries, or nil.
+func operationError(op *computepb.Operation) error {
+	e := op.GetError()
+	if e == nil || len(e.GetErrors()) == 0 {
+		return nil
+	}
+	first := e.GetErrors()[0]
+	return &OperationError{Operation: op.GetName(), Status: int(op.GetHttpErrorStatusCode()), Code: first.GetCode(), Message: first.GetMessage()}
 }
