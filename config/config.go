@@ -113,7 +113,8 @@ type AWSTargets struct {
 	Regions []string `yaml:"regions"`
 	// Endpoint overrides AWS_ENDPOINT_URL (a simulator, a VPC endpoint proxy).
 	Endpoint string `yaml:"endpoint"`
-	// RateLimits are calls per second per service and account ("iam": 10).
+	// RateLimits are calls per second per service and account ("iam": 10); 0 is no
+	// limit, a service left out has the default.
 	RateLimits map[string]float64 `yaml:"rate_limits"`
 	// Concurrency is the number of accounts read in parallel.
 	Concurrency int `yaml:"concurrency"`

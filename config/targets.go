@@ -40,9 +40,9 @@ func (c *Config) checkTargets() []*Error {
 			}
 		}
 		for _, svc := range slices.Sorted(maps.Keys(a.RateLimits)) {
-			if a.RateLimits[svc] <= 0 {
+			if a.RateLimits[svc] < 0 {
 				key := ".aws.rate_limits." + svc
-				add(key, "targets"+key, fmt.Sprintf("%v: want calls per second above 0 (leave the service out for the default)", a.RateLimits[svc]))
+				add(key, "targets"+key, fmt.Sprintf("%v: want calls per second (0: no limit; leave the service out for the default)", a.RateLimits[svc]))
 			}
 		}
 		if a.Concurrency < 0 {
