@@ -13,6 +13,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -318,8 +319,24 @@ func (d *Dashboard) failed(w http.ResponseWriter, r *http.Request, p *Principal,
 // back sends the browser to the page it came from (PRG), or to fallback.
 func back(w http.ResponseWriter, r *http.Request, fallback string) {
 	to := fallback
-	if ref := r.PostFormValue("back"); strings.HasPrefix(ref, "/") && !strings.HasPrefix(ref, "//") && !strings.ContainsAny(ref, "\\\r\n") {
+	if ref := r.PostFormValue("back"); localPath(ref) {
 		to = ref
 	}
 	http.Redirect(w, r, to, http.StatusSeeOther)
+}
+
+// localPath reports whether ref is a path on this host, as a browser will read it:
+// browsers drop tabs and newlines anywhere in a URL and read "\" as "/", so "/\t/x"
+// would be "//x", another host.
+func localPath(ref string) bool {
+	if !strings.HasPrefix(ref, "/") || strings.HasPrefix(ref, "//") {
+		return false
+	}
+	for _, c := range ref {
+		if c < 0x20 || c == 0x7f || c == '\\' {
+			return false
+		}
+	}
+	u, err := url.Parse(ref)
+	return err == nil && u.Scheme == "" && u.Host == ""
 }

@@ -2,7 +2,6 @@ package aws
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/url"
 	"os"
 	"reflect"
@@ -50,16 +49,7 @@ func policyDocuments(tb testing.TB) []string {
 // rfc3986Escape percent-encodes every byte but the unreserved characters, as IAM
 // encodes the policy documents it returns.
 func rfc3986Escape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
 }
 
 // FuzzPolicyDocument: document, which decodes the URL-encoded policy documents of

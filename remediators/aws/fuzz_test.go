@@ -2,7 +2,7 @@ package aws
 
 import (
 	"encoding/json"
-	"fmt"
+	"net/url"
 	"os"
 	"reflect"
 	"strings"
@@ -96,16 +96,7 @@ func trusts(s map[string]any, principal string) bool {
 // iamEscape percent-encodes every byte but the unreserved characters, as IAM encodes
 // the documents GetRole returns.
 func iamEscape(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("-._~", c) >= 0 {
-			b.WriteByte(c)
-			continue
-		}
-		fmt.Fprintf(&b, "%%%02X", c)
-	}
-	return b.String()
+	return strings.ReplaceAll(url.QueryEscape(s), "+", "%20")
 }
 
 // FuzzTrustPolicyEdit: whatever trust policy a role has and whatever principal a policy
