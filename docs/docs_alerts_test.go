@@ -116,8 +116,18 @@ func TestDocs_alertRulesQueryExportedMetrics(t *testing.T) {
 			}
 		}
 	}
+	if len(rules.Groups) != 1 || rules.Groups[0].Name != "warden.rules" {
+		t.Errorf("docs/alerts.yml: want one group warden.rules, have %d groups", len(rules.Groups))
+	}
 	if len(alerts) < 10 {
 		t.Fatalf("docs/alerts.yml has %d alerts: %v", len(alerts), alerts)
+	}
+	for _, want := range []string{"WardenDown", "WardenDriftFixSLOBreach", "WardenReconcileErrorRatioHigh",
+		"WardenQueueBacklogGrowing", "WardenApprovalsPendingTooLong", "WardenAuditCheckpointStale",
+		"WardenAccessDeniedRising", "WardenThrottledSustained"} {
+		if !slices.Contains(alerts, want) {
+			t.Errorf("docs/alerts.yml has no %s", want)
+		}
 	}
 	var headings []string
 	for _, m := range explained {

@@ -16,18 +16,17 @@ import (
 // the principals they name.
 func trustPolicies(tb testing.TB) (docs, principals []string) {
 	tb.Helper()
-	b, err := os.ReadFile("../../fixtures/acme/snapshot.json")
+	f, err := os.Open("../../fixtures/acme/snapshot.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var snap struct {
-		Resources []snapshot.Resource `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &snap); err != nil {
+	defer f.Close()
+	_, resources, err := snapshot.ReadAll(f, "acme")
+	if err != nil {
 		tb.Fatal(err)
 	}
 	seen := map[string]bool{}
-	for _, r := range snap.Resources {
+	for _, r := range resources {
 		doc, ok := r.Attributes["assume_role_policy"].(map[string]any)
 		if !ok {
 			continue

@@ -15,17 +15,16 @@ import (
 // policies (as JSON texts, one per policy) and a role and member of each binding.
 func acmeBindings(tb testing.TB) (policies []string, pairs [][2]string) {
 	tb.Helper()
-	b, err := os.ReadFile("../../fixtures/acme/snapshot.json")
+	f, err := os.Open("../../fixtures/acme/snapshot.json")
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var snap struct {
-		Resources []snapshot.Resource `json:"resources"`
-	}
-	if err := json.Unmarshal(b, &snap); err != nil {
+	defer f.Close()
+	_, resources, err := snapshot.ReadAll(f, "acme")
+	if err != nil {
 		tb.Fatal(err)
 	}
-	for _, r := range snap.Resources {
+	for _, r := range resources {
 		if !strings.HasSuffix(r.Type, ".iam_policy") {
 			continue
 		}
