@@ -28,8 +28,7 @@ func (a *account) readACM(ctx context.Context, sc *scope, region string) {
 		Includes: &acmtypes.Filters{KeyTypes: acmtypes.KeyAlgorithm("").Values()},
 		MaxItems: aws.Int32(1000),
 	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, p) {
 		if err != nil {
 			sc.fail("acm:ListCertificates", err)
 			return

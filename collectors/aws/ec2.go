@@ -21,9 +21,7 @@ func (a *account) collectEC2(ctx context.Context, sink collectors.Sink, region s
 }
 
 func (a *account) readEC2(ctx context.Context, sc *scope, region string) {
-	p := ec2.NewDescribeSecurityGroupsPaginator(a.ec2(sc, region), &ec2.DescribeSecurityGroupsInput{MaxResults: aws.Int32(1000)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, ec2.NewDescribeSecurityGroupsPaginator(a.ec2(sc, region), &ec2.DescribeSecurityGroupsInput{MaxResults: aws.Int32(1000)})) {
 		if err != nil {
 			if len(sc.resources) == 0 {
 				sc.fail("ec2:DescribeSecurityGroups", err)

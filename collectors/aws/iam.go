@@ -302,9 +302,7 @@ func attachedList(ps []iamtypes.AttachedPolicy) []any {
 // at a time.
 func authorizationDetails(ctx context.Context, cl *iam.Client) (authDetails, error) {
 	var d authDetails
-	p := iam.NewGetAccountAuthorizationDetailsPaginator(cl, &iam.GetAccountAuthorizationDetailsInput{MaxItems: aws.Int32(1000)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewGetAccountAuthorizationDetailsPaginator(cl, &iam.GetAccountAuthorizationDetailsInput{MaxItems: aws.Int32(1000)})) {
 		if err != nil {
 			return d, err
 		}
@@ -411,9 +409,7 @@ func (a *account) passwordPolicy(ctx context.Context, cl *iam.Client, sc *scope)
 // maxSessionDurations reads what GetAccountAuthorizationDetails leaves out of roles.
 func (a *account) maxSessionDurations(ctx context.Context, cl *iam.Client, sc *scope) map[string]int {
 	out := map[string]int{}
-	p := iam.NewListRolesPaginator(cl, &iam.ListRolesInput{MaxItems: aws.Int32(1000)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewListRolesPaginator(cl, &iam.ListRolesInput{MaxItems: aws.Int32(1000)})) {
 		if err != nil {
 			sc.partial("iam:ListRoles", err)
 			return out
@@ -444,9 +440,7 @@ func (a *account) accessKeys(ctx context.Context, cl *iam.Client, sc *scope, use
 		}
 		g.Go(func() error {
 			var keys []iamtypes.AccessKeyMetadata
-			p := iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: u.UserName})
-			for p.HasMorePages() {
-				page, err := p.NextPage(ctx)
+			for page, err := range pages(ctx, iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: u.UserName})) {
 				if err != nil {
 					sc.partial("iam:ListAccessKeys "+name, err)
 					break
@@ -464,9 +458,7 @@ func (a *account) accessKeys(ctx context.Context, cl *iam.Client, sc *scope, use
 }
 
 func (a *account) serverCertificates(ctx context.Context, cl *iam.Client, sc *scope) {
-	p := iam.NewListServerCertificatesPaginator(cl, &iam.ListServerCertificatesInput{})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewListServerCertificatesPaginator(cl, &iam.ListServerCertificatesInput{})) {
 		if err != nil {
 			sc.partial("iam:ListServerCertificates", err)
 			return

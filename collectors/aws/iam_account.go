@@ -57,8 +57,7 @@ func virtualMFADevices(ctx context.Context, cl *iam.Client, rootARN string) (*vi
 	p := iam.NewListVirtualMFADevicesPaginator(cl, &iam.ListVirtualMFADevicesInput{
 		AssignmentStatus: iamtypes.AssignmentStatusTypeAssigned, MaxItems: aws.Int32(1000),
 	})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, p) {
 		if err != nil {
 			return nil, err
 		}
@@ -84,9 +83,7 @@ func virtualMFADevices(ctx context.Context, cl *iam.Client, rootARN string) (*vi
 // ListVirtualMFADevices lists its serial, else hardware (a TOTP token or a FIDO key).
 func userMFADevices(ctx context.Context, cl *iam.Client, user string, virtual *virtualMFA) ([]any, error) {
 	out := []any{}
-	p := iam.NewListMFADevicesPaginator(cl, &iam.ListMFADevicesInput{UserName: aws.String(user)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewListMFADevicesPaginator(cl, &iam.ListMFADevicesInput{UserName: aws.String(user)})) {
 		if err != nil {
 			return nil, err
 		}
@@ -214,9 +211,7 @@ func samlProviders(ctx context.Context, cl *iam.Client) ([]string, error) {
 
 // accountAlias reads the account's alias: "" when it has none.
 func accountAlias(ctx context.Context, cl *iam.Client) (string, error) {
-	p := iam.NewListAccountAliasesPaginator(cl, &iam.ListAccountAliasesInput{})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewListAccountAliasesPaginator(cl, &iam.ListAccountAliasesInput{})) {
 		if err != nil {
 			return "", err
 		}

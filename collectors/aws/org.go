@@ -16,9 +16,7 @@ import (
 // assumed into and hold nothing to fix.
 func listOrgAccounts(ctx context.Context, cl *organizations.Client) ([]orgAccount, error) {
 	var out []orgAccount
-	p := organizations.NewListAccountsPaginator(cl, &organizations.ListAccountsInput{})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, organizations.NewListAccountsPaginator(cl, &organizations.ListAccountsInput{})) {
 		if err != nil {
 			return nil, err
 		}

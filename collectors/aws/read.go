@@ -216,9 +216,7 @@ func readUser(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 		login    = &loginFacts{}
 	)
 	g.Go("iam:ListGroupsForUser", func() error {
-		p := iam.NewListGroupsForUserPaginator(cl, &iam.ListGroupsForUserInput{UserName: aws.String(name)})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
+		for page, err := range pages(ctx, iam.NewListGroupsForUserPaginator(cl, &iam.ListGroupsForUserInput{UserName: aws.String(name)})) {
 			if err != nil {
 				return err
 			}
@@ -228,31 +226,21 @@ func readUser(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 		}
 		return nil
 	})
-	g.Go("iam:ListAttachedUserPolicies", func() error {
-		p := iam.NewListAttachedUserPoliciesPaginator(cl, &iam.ListAttachedUserPoliciesInput{UserName: aws.String(name)})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			attached = append(attached, page.AttachedPolicies...)
-		}
-		return nil
+	g.Go("iam:ListAttachedUserPolicies", func() (err error) {
+		attached, err = collect(ctx, iam.NewListAttachedUserPoliciesPaginator(cl, &iam.ListAttachedUserPoliciesInput{UserName: aws.String(name)}),
+			func(o *iam.ListAttachedUserPoliciesOutput) []iamtypes.AttachedPolicy { return o.AttachedPolicies })
+		return err
 	})
 	g.Go("iam:ListUserPolicies", func() (err error) {
-		inl, err = inlinePolicies(ctx, func(ctx context.Context, marker *string) ([]string, *string, error) {
-			out, err := cl.ListUserPolicies(ctx, &iam.ListUserPoliciesInput{UserName: aws.String(name), Marker: marker})
-			if err != nil {
-				return nil, nil, err
-			}
-			return out.PolicyNames, out.Marker, nil
-		}, func(ctx context.Context, policy string) (*string, error) {
-			out, err := cl.GetUserPolicy(ctx, &iam.GetUserPolicyInput{UserName: aws.String(name), PolicyName: aws.String(policy)})
-			if err != nil {
-				return nil, err
-			}
-			return out.PolicyDocument, nil
-		})
+		inl, err = inlinePolicies(ctx, iam.NewListUserPoliciesPaginator(cl, &iam.ListUserPoliciesInput{UserName: aws.String(name)}),
+			func(o *iam.ListUserPoliciesOutput) []string { return o.PolicyNames },
+			func(ctx context.Context, policy string) (*string, error) {
+				out, err := cl.GetUserPolicy(ctx, &iam.GetUserPolicyInput{UserName: aws.String(name), PolicyName: aws.String(policy)})
+				if err != nil {
+					return nil, err
+				}
+				return out.PolicyDocument, nil
+			})
 		return err
 	})
 	g.Go("iam:ListAccessKeys", func() (err error) {
@@ -308,9 +296,7 @@ func readUser(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 // userKeys lists a user's access keys with the last use of each.
 func userKeys(ctx context.Context, cl *iam.Client, user string) ([]keyFacts, error) {
 	var keys []keyFacts
-	p := iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: aws.String(user)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: aws.String(user)})) {
 		if err != nil {
 			return nil, err
 		}
@@ -340,9 +326,7 @@ func keyLastUse(ctx context.Context, cl *iam.Client, id string) (keyUse, error) 
 }
 
 func readAccessKey(ctx context.Context, cl *iam.Client, userARN, user, id string) (snapshot.Resource, error) {
-	p := iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: aws.String(user)})
-	for p.HasMorePages() {
-		page, err := p.NextPage(ctx)
+	for page, err := range pages(ctx, iam.NewListAccessKeysPaginator(cl, &iam.ListAccessKeysInput{UserName: aws.String(user)})) {
 		if err != nil {
 			return snapshot.Resource{}, failed("iam:ListAccessKeys", err)
 		}
@@ -370,9 +354,7 @@ func readGroup(ctx context.Context, cl *iam.Client, name string) (snapshot.Resou
 		inl      []any
 	)
 	g.Go("iam:GetGroup", func() error {
-		p := iam.NewGetGroupPaginator(cl, &iam.GetGroupInput{GroupName: aws.String(name)})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
+		for page, err := range pages(ctx, iam.NewGetGroupPaginator(cl, &iam.GetGroupInput{GroupName: aws.String(name)})) {
 			if err != nil {
 				return err
 			}
@@ -386,31 +368,21 @@ func readGroup(ctx context.Context, cl *iam.Client, name string) (snapshot.Resou
 		}
 		return nil
 	})
-	g.Go("iam:ListAttachedGroupPolicies", func() error {
-		p := iam.NewListAttachedGroupPoliciesPaginator(cl, &iam.ListAttachedGroupPoliciesInput{GroupName: aws.String(name)})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			attached = append(attached, page.AttachedPolicies...)
-		}
-		return nil
+	g.Go("iam:ListAttachedGroupPolicies", func() (err error) {
+		attached, err = collect(ctx, iam.NewListAttachedGroupPoliciesPaginator(cl, &iam.ListAttachedGroupPoliciesInput{GroupName: aws.String(name)}),
+			func(o *iam.ListAttachedGroupPoliciesOutput) []iamtypes.AttachedPolicy { return o.AttachedPolicies })
+		return err
 	})
 	g.Go("iam:ListGroupPolicies", func() (err error) {
-		inl, err = inlinePolicies(ctx, func(ctx context.Context, marker *string) ([]string, *string, error) {
-			out, err := cl.ListGroupPolicies(ctx, &iam.ListGroupPoliciesInput{GroupName: aws.String(name), Marker: marker})
-			if err != nil {
-				return nil, nil, err
-			}
-			return out.PolicyNames, out.Marker, nil
-		}, func(ctx context.Context, policy string) (*string, error) {
-			out, err := cl.GetGroupPolicy(ctx, &iam.GetGroupPolicyInput{GroupName: aws.String(name), PolicyName: aws.String(policy)})
-			if err != nil {
-				return nil, err
-			}
-			return out.PolicyDocument, nil
-		})
+		inl, err = inlinePolicies(ctx, iam.NewListGroupPoliciesPaginator(cl, &iam.ListGroupPoliciesInput{GroupName: aws.String(name)}),
+			func(o *iam.ListGroupPoliciesOutput) []string { return o.PolicyNames },
+			func(ctx context.Context, policy string) (*string, error) {
+				out, err := cl.GetGroupPolicy(ctx, &iam.GetGroupPolicyInput{GroupName: aws.String(name), PolicyName: aws.String(policy)})
+				if err != nil {
+					return nil, err
+				}
+				return out.PolicyDocument, nil
+			})
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -438,31 +410,21 @@ func readRole(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 		role = out.Role
 		return nil
 	})
-	g.Go("iam:ListAttachedRolePolicies", func() error {
-		p := iam.NewListAttachedRolePoliciesPaginator(cl, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)})
-		for p.HasMorePages() {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return err
-			}
-			attached = append(attached, page.AttachedPolicies...)
-		}
-		return nil
+	g.Go("iam:ListAttachedRolePolicies", func() (err error) {
+		attached, err = collect(ctx, iam.NewListAttachedRolePoliciesPaginator(cl, &iam.ListAttachedRolePoliciesInput{RoleName: aws.String(name)}),
+			func(o *iam.ListAttachedRolePoliciesOutput) []iamtypes.AttachedPolicy { return o.AttachedPolicies })
+		return err
 	})
 	g.Go("iam:ListRolePolicies", func() (err error) {
-		inl, err = inlinePolicies(ctx, func(ctx context.Context, marker *string) ([]string, *string, error) {
-			out, err := cl.ListRolePolicies(ctx, &iam.ListRolePoliciesInput{RoleName: aws.String(name), Marker: marker})
-			if err != nil {
-				return nil, nil, err
-			}
-			return out.PolicyNames, out.Marker, nil
-		}, func(ctx context.Context, policy string) (*string, error) {
-			out, err := cl.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(policy)})
-			if err != nil {
-				return nil, err
-			}
-			return out.PolicyDocument, nil
-		})
+		inl, err = inlinePolicies(ctx, iam.NewListRolePoliciesPaginator(cl, &iam.ListRolePoliciesInput{RoleName: aws.String(name)}),
+			func(o *iam.ListRolePoliciesOutput) []string { return o.PolicyNames },
+			func(ctx context.Context, policy string) (*string, error) {
+				out, err := cl.GetRolePolicy(ctx, &iam.GetRolePolicyInput{RoleName: aws.String(name), PolicyName: aws.String(policy)})
+				if err != nil {
+					return nil, err
+				}
+				return out.PolicyDocument, nil
+			})
 		return err
 	})
 	if err := g.Wait(); err != nil {
@@ -480,20 +442,11 @@ func readRole(ctx context.Context, cl *iam.Client, name string) (snapshot.Resour
 
 // inlinePolicies reads a principal's inline policies: the names, page by page, then each
 // document.
-func inlinePolicies(ctx context.Context, list func(ctx context.Context, marker *string) ([]string, *string, error),
+func inlinePolicies[Page, Options any](ctx context.Context, list pager[Page, Options], namesOf func(Page) []string,
 	get func(ctx context.Context, name string) (*string, error)) ([]any, error) {
-	var names []string
-	var marker *string
-	for {
-		page, next, err := list(ctx, marker)
-		if err != nil {
-			return nil, err
-		}
-		names = append(names, page...)
-		if next == nil || *next == "" {
-			break
-		}
-		marker = next
+	names, err := collect(ctx, list, namesOf)
+	if err != nil {
+		return nil, err
 	}
 	out := make([]any, 0, len(names))
 	for _, n := range names {
@@ -532,9 +485,7 @@ func readPolicy(ctx context.Context, cl *iam.Client, arn string) (snapshot.Resou
 		return nil
 	})
 	g.Go("iam:ListEntitiesForPolicy", func() error {
-		pg := iam.NewListEntitiesForPolicyPaginator(cl, &iam.ListEntitiesForPolicyInput{PolicyArn: aws.String(arn)})
-		for pg.HasMorePages() {
-			page, err := pg.NextPage(ctx)
+		for page, err := range pages(ctx, iam.NewListEntitiesForPolicyPaginator(cl, &iam.ListEntitiesForPolicyInput{PolicyArn: aws.String(arn)})) {
 			if err != nil {
 				return err
 			}
@@ -618,8 +569,7 @@ func (a *account) readAccount(ctx context.Context, cl *iam.Client) (snapshot.Res
 			*dst = []string{}
 			p := iam.NewListEntitiesForPolicyPaginator(cl, &iam.ListEntitiesForPolicyInput{
 				PolicyArn: aws.String(awsPolicyARN(a.partition(), name)), EntityFilter: iamtypes.EntityTypeRole})
-			for p.HasMorePages() {
-				page, err := p.NextPage(ctx)
+			for page, err := range pages(ctx, p) {
 				if awsapi.IsNotFound(err) {
 					// The policy is AWS's, not the account's: its absence says nothing
 					// of the account, and must not read as the account gone.
