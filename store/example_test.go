@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -24,18 +25,50 @@ func sshOpen() findings.Finding {
 		Fingerprint: findings.Fingerprint(policy, account, sg, "ingress/tcp/22-22/0.0.0.0/0"), Status: findings.StatusOpen}
 }
 
-// A scan and the audit entry that records it are one change: InTx commits both, and
-// what it committed reads back.
-func ExampleStore_InTx() {
+// openExample opens a fresh store in a temporary directory; done closes and removes it.
+func openExample(ctx context.Context) (st *store.Store, done func(), err error) {
+	dir, err := os.MkdirTemp("", "store-example")
+	if err != nil {
+		return nil, nil, err
+	}
+	if st, err = store.Open(ctx, filepath.Join(dir, "warden.db")); err != nil {
+		os.RemoveAll(dir)
+		return nil, nil, err
+	}
+	return st, func() { st.Close(); os.RemoveAll(dir) }, nil
+}
+
+// Open takes a SQLite file path (created and migrated) or a PostgreSQL URL; OpenExisting
+// refuses a history that is not there rather than start an empty one.
+func ExampleOpen() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "store-example")
 	defer os.RemoveAll(dir)
-	st, err := store.Open(ctx, filepath.Join(dir, "warden.db")) // SQLite, created and migrated
+	st, err := store.Open(ctx, filepath.Join(dir, "state", "warden.db"))
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer st.Close()
+	fmt.Println(st.Dialect())
+
+	_, err = store.OpenExisting(ctx, filepath.Join(dir, "misspelt.db"))
+	fmt.Println(errors.Is(err, fs.ErrNotExist))
+	// Output:
+	// sqlite
+	// true
+}
+
+// A scan and the audit entry that records it are one change: InTx commits both, and
+// what it committed reads back.
+func ExampleStore_InTx() {
+	ctx := context.Background()
+	st, done, err := openExample(ctx)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer done()
 	log := audit.New(st, audit.Options{Now: func() time.Time { return exampleAt }})
 
 	err = st.InTx(ctx, func(tx *store.Tx) error {
@@ -87,14 +120,12 @@ func ExampleStore_InTx() {
 // entry.
 func ExampleStore_InTx_rollback() {
 	ctx := context.Background()
-	dir, _ := os.MkdirTemp("", "store-example")
-	defer os.RemoveAll(dir)
-	st, err := store.Open(ctx, filepath.Join(dir, "warden.db"))
+	st, done, err := openExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer st.Close()
+	defer done()
 
 	err = st.InTx(ctx, func(tx *store.Tx) error {
 		rec := &store.ScanRecord{StartedAt: exampleAt, FinishedAt: exampleAt, Snapshot: "acme", CollectedAt: exampleAt}
@@ -119,14 +150,12 @@ func ExampleStore_InTx_rollback() {
 // scope completely: here the scope failed, so the finding is carried over as unknown.
 func ExampleStore_SaveScan() {
 	ctx := context.Background()
-	dir, _ := os.MkdirTemp("", "store-example")
-	defer os.RemoveAll(dir)
-	st, err := store.Open(ctx, filepath.Join(dir, "warden.db"))
+	st, done, err := openExample(ctx)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer st.Close()
+	defer done()
 
 	first := &store.ScanRecord{StartedAt: exampleAt, FinishedAt: exampleAt, Snapshot: "monday", CollectedAt: exampleAt}
 	if _, _, err := st.SaveScan(ctx, first, []findings.Finding{sshOpen()}, func(string) bool { return true }, nil); err != nil {
