@@ -14,6 +14,7 @@ import (
 
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/internal/awsapi"
+	"github.com/warden-sec/warden/internal/awsarn"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -35,11 +36,11 @@ func (c *Collector) Read(ctx context.Context, uid string) (snapshot.Resource, er
 	if err := c.init(ctx); err != nil {
 		return snapshot.Resource{}, err
 	}
-	arn, ok := parseARN(uid)
+	arn, ok := awsarn.Parse(uid)
 	if !ok {
 		return snapshot.Resource{}, fmt.Errorf("aws: read %s: not an ARN: %w", uid, collectors.ErrUnsupported)
 	}
-	acct := arn.account
+	acct := arn.Account
 	if acct == "aws" {
 		acct = c.self.id
 	}
@@ -54,26 +55,13 @@ func (c *Collector) Read(ctx context.Context, uid string) (snapshot.Resource, er
 	return r, nil
 }
 
-// arnParts are the fields of "arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE".
-type arnParts struct {
-	partition, service, region, account, resource string
-}
-
-func parseARN(s string) (arnParts, bool) {
-	f := strings.SplitN(s, ":", 6)
-	if len(f) != 6 || f[0] != "arn" || f[1] == "" || f[2] == "" || f[4] == "" || f[5] == "" {
-		return arnParts{}, false
-	}
-	return arnParts{partition: f[1], service: f[2], region: f[3], account: f[4], resource: f[5]}, true
-}
-
 // lastSegment is the name at the end of an ARN's resource path ("user/automation/ci-bot"
 // → "ci-bot").
 func lastSegment(s string) string { return s[strings.LastIndexByte(s, '/')+1:] }
 
-func (a *account) read(ctx context.Context, arn arnParts) (snapshot.Resource, error) {
-	res := arn.resource
-	switch arn.service {
+func (a *account) read(ctx context.Context, arn awsarn.ARN) (snapshot.Resource, error) {
+	res := arn.Resource
+	switch arn.Service {
 	case "iam":
 		sc := newScope(nil, a.id, "iam", "")
 		cl := a.iam(sc)
@@ -110,29 +98,29 @@ func (a *account) read(ctx context.Context, arn arnParts) (snapshot.Resource, er
 		return sc.place(r), nil
 	case "ec2":
 		id, ok := strings.CutPrefix(res, "security-group/")
-		if !ok || arn.region == "" {
+		if !ok || arn.Region == "" {
 			return snapshot.Resource{}, collectors.ErrUnsupported
 		}
-		sc := newScope(nil, a.id, "ec2", arn.region)
-		out, err := a.ec2(sc, arn.region).DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{GroupIds: []string{id}})
+		sc := newScope(nil, a.id, "ec2", arn.Region)
+		out, err := a.ec2(sc, arn.Region).DescribeSecurityGroups(ctx, &ec2.DescribeSecurityGroupsInput{GroupIds: []string{id}})
 		if err != nil {
 			return snapshot.Resource{}, failed("ec2:DescribeSecurityGroups", err)
 		}
 		for _, g := range out.SecurityGroups {
 			if aws.ToString(g.GroupId) == id {
-				return sc.place(a.securityGroup(arn.region, g)), nil
+				return sc.place(a.securityGroup(arn.Region, g)), nil
 			}
 		}
 		// Asked by id, EC2 answers InvalidGroup.NotFound for a group that is gone: an
 		// answer without it says nothing.
 		return snapshot.Resource{}, errors.New("ec2:DescribeSecurityGroups: the answer holds no group " + id)
 	case "acm":
-		if !strings.HasPrefix(res, "certificate/") || arn.region == "" {
+		if !strings.HasPrefix(res, "certificate/") || arn.Region == "" {
 			return snapshot.Resource{}, collectors.ErrUnsupported
 		}
-		sc := newScope(nil, a.id, "acm", arn.region)
+		sc := newScope(nil, a.id, "acm", arn.Region)
 		uid := a.arnOf(arn, res)
-		r, errs, oerr := certificate(ctx, a.acm(sc, arn.region), arn.region, uid)
+		r, errs, oerr := certificate(ctx, a.acm(sc, arn.Region), arn.Region, uid)
 		if oerr != nil {
 			return snapshot.Resource{}, failed(oerr.op, oerr.err)
 		}
@@ -145,8 +133,8 @@ func (a *account) read(ctx context.Context, arn arnParts) (snapshot.Resource, er
 }
 
 // arnOf is the ARN of resource in arn's service, region and account, as Collect builds it.
-func (a *account) arnOf(arn arnParts, resource string) string {
-	return "arn:" + arn.partition + ":" + arn.service + ":" + arn.region + ":" + arn.account + ":" + resource
+func (a *account) arnOf(arn awsarn.ARN, resource string) string {
+	return "arn:" + arn.Partition + ":" + arn.Service + ":" + arn.Region + ":" + arn.Account + ":" + resource
 }
 
 // failed is the error of a read: collectors.ErrNotFound as well when AWS said the thing

@@ -7,6 +7,8 @@ package events
 import (
 	"fmt"
 	"strings"
+
+	"github.com/warden-sec/warden/internal/awsarn"
 )
 
 // The EventBridge detail-types of CloudTrail records.
@@ -91,11 +93,11 @@ func acmServiceEvent(n node, dt, id string) (Change, error) {
 	if !ok {
 		return Change{}, malformed(n.at("resources")+"[0]", "want a string, got "+kindOf(res[0]))
 	}
-	a, ok := parseARN(s)
-	if !ok || !partitionRe.MatchString(a.partition) {
+	a, ok := awsarn.Parse(s)
+	if !ok || !partitionRe.MatchString(a.Partition) {
 		return Change{}, malformed(n.at("resources")+"[0]", fmt.Sprintf("%q is not an ARN", s))
 	}
-	cert, err := awsHome{partition: a.partition, account: acct, region: region}.certARN(n.at("resources")+"[0]", s)
+	cert, err := awsHome{partition: a.Partition, account: acct, region: region}.certARN(n.at("resources")+"[0]", s)
 	if err != nil {
 		return Change{}, err
 	}

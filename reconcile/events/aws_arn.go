@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+
+	"github.com/warden-sec/warden/internal/awsarn"
 )
 
 var (
@@ -25,8 +27,8 @@ var (
 
 // partitionOf is the partition of the caller's ARN, else the one region belongs to.
 func partitionOf(identARN, region string) string {
-	if a, ok := parseARN(identARN); ok && partitionRe.MatchString(a.partition) {
-		return a.partition
+	if a, ok := awsarn.Parse(identARN); ok && partitionRe.MatchString(a.Partition) {
+		return a.Partition
 	}
 	for _, p := range []struct{ prefix, partition string }{
 		{"cn-", "aws-cn"}, {"us-gov-", "aws-us-gov"}, {"us-isob-", "aws-iso-b"}, {"us-iso-", "aws-iso"},
@@ -37,19 +39,6 @@ func partitionOf(identARN, region string) string {
 		}
 	}
 	return "aws"
-}
-
-// arnParts are the fields of "arn:PARTITION:SERVICE:REGION:ACCOUNT:RESOURCE".
-type arnParts struct {
-	partition, service, region, account, resource string
-}
-
-func parseARN(s string) (arnParts, bool) {
-	f := strings.SplitN(s, ":", 6)
-	if len(f) != 6 || f[0] != "arn" || f[1] == "" || f[2] == "" || f[4] == "" || f[5] == "" {
-		return arnParts{}, false
-	}
-	return arnParts{partition: f[1], service: f[2], region: f[3], account: f[4], resource: f[5]}, true
 }
 
 // awsHome is where a CloudTrail record or an ACM event happened: the partition, account
@@ -108,14 +97,14 @@ func (h awsHome) withPath(k iamKind, nameField, name, pathField, path string) (R
 // iamARN is the ref of an ARN of kind k the event carries, which must be in the event's
 // partition and account (or AWS's, for a managed policy).
 func (h awsHome) iamARN(k iamKind, field, s string) (Ref, error) {
-	a, ok := parseARN(s)
-	if !ok || a.service != "iam" || a.region != "" || !strings.HasPrefix(a.resource, k.prefix) {
+	a, ok := awsarn.Parse(s)
+	if !ok || a.Service != "iam" || a.Region != "" || !strings.HasPrefix(a.Resource, k.prefix) {
 		return Ref{}, malformed(field, fmt.Sprintf("%q is not an IAM %s ARN", s, strings.TrimSuffix(k.prefix, "/")))
 	}
 	if err := h.sameAccount(field, a, k == policyKind); err != nil {
 		return Ref{}, err
 	}
-	rest := a.resource[len(k.prefix):]
+	rest := a.Resource[len(k.prefix):]
 	name := rest[strings.LastIndexByte(rest, '/')+1:]
 	if err := iamName(field, name); err != nil {
 		return Ref{}, err
@@ -128,12 +117,12 @@ func (h awsHome) iamARN(k iamKind, field, s string) (Ref, error) {
 
 // sameAccount refuses an ARN of another partition or account than the event's (an
 // AWS-managed policy's account is "aws" when awsOK).
-func (h awsHome) sameAccount(field string, a arnParts, awsOK bool) error {
-	if a.partition != h.partition {
-		return malformed(field, fmt.Sprintf("partition %q, the event's is %q", a.partition, h.partition))
+func (h awsHome) sameAccount(field string, a awsarn.ARN, awsOK bool) error {
+	if a.Partition != h.partition {
+		return malformed(field, fmt.Sprintf("partition %q, the event's is %q", a.Partition, h.partition))
 	}
-	if a.account != h.account && !(awsOK && a.account == "aws") {
-		return malformed(field, fmt.Sprintf("account %q, the event's is %q", a.account, h.account))
+	if a.Account != h.account && !(awsOK && a.Account == "aws") {
+		return malformed(field, fmt.Sprintf("account %q, the event's is %q", a.Account, h.account))
 	}
 	return nil
 }
@@ -149,15 +138,15 @@ func (h awsHome) sgRef(field, id, name string) (Ref, error) {
 // certARN is the ref of the ACM certificate ARN s, read from field, which must be in the
 // event's partition, account and region.
 func (h awsHome) certARN(field, s string) (Ref, error) {
-	a, ok := parseARN(s)
-	if !ok || a.service != "acm" || !strings.HasPrefix(a.resource, "certificate/") || !acmIDRe.MatchString(a.resource[len("certificate/"):]) {
+	a, ok := awsarn.Parse(s)
+	if !ok || a.Service != "acm" || !strings.HasPrefix(a.Resource, "certificate/") || !acmIDRe.MatchString(a.Resource[len("certificate/"):]) {
 		return Ref{}, malformed(field, fmt.Sprintf("%q is not an ACM certificate ARN", s))
 	}
 	if err := h.sameAccount(field, a, false); err != nil {
 		return Ref{}, err
 	}
-	if a.region != h.region {
-		return Ref{}, malformed(field, fmt.Sprintf("region %q, the event's is %q", a.region, h.region))
+	if a.Region != h.region {
+		return Ref{}, malformed(field, fmt.Sprintf("region %q, the event's is %q", a.Region, h.region))
 	}
 	return Ref{UID: s, Type: "aws.acm.certificate"}, nil
 }
