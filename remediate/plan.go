@@ -1,7 +1,3 @@
-// Package remediate is the use case that converges: it turns findings into a plan of
-// actions, applies the plan behind the approval gates and the safety limits, verifies
-// each fix by observing the cloud again, rolls fixes back, and records every step in the
-// audit log in the same transaction as the state change it records.
 package remediate
 
 import (
