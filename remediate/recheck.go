@@ -13,7 +13,7 @@ import (
 // the action go on (ok) only while its part is there as planned. A target found
 // converged is recorded verified without a write; a drifted one voids the action and its
 // approvals; one that cannot be read fails it.
-func (m *Machine) recheck(ctx context.Context, r *Record, rem remediators.Remediator, accounts []string) (it Item, ok bool, err error) {
+func (m *Machine) recheck(ctx context.Context, r *Record, rem remediators.Remediator, accounts []string) (Item, bool, error) {
 	before, err := m.observe(ctx, r, rem, accounts)
 	if err != nil {
 		it, ferr := m.fail(ctx, r, r.State, "drift re-check: "+err.Error(), false)
