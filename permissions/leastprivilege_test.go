@@ -68,7 +68,7 @@ var unexercisedFixes = map[string]string{
 // served is mapped to its IAM action or GCP permission and must be granted by the
 // document of its role (member accounts: the member role's); and every permission a
 // document grants must have been used by some call, unless unexercisedFixes says why
-// not. Each fix is also held to its own declaration (remediators.Permissioned).
+// not. Each fix is also held to its own declaration (remediators.Spec.Permissions).
 func TestLeastPrivilege(t *testing.T) {
 	if testing.Short() {
 		t.Skip("collects and remediates the whole acme world")
@@ -140,7 +140,7 @@ func TestLeastPrivilege(t *testing.T) {
 	used = map[string]bool{}
 	for name, calls := range byFix {
 		r, _ := reg.Get(name)
-		declared := r.(remediators.Permissioned).Permissions()
+		declared := r.Spec().Permissions
 		for _, c := range calls {
 			if !awsServices[c.Service] {
 				for _, p := range must(gcpCallPermissions(c)) {

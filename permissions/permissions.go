@@ -1,6 +1,6 @@
 // Package permissions generates the least-privilege permissions warden itself needs, split
 // by role, from what the collectors and remediators declare about their own calls
-// (awscollector.Permissions, gcpcollector.Permissions, remediators.Permissioned), so that
+// (awscollector.Permissions, gcpcollector.Permissions, remediators.Spec.Permissions), so that
 // the documents cannot drift from the code:
 //
 //   - scanner: read-only. On AWS an IAM policy with every read the collectors make, plus
@@ -93,12 +93,11 @@ func Remediator(reg *remediators.Registry, opts Options) (Grants, error) {
 				strings.Join(reg.Names(), ", ")))
 			continue
 		}
-		p, ok := r.(remediators.Permissioned)
-		if !ok {
-			errs = append(errs, fmt.Errorf("remediator %q declares no permissions (remediators.Permissioned)", name))
+		perms := r.Spec().Permissions
+		if len(perms.AWS)+len(perms.GCP) == 0 {
+			errs = append(errs, fmt.Errorf("remediator %q declares no permissions (remediators.Spec.Permissions)", name))
 			continue
 		}
-		perms := p.Permissions()
 		g.AWS = append(g.AWS, perms.AWS...)
 		g.GCP = append(g.GCP, perms.GCP...)
 	}

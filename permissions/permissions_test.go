@@ -62,12 +62,7 @@ func TestRegistry_everyRemediatorDeclaresPermissions(t *testing.T) {
 	reg := registry(t)
 	for _, name := range reg.Names() {
 		r, _ := reg.Get(name)
-		p, ok := r.(remediators.Permissioned)
-		if !ok {
-			t.Errorf("%s (%T) does not implement remediators.Permissioned", name, r)
-			continue
-		}
-		perms := p.Permissions()
+		perms := r.Spec().Permissions
 		if len(perms.AWS)+len(perms.GCP) == 0 {
 			t.Errorf("%s declares no permission", name)
 		}

@@ -1,8 +1,6 @@
 package remediate
 
-import (
-	"context"
-)
+import "context"
 
 // Ask is a dry run that asks: warden serve --dry-run. It records the plan's actions and
 // turns each one the gates hold for approval into an approval request (posted to the

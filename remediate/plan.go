@@ -1,7 +1,3 @@
-// Package remediate is the use case that converges: it turns findings into a plan of
-// actions, applies the plan behind the approval gates and the safety limits, verifies
-// each fix by observing the cloud again, rolls fixes back, and records every step in the
-// audit log in the same transaction as the state change it records.
 package remediate
 
 import (
@@ -128,11 +124,12 @@ func NewPlan(in PlanInput) (*Plan, error) {
 			notice("the resource already looks fixed")
 			continue
 		}
+		spec := rem.Spec()
 		for _, t := range targets {
 			a := remediators.Action{
-				Remediator: rem.Action(), Target: res.UID, ResourceType: res.Type, Account: res.Account, Region: res.Region,
+				Remediator: spec.Action, Target: res.UID, ResourceType: res.Type, Account: res.Account, Region: res.Region,
 				Part: t.Part, Params: f.Remediation.Params, Risk: f.Remediation.Risk, Policy: f.Policy, Finding: f.Fingerprint,
-				Message: f.Message, Before: t.Before, Rollback: rem.CanRollback(),
+				Message: f.Message, Before: t.Before, Rollback: spec.Rollback,
 			}
 			if t.Rollback != nil {
 				a.Rollback = *t.Rollback
@@ -195,7 +192,7 @@ func (p *Plan) mergeSameFixes() {
 }
 
 // dropSuperseded turns into notices the actions another action on the same part makes
-// moot (remediators.Superseder): two fixes of one key must not race each other.
+// moot (remediators.Spec.Supersedes): two fixes of one key must not race each other.
 func (p *Plan) dropSuperseded(reg *remediators.Registry) {
 	type part struct{ target, part string }
 	on := map[part][]PlannedAction{}
@@ -210,12 +207,9 @@ func (p *Plan) dropSuperseded(reg *remediators.Registry) {
 			if !ok {
 				continue
 			}
-			sup, ok := rem.(remediators.Superseder)
-			if !ok {
-				continue
-			}
+			supersedes := rem.Spec().Supersedes
 			for _, b := range as {
-				if b.ID != a.ID && slices.Contains(sup.Supersedes(), b.Remediator) {
+				if b.ID != a.ID && slices.Contains(supersedes, b.Remediator) {
 					drop[b.ID] = a
 				}
 			}

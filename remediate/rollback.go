@@ -2,7 +2,6 @@ package remediate
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -81,21 +80,47 @@ func (m *Machine) Rollback(ctx context.Context, id string) (Item, error) {
 	return item(r, "rolled back: the before-state is restored"), err
 }
 
-// planAccounts returns the accounts of the snapshot a plan was made from, or def.
-func (m *Machine) planAccounts(ctx context.Context, hash string, def []string) ([]string, error) {
-	if len(def) > 0 {
-		return def, nil
+// rollbackSteps undoes a multi-step fix from its progress: before its last step or
+// after it, in progress, failed mid-way or verified.
+func (m *Machine) rollbackSteps(ctx context.Context, r *Record, st remediators.Stepper) (Item, error) {
+	var p remediators.Progress
+	if r.Progress != nil {
+		p = *r.Progress
 	}
-	var data string
-	err := m.st.Read(ctx, func(q *store.Reader) error {
-		return q.QueryRowContext(ctx, `SELECT data FROM plans WHERE hash = ?`, hash).Scan(&data)
-	})
+	from := r.State
+	if err := m.inTx(ctx, func(tx *store.Tx) error {
+		return m.audit(ctx, tx, audit.KindActionIntent, r, "rollback", map[string]any{"op": "rollback", "after_step": p.Step})
+	}); err != nil {
+		return Item{}, err
+	}
+	if err := st.Undo(ctx, r.Action, p); err != nil {
+		auditErr := m.inTx(ctx, func(tx *store.Tx) error {
+			return m.audit(ctx, tx, audit.KindActionFailed, r, "rollback: "+err.Error(), map[string]any{"op": "rollback"})
+		})
+		if errors.Is(err, remediators.ErrNoRollback) {
+			return item(r, "rollback refused: "+err.Error()), errors.Join(fmt.Errorf("rollback %s: %w", r.ID, err), auditErr)
+		}
+		return item(r, "rollback failed: "+err.Error()), errors.Join(fmt.Errorf("rollback %s: %w", r.ID, err), auditErr)
+	}
+	accts, err := m.planAccounts(ctx, r.PlanHash, nil)
 	if err != nil {
-		return nil, fmt.Errorf("read plan %s: %w", short(hash), err)
+		return Item{}, err
 	}
-	var p Plan
-	if err := json.Unmarshal([]byte(data), &p); err != nil {
-		return nil, fmt.Errorf("read plan %s: %w", short(hash), err)
+	o, err := m.observe(ctx, r, st, accts)
+	if err != nil {
+		return item(r, "rolled back, but the target could not be observed: "+err.Error()), fmt.Errorf("rollback %s: verify: %w", r.ID, err)
 	}
-	return p.Accounts, nil
+	// The steps change the target by design (a key deactivated, then reactivated): what
+	// must be back is the part itself, in use again, not its bytes as planned.
+	if o.part == nil {
+		detail := "rollback calls succeeded but the target's part is not back"
+		auditErr := m.inTx(ctx, func(tx *store.Tx) error {
+			return m.audit(ctx, tx, audit.KindActionFailed, r, detail, map[string]any{"op": "rollback"})
+		})
+		return item(r, detail), errors.Join(fmt.Errorf("rollback %s: %s", r.ID, detail), auditErr)
+	}
+	err = m.inTx(ctx, func(tx *store.Tx) error {
+		return m.transition(ctx, tx, r, from, StateRolledBack, audit.KindActionRolledBack, "undone after step "+stepName(&p)+" and observed", nil)
+	})
+	return item(r, "rolled back after step "+stepName(&p)), err
 }

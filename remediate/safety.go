@@ -1,6 +1,7 @@
 package remediate
 
 import (
+	"context"
 	"fmt"
 	"math"
 )
@@ -55,6 +56,30 @@ func (l Limits) withDefaults() Limits {
 		l.CanaryFraction = 0.05
 	}
 	return l
+}
+
+// cap keeps the runnable actions within the blast-radius caps; the rest wait.
+func (m *Machine) cap(ctx context.Context, rs []*Record, res *Result) []*Record {
+	perAccount := map[string]int{}
+	var keep []*Record
+	skipped := 0
+	for _, r := range rs {
+		if len(keep) >= m.limits.MaxActions || perAccount[r.Account] >= m.limits.MaxPerAccount {
+			res.Items = append(res.Items, item(r, fmt.Sprintf("deferred: over the blast-radius cap (%d per run, %d per account)", m.limits.MaxActions, m.limits.MaxPerAccount)))
+			skipped++
+			continue
+		}
+		perAccount[r.Account]++
+		keep = append(keep, r)
+	}
+	if skipped > 0 {
+		reason := fmt.Sprintf("blast-radius cap: %d actions deferred (at most %d per run, %d per account)", skipped, m.limits.MaxActions, m.limits.MaxPerAccount)
+		if err := m.stop(ctx, reason, skipped); err != nil {
+			m.logger.Error("audit the blast-radius stop", "err", err)
+		}
+		res.Stopped = reason
+	}
+	return keep
 }
 
 // breaker stops a run after too many failures.

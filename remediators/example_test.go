@@ -25,7 +25,7 @@ func ExampleRegistry_Get() {
 	if err != nil {
 		panic(err)
 	}
-	fmt.Println(targets[0].Part == rule, rem.CanRollback().Possible)
+	fmt.Println(targets[0].Part == rule, rem.Spec().Rollback.Possible)
 	fmt.Println(string(targets[0].Before))
 	// Output:
 	// true true

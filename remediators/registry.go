@@ -41,8 +41,9 @@ func NewRegistry(rs ...Remediator) (*Registry, error) {
 			errs = append(errs, fmt.Errorf("register remediator %d: nil", i))
 			continue
 		}
-		name := r.Action()
-		if err := checkRemediator(r); err != nil {
+		spec := r.Spec()
+		name := spec.Action
+		if err := checkSpec(spec); err != nil {
 			errs = append(errs, fmt.Errorf("register remediator %q: %w", name, err))
 			continue
 		}
@@ -60,9 +61,9 @@ func NewRegistry(rs ...Remediator) (*Registry, error) {
 	return reg, nil
 }
 
-// checkRemediator validates what a remediator declares about itself.
-func checkRemediator(r Remediator) error {
-	name := r.Action()
+// checkSpec validates what a remediator declares about itself.
+func checkSpec(s Spec) error {
+	name := s.Action
 	switch {
 	case name == "":
 		return errors.New("no action name")
@@ -70,11 +71,11 @@ func checkRemediator(r Remediator) error {
 		return fmt.Errorf("%q is not an action: policies use it for notices only", name)
 	case strings.TrimSpace(name) != name || strings.ContainsAny(name, " \t\n"):
 		return errors.New("the action name contains spaces")
-	case len(r.ResourceTypes()) == 0:
+	case len(s.ResourceTypes) == 0:
 		return errors.New("no resource types")
 	}
 	seen := map[string]bool{}
-	for _, p := range r.Params() {
+	for _, p := range s.Params {
 		if p.Name == "" {
 			return errors.New("a parameter without a name")
 		}
@@ -83,7 +84,7 @@ func checkRemediator(r Remediator) error {
 		}
 		seen[p.Name] = true
 	}
-	if rb := r.CanRollback(); !rb.Possible && rb.Reason == "" {
+	if !s.Rollback.Possible && s.Rollback.Reason == "" {
 		return errors.New("no rollback, and no reason given why")
 	}
 	return nil
@@ -105,7 +106,7 @@ func (r *Registry) Names() []string { return slices.Clone(r.names) }
 func (r *Registry) Catalog() map[string][]Param {
 	out := Planned()
 	for name, rem := range r.byName {
-		out[name] = slices.Clone(rem.Params())
+		out[name] = slices.Clone(rem.Spec().Params)
 	}
 	return out
 }

@@ -19,7 +19,11 @@ type renamed struct {
 	name string
 }
 
-func (r renamed) Action() string { return r.name }
+func (r renamed) Spec() remediators.Spec {
+	s := r.Remediator.Spec()
+	s.Action = r.name
+	return s
+}
 
 func TestNewRegistry_refusesBadRegistrations(t *testing.T) {
 	key := awsfix.NewDeactivateAccessKey(nil)
@@ -60,7 +64,7 @@ func TestRegistry_findsEveryBuiltInFixByName(t *testing.T) {
 	}
 	for _, name := range want {
 		rem, ok := reg.Get(name)
-		if !ok || rem.Action() != name {
+		if !ok || rem.Spec().Action != name {
 			t.Errorf("Get(%s) = %v, %v", name, rem, ok)
 		}
 		if reg.Pending(name) {
@@ -163,7 +167,7 @@ func TestCatalog_coversThePolicyPack(t *testing.T) {
 		}
 		if tm := types.FindSubmatch(b); tm != nil {
 			for _, rt := range strings.Split(string(tm[1]), ",") {
-				if rt = strings.TrimSpace(rt); !slices.Contains(rem.ResourceTypes(), rt) {
+				if rt = strings.TrimSpace(rt); !slices.Contains(rem.Spec().ResourceTypes, rt) {
 					t.Errorf("%s applies %s to %s, which it does not fix", path, name, rt)
 				}
 			}

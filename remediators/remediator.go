@@ -50,7 +50,7 @@ type Target struct {
 	// byte with the planned one) and to roll back. Canonical JSON.
 	Before json.RawMessage
 	// Rollback, when set, is what the plan shows for undoing this target's fix instead of
-	// the remediator's CanRollback: some targets can be undone and others of the same
+	// the remediator's Spec().Rollback: some targets can be undone and others of the same
 	// fix cannot.
 	Rollback *Rollback
 }
@@ -89,17 +89,41 @@ type Action struct {
 	Key string `json:"key"`
 }
 
+// Spec is what a remediator declares about itself: how policies name it, what it needs
+// and fixes, whether it can be undone, what it makes moot, and the cloud permissions of
+// its calls. The registry checks it at registration; plans, the gates' messages and
+// warden's least-privilege documents are made from it.
+type Spec struct {
+	// Action is the name policies give in custom.remediation.action, e.g.
+	// "aws.ec2.revoke_ingress": the registry finds the fix by it.
+	Action string
+	// Params declares what the action needs from a violation; the engine checks the
+	// policies naming the action against it at load.
+	Params []Param
+	// ResourceTypes are the resource types the fix applies to (at least one).
+	ResourceTypes []string
+	// Rollback says whether Rollback can undo Apply, and if not, why not (a reason is
+	// required then). A plan shows it for each action unless the target says otherwise
+	// (Target.Rollback).
+	Rollback Rollback
+	// Supersedes names the actions this fix makes moot on the same part: deactivating an
+	// unused key leaves nothing to rotate. A plan that finds both on one part keeps this
+	// one and turns the others into notices, so that two fixes of one part never race.
+	Supersedes []string
+	// Permissions are the cloud permissions of every call the fix makes: its writes, the
+	// reads that find its target's current state before writing, and those of its
+	// rollback. warden's least-privilege documents (package permissions) are generated
+	// from them. The re-read of the target before and after a fix goes through the
+	// collectors, whose reads are the scanner's.
+	Permissions Permissions
+}
+
 // Remediator converges one kind of drift on one kind of resource. Apply and Rollback are
 // called again after a crash or retry: both must be safe to repeat.
 type Remediator interface {
-	// Action is the name policies use, e.g. "aws.ec2.revoke_ingress".
-	Action() string
-	// Params declares what the action needs from a violation.
-	Params() []Param
-	// ResourceTypes are the resource types the fix applies to.
-	ResourceTypes() []string
-	// CanRollback says whether Rollback can undo Apply.
-	CanRollback() Rollback
+	// Spec declares the fix: its action name, parameters, resource types, rollback,
+	// what it supersedes and its permissions. It is the same on every call.
+	Spec() Spec
 	// Targets finds in an observed resource the parts a violation with these params asks
 	// to fix, each with its before-state. No target means the resource is converged.
 	Targets(res snapshot.Resource, params map[string]any) ([]Target, error)
@@ -108,13 +132,6 @@ type Remediator interface {
 	Apply(ctx context.Context, a Action) error
 	// Rollback restores a.Before; ErrNoRollback when impossible.
 	Rollback(ctx context.Context, a Action) error
-}
-
-// Superseder is a remediator whose fix makes others on the same part moot: deactivating
-// an unused key leaves nothing to rotate. A plan that finds both on one part keeps the
-// superseding one and turns the other into a notice.
-type Superseder interface {
-	Supersedes() []string
 }
 
 // Permissions are the cloud permissions some part of warden needs for the calls it makes.
@@ -127,12 +144,4 @@ type Permissions struct {
 	AWS []string
 	// GCP are IAM permissions, "compute.firewalls.update".
 	GCP []string
-}
-
-// Permissioned is a remediator that declares the permissions of every call it makes:
-// its writes, the reads that find its target's current state before writing, and those
-// of its rollback. Every built-in remediator implements it. The re-read of the target
-// before and after a fix goes through the collectors, whose reads are the scanner's.
-type Permissioned interface {
-	Permissions() Permissions
 }

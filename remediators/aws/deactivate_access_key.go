@@ -33,28 +33,18 @@ type accessKeyBefore struct {
 	LastUsed    any    `json:"last_used"`
 }
 
-// Action implements remediators.Remediator.
-func (*DeactivateAccessKey) Action() string { return "aws.iam.deactivate_access_key" }
-
-// Params implements remediators.Remediator: the key is the resource itself.
-func (*DeactivateAccessKey) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator.
-func (*DeactivateAccessKey) ResourceTypes() []string { return []string{"aws.iam.access_key"} }
-
-// Supersedes implements remediators.Superseder: a key unused long enough to deactivate
-// needs no rotation, whose hand-over would give its (absent) users a new key.
-func (*DeactivateAccessKey) Supersedes() []string { return []string{"aws.iam.rotate_access_key"} }
-
-// CanRollback implements remediators.Remediator.
-func (*DeactivateAccessKey) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned: the key's status is read in the
-// user's key list before it is set, either way.
-func (*DeactivateAccessKey) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"iam:ListAccessKeys", "iam:UpdateAccessKey"}}
+// Spec implements remediators.Remediator. The key is the resource itself: no params.
+func (*DeactivateAccessKey) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.iam.deactivate_access_key",
+		ResourceTypes: []string{"aws.iam.access_key"},
+		Rollback:      remediators.Rollback{Possible: true},
+		// A key unused long enough to deactivate needs no rotation, whose hand-over would
+		// give its (absent) users a new key.
+		Supersedes: []string{"aws.iam.rotate_access_key"},
+		// The key's status is read in the user's key list before it is set, either way.
+		Permissions: remediators.Permissions{AWS: []string{"iam:ListAccessKeys", "iam:UpdateAccessKey"}},
+	}
 }
 
 // Targets is the key while it is Active.

@@ -30,23 +30,14 @@ type loginProfileBefore struct {
 	PasswordLastUsed any    `json:"password_last_used"`
 }
 
-// Action implements remediators.Remediator.
-func (*DeleteLoginProfile) Action() string { return "aws.iam.delete_login_profile" }
-
-// Params implements remediators.Remediator.
-func (*DeleteLoginProfile) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator.
-func (*DeleteLoginProfile) ResourceTypes() []string { return []string{"aws.iam.user"} }
-
-// CanRollback implements remediators.Remediator.
-func (*DeleteLoginProfile) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Reason: "IAM never discloses a console password: a deleted one cannot be restored, only replaced by a new one"}
-}
-
-// Permissions implements remediators.Permissioned.
-func (*DeleteLoginProfile) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"iam:DeleteLoginProfile", "iam:GetLoginProfile"}}
+// Spec implements remediators.Remediator.
+func (*DeleteLoginProfile) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.iam.delete_login_profile",
+		ResourceTypes: []string{"aws.iam.user"},
+		Rollback:      remediators.Rollback{Reason: "IAM never discloses a console password: a deleted one cannot be restored, only replaced by a new one"},
+		Permissions:   remediators.Permissions{AWS: []string{"iam:DeleteLoginProfile", "iam:GetLoginProfile"}},
+	}
 }
 
 // Targets is the user's login profile while the user has a password.

@@ -31,25 +31,14 @@ type serverCertBefore struct {
 	NotAfter any    `json:"not_after"`
 }
 
-// Action implements remediators.Remediator.
-func (*DeleteServerCertificate) Action() string { return "aws.iam.delete_server_certificate" }
-
-// Params implements remediators.Remediator.
-func (*DeleteServerCertificate) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator.
-func (*DeleteServerCertificate) ResourceTypes() []string {
-	return []string{"aws.iam.server_certificate"}
-}
-
-// CanRollback implements remediators.Remediator.
-func (*DeleteServerCertificate) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Reason: "IAM never returns a server certificate's private key: a deleted certificate cannot be uploaded again"}
-}
-
-// Permissions implements remediators.Permissioned.
-func (*DeleteServerCertificate) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"iam:DeleteServerCertificate", "iam:GetServerCertificate"}}
+// Spec implements remediators.Remediator.
+func (*DeleteServerCertificate) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.iam.delete_server_certificate",
+		ResourceTypes: []string{"aws.iam.server_certificate"},
+		Rollback:      remediators.Rollback{Reason: "IAM never returns a server certificate's private key: a deleted certificate cannot be uploaded again"},
+		Permissions:   remediators.Permissions{AWS: []string{"iam:DeleteServerCertificate", "iam:GetServerCertificate"}},
+	}
 }
 
 // Targets is the certificate itself.

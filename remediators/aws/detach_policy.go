@@ -50,24 +50,27 @@ func principalKind(resourceType string) string {
 	return ""
 }
 
-// Action implements remediators.Remediator.
-func (*DetachPolicy) Action() string { return "aws.iam.detach_policy" }
-
-// Params implements remediators.Remediator.
-func (*DetachPolicy) Params() []remediators.Param {
-	return []remediators.Param{
-		{Name: "inline_policy", Doc: "the inline policy of a user, group or role to delete (the policy's name); without it, a managed policy is detached from each principal it is attached to"},
-		{Name: "attachment", Doc: "on a managed policy: the one attachment to remove (user/NAME, group/NAME or role/NAME), for a violation per attachment; without it, every attachment"},
+// Spec implements remediators.Remediator.
+func (*DetachPolicy) Spec() remediators.Spec {
+	// For users, groups and roles alike, a managed policy is detached (attached again by
+	// rollback) after the principal's attachments are listed, and an inline one read,
+	// deleted (put back by rollback).
+	var perms []string
+	for _, kind := range []string{"User", "Group", "Role"} {
+		perms = append(perms, "iam:Attach"+kind+"Policy", "iam:Delete"+kind+"Policy", "iam:Detach"+kind+"Policy",
+			"iam:Get"+kind+"Policy", "iam:ListAttached"+kind+"Policies", "iam:Put"+kind+"Policy")
+	}
+	return remediators.Spec{
+		Action: "aws.iam.detach_policy",
+		Params: []remediators.Param{
+			{Name: "inline_policy", Doc: "the inline policy of a user, group or role to delete (the policy's name); without it, a managed policy is detached from each principal it is attached to"},
+			{Name: "attachment", Doc: "on a managed policy: the one attachment to remove (user/NAME, group/NAME or role/NAME), for a violation per attachment; without it, every attachment"},
+		},
+		ResourceTypes: []string{"aws.iam.policy", "aws.iam.user", "aws.iam.group", "aws.iam.role"},
+		Rollback:      remediators.Rollback{Possible: true},
+		Permissions:   remediators.Permissions{AWS: perms},
 	}
 }
-
-// ResourceTypes implements remediators.Remediator.
-func (*DetachPolicy) ResourceTypes() []string {
-	return []string{"aws.iam.policy", "aws.iam.user", "aws.iam.group", "aws.iam.role"}
-}
-
-// CanRollback implements remediators.Remediator.
-func (*DetachPolicy) CanRollback() remediators.Rollback { return remediators.Rollback{Possible: true} }
 
 // Targets are the attachments of a managed policy ("user/alice", "role/deployer"), or the
 // one inline policy named ("inline/NAME").
@@ -123,18 +126,6 @@ func (*DetachPolicy) Targets(res snapshot.Resource, params map[string]any) ([]re
 		return []remediators.Target{{Part: "inline/" + inline, Before: before}}, nil
 	}
 	return nil, nil
-}
-
-// Permissions implements remediators.Permissioned: for users, groups and roles alike,
-// a managed policy is detached (attached again by rollback) after the principal's
-// attachments are listed, and an inline one read, deleted (put back by rollback).
-func (*DetachPolicy) Permissions() remediators.Permissions {
-	var out []string
-	for _, kind := range []string{"User", "Group", "Role"} {
-		out = append(out, "iam:Attach"+kind+"Policy", "iam:Delete"+kind+"Policy", "iam:Detach"+kind+"Policy",
-			"iam:Get"+kind+"Policy", "iam:ListAttached"+kind+"Policies", "iam:Put"+kind+"Policy")
-	}
-	return remediators.Permissions{AWS: out}
 }
 
 // attachmentTargets lists a managed policy's attachments, one target each.

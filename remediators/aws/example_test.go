@@ -32,7 +32,7 @@ func ExampleDeactivateAccessKey() {
 	key := snapshot.Resource{UID: "arn:aws:iam::111111111111:user/alice/accesskey/AKIAEXAMPLE0001", Type: "aws.iam.access_key",
 		Account: "111111111111", Attributes: map[string]any{"access_key_id": "AKIAEXAMPLE0001", "user_name": "alice", "status": "Active"}}
 	targets, _ := fix.Targets(key, nil)
-	a := remediators.Action{Remediator: fix.Action(), Target: key.UID, Account: key.Account, Part: targets[0].Part, Before: targets[0].Before}
+	a := remediators.Action{Remediator: fix.Spec().Action, Target: key.UID, Account: key.Account, Part: targets[0].Part, Before: targets[0].Before}
 
 	fmt.Println("apply:", fix.Apply(ctx, a))
 	fmt.Println("again converged:", errors.Is(fix.Apply(ctx, a), remediators.ErrConverged))

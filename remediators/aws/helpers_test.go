@@ -134,8 +134,8 @@ func (e *env) collect(t *testing.T) map[string]snapshot.Resource {
 
 // action is the planned action of one target, as a plan would make it.
 func action(rem remediators.Remediator, res snapshot.Resource, params map[string]any, tg remediators.Target) remediators.Action {
-	return remediators.Action{ID: "act-test", Remediator: rem.Action(), Target: res.UID, ResourceType: res.Type,
-		Account: res.Account, Region: res.Region, Part: tg.Part, Params: params, Before: tg.Before, Rollback: rem.CanRollback()}
+	return remediators.Action{ID: "act-test", Remediator: rem.Spec().Action, Target: res.UID, ResourceType: res.Type,
+		Account: res.Account, Region: res.Region, Part: tg.Part, Params: params, Before: tg.Before, Rollback: rem.Spec().Rollback}
 }
 
 // lifecycle is one fix's whole life against the simulator.
@@ -215,12 +215,12 @@ func (lc lifecycle) run(t *testing.T) {
 	}
 
 	err = lc.rem.Rollback(ctx, a)
-	if !lc.rem.CanRollback().Possible {
+	if !lc.rem.Spec().Rollback.Possible {
 		if !errors.Is(err, remediators.ErrNoRollback) {
 			t.Errorf("Rollback: %v, want ErrNoRollback", err)
 		}
-		if lc.rem.CanRollback().Reason == "" {
-			t.Error("CanRollback gives no reason")
+		if lc.rem.Spec().Rollback.Reason == "" {
+			t.Error("Spec().Rollback gives no reason")
 		}
 		return
 	}

@@ -21,26 +21,17 @@ func NewRevokeDefaultSGRules(s *awsapi.Sessions) *RevokeDefaultSGRules {
 	return &RevokeDefaultSGRules{clients{s}}
 }
 
-// Action implements remediators.Remediator.
-func (*RevokeDefaultSGRules) Action() string { return "aws.ec2.revoke_default_sg_rules" }
-
-// Params implements remediators.Remediator.
-func (*RevokeDefaultSGRules) Params() []remediators.Param {
-	return []remediators.Param{{Name: "target", Required: true, Doc: "the uid of the default group's rule to revoke (<sg-arn>#<ingress|egress>/<proto>/<from>-<to>/<peer>)"}}
-}
-
-// ResourceTypes implements remediators.Remediator.
-func (*RevokeDefaultSGRules) ResourceTypes() []string { return []string{"aws.ec2.security_group"} }
-
-// CanRollback implements remediators.Remediator.
-func (*RevokeDefaultSGRules) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned: ingress and egress rules alike.
-func (*RevokeDefaultSGRules) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"ec2:AuthorizeSecurityGroupEgress", "ec2:AuthorizeSecurityGroupIngress",
-		"ec2:DescribeSecurityGroupRules", "ec2:RevokeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress"}}
+// Spec implements remediators.Remediator.
+func (*RevokeDefaultSGRules) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.ec2.revoke_default_sg_rules",
+		Params:        []remediators.Param{{Name: "target", Required: true, Doc: "the uid of the default group's rule to revoke (<sg-arn>#<ingress|egress>/<proto>/<from>-<to>/<peer>)"}},
+		ResourceTypes: []string{"aws.ec2.security_group"},
+		Rollback:      remediators.Rollback{Possible: true},
+		// Ingress and egress rules alike.
+		Permissions: remediators.Permissions{AWS: []string{"ec2:AuthorizeSecurityGroupEgress", "ec2:AuthorizeSecurityGroupIngress",
+			"ec2:DescribeSecurityGroupRules", "ec2:RevokeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress"}},
+	}
 }
 
 // Targets is the rule named by target, while the default group has it.

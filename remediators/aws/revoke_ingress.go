@@ -17,30 +17,23 @@ type RevokeIngress struct{ c clients }
 // NewRevokeIngress returns the fix; s may be nil for planning only.
 func NewRevokeIngress(s *awsapi.Sessions) *RevokeIngress { return &RevokeIngress{clients{s}} }
 
-// Action implements remediators.Remediator.
-func (*RevokeIngress) Action() string { return "aws.ec2.revoke_ingress" }
-
-// Params implements remediators.Remediator.
-func (*RevokeIngress) Params() []remediators.Param {
-	return []remediators.Param{{Name: "target", Required: true, Doc: "the uid of the ingress rule to revoke (<sg-arn>#ingress/<proto>/<from>-<to>/<peer>)"}}
+// Spec implements remediators.Remediator.
+func (*RevokeIngress) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.ec2.revoke_ingress",
+		Params:        []remediators.Param{{Name: "target", Required: true, Doc: "the uid of the ingress rule to revoke (<sg-arn>#ingress/<proto>/<from>-<to>/<peer>)"}},
+		ResourceTypes: []string{"aws.ec2.security_group"},
+		Rollback:      remediators.Rollback{Possible: true},
+		// The group's rules are read to find the one to revoke (or, for rollback, to see
+		// it is back).
+		Permissions: remediators.Permissions{AWS: []string{"ec2:AuthorizeSecurityGroupIngress", "ec2:DescribeSecurityGroupRules",
+			"ec2:RevokeSecurityGroupIngress"}},
+	}
 }
-
-// ResourceTypes implements remediators.Remediator.
-func (*RevokeIngress) ResourceTypes() []string { return []string{"aws.ec2.security_group"} }
-
-// CanRollback implements remediators.Remediator.
-func (*RevokeIngress) CanRollback() remediators.Rollback { return remediators.Rollback{Possible: true} }
 
 // Targets is the ingress rule named by target, while the group has it.
 func (*RevokeIngress) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
 	return ruleTargets(res, params, false)
-}
-
-// Permissions implements remediators.Permissioned: the group's rules are read to find
-// the one to revoke (or, for rollback, to see it is back).
-func (*RevokeIngress) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"ec2:AuthorizeSecurityGroupIngress", "ec2:DescribeSecurityGroupRules",
-		"ec2:RevokeSecurityGroupIngress"}}
 }
 
 // Apply revokes the rule; ErrConverged when it is gone.

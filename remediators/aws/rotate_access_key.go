@@ -72,27 +72,19 @@ type secretValue struct {
 	CreatedAt       string `json:"CreatedAt"`
 }
 
-// Action implements remediators.Remediator.
-func (*RotateAccessKey) Action() string { return "aws.iam.rotate_access_key" }
-
-// Params implements remediators.Remediator: the key is the resource itself.
-func (*RotateAccessKey) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator.
-func (*RotateAccessKey) ResourceTypes() []string { return []string{"aws.iam.access_key"} }
-
-// CanRollback implements remediators.Remediator.
-func (r *RotateAccessKey) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true, Reason: "until the old key is deleted: before its deactivation the new key and its secret version are removed, after it the old key is reactivated"}
-}
-
-// Permissions implements remediators.Permissioned: the steps create, deactivate and
-// delete keys and hand the new one over in Secrets Manager; Undo deletes the new key and
-// its secret, or makes the secret's previous version current again.
-func (*RotateAccessKey) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"iam:CreateAccessKey", "iam:DeleteAccessKey", "iam:GetAccessKeyLastUsed",
-		"iam:ListAccessKeys", "iam:UpdateAccessKey", "secretsmanager:CreateSecret", "secretsmanager:DeleteSecret",
-		"secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage"}}
+// Spec implements remediators.Remediator. The key is the resource itself: no params.
+func (*RotateAccessKey) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.iam.rotate_access_key",
+		ResourceTypes: []string{"aws.iam.access_key"},
+		Rollback:      remediators.Rollback{Possible: true, Reason: "until the old key is deleted: before its deactivation the new key and its secret version are removed, after it the old key is reactivated"},
+		// The steps create, deactivate and delete keys and hand the new one over in
+		// Secrets Manager; Undo deletes the new key and its secret, or makes the secret's
+		// previous version current again.
+		Permissions: remediators.Permissions{AWS: []string{"iam:CreateAccessKey", "iam:DeleteAccessKey", "iam:GetAccessKeyLastUsed",
+			"iam:ListAccessKeys", "iam:UpdateAccessKey", "secretsmanager:CreateSecret", "secretsmanager:DeleteSecret",
+			"secretsmanager:GetSecretValue", "secretsmanager:PutSecretValue", "secretsmanager:UpdateSecretVersionStage"}},
+	}
 }
 
 // Targets is the key while it is Active, as for deactivation.

@@ -161,30 +161,21 @@ func (p passwordPolicy) cis() passwordPolicy {
 	return p
 }
 
-// Action implements remediators.Remediator.
-func (*SetPasswordPolicy) Action() string { return "aws.iam.set_password_policy" }
-
-// Params implements remediators.Remediator.
-func (*SetPasswordPolicy) Params() []remediators.Param {
-	return []remediators.Param{
-		{Name: "setting", Doc: "the one setting to raise (require_symbols, require_numbers, require_uppercase_characters, require_lowercase_characters, max_password_age); without it, the CIS minimum length and reuse prevention"},
-		{Name: "max_password_age", Doc: "with setting max_password_age: the longest password lifetime to set, in days (default 90)"},
+// Spec implements remediators.Remediator.
+func (*SetPasswordPolicy) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action: "aws.iam.set_password_policy",
+		Params: []remediators.Param{
+			{Name: "setting", Doc: "the one setting to raise (require_symbols, require_numbers, require_uppercase_characters, require_lowercase_characters, max_password_age); without it, the CIS minimum length and reuse prevention"},
+			{Name: "max_password_age", Doc: "with setting max_password_age: the longest password lifetime to set, in days (default 90)"},
+		},
+		ResourceTypes: []string{"aws.iam.password_policy"},
+		Rollback:      remediators.Rollback{Possible: true},
+		// The whole policy is read and written back; rollback of a policy that did not
+		// exist deletes it.
+		Permissions: remediators.Permissions{AWS: []string{"iam:DeleteAccountPasswordPolicy", "iam:GetAccountPasswordPolicy",
+			"iam:UpdateAccountPasswordPolicy"}},
 	}
-}
-
-// ResourceTypes implements remediators.Remediator.
-func (*SetPasswordPolicy) ResourceTypes() []string { return []string{"aws.iam.password_policy"} }
-
-// CanRollback implements remediators.Remediator.
-func (*SetPasswordPolicy) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned: the whole policy is read and written
-// back; rollback of a policy that did not exist deletes it.
-func (*SetPasswordPolicy) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"iam:DeleteAccountPasswordPolicy", "iam:GetAccountPasswordPolicy",
-		"iam:UpdateAccountPasswordPolicy"}}
 }
 
 // Targets is the password policy while it is absent or below the CIS values; with

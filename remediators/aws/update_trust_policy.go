@@ -39,25 +39,15 @@ type trustBefore struct {
 // statement, and this one lets nobody assume the role.
 const noTrust = `{"Version":"2012-10-17","Statement":[{"Sid":"WardenNoTrust","Effect":"Deny","Principal":{"AWS":"*"},"Action":"sts:AssumeRole"}]}`
 
-// Action implements remediators.Remediator.
-func (*UpdateTrustPolicy) Action() string { return "aws.iam.update_trust_policy" }
-
-// Params implements remediators.Remediator.
-func (*UpdateTrustPolicy) Params() []remediators.Param {
-	return []remediators.Param{{Name: "principal", Required: true, Doc: `the open principal to remove from the trust policy ("*", a public identity provider)`}}
-}
-
-// ResourceTypes implements remediators.Remediator.
-func (*UpdateTrustPolicy) ResourceTypes() []string { return []string{"aws.iam.role"} }
-
-// CanRollback implements remediators.Remediator.
-func (*UpdateTrustPolicy) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned.
-func (*UpdateTrustPolicy) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"iam:GetRole", "iam:UpdateAssumeRolePolicy"}}
+// Spec implements remediators.Remediator.
+func (*UpdateTrustPolicy) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "aws.iam.update_trust_policy",
+		Params:        []remediators.Param{{Name: "principal", Required: true, Doc: `the open principal to remove from the trust policy ("*", a public identity provider)`}},
+		ResourceTypes: []string{"aws.iam.role"},
+		Rollback:      remediators.Rollback{Possible: true},
+		Permissions:   remediators.Permissions{AWS: []string{"iam:GetRole", "iam:UpdateAssumeRolePolicy"}},
+	}
 }
 
 // Targets is the trust policy while it trusts the principal without a condition.

@@ -1,6 +1,6 @@
 // Package builtin assembles warden's registry of fixes: every remediator of
-// remediators/aws and remediators/gcp, registered by action name. It lives apart from
-// package remediators, which the cloud packages import.
+// remediators/aws, remediators/gcp and remediators/certs, registered by the action name
+// of its Spec. It lives apart from package remediators, which the fix packages import.
 package builtin
 
 import (

@@ -98,29 +98,24 @@ func New(cfg *Config, st *store.Store, s *awsapi.Sessions, o Options) (*Renew, e
 
 var _ remediators.Remediator = (*Renew)(nil)
 
-// Action implements remediators.Remediator.
-func (*Renew) Action() string { return Action }
-
-// Params implements remediators.Remediator: the finding's resource is all it needs.
-func (*Renew) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator. The CERT policies judge Google's SSL
-// certificates too; a renewal cannot be delivered to one yet, and Targets says so
-// (remediators.ErrNotApplicable) so that the plan shows a notice with the reason.
-func (*Renew) ResourceTypes() []string {
-	return []string{"aws.acm.certificate", "tls.endpoint", "gcp.compute.ssl_certificate"}
-}
-
-// CanRollback implements remediators.Remediator. Files are restored from the archive; an
-// ACM certificate only when warden holds the previous key (it delivered it), which each
-// ACM target's plan says (Target.Rollback).
-func (*Renew) CanRollback() remediators.Rollback { return remediators.Rollback{Possible: true} }
-
-// Permissions implements remediators.Permissioned: a certificate delivered to ACM is
-// read back and re-imported under its ARN (rollback imports the archived one). Files
-// and the ACME server need no cloud permission.
-func (*Renew) Permissions() remediators.Permissions {
-	return remediators.Permissions{AWS: []string{"acm:GetCertificate", "acm:ImportCertificate"}}
+// Spec implements remediators.Remediator. The finding's resource is all it needs: no
+// params.
+func (*Renew) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action: Action,
+		// The CERT policies judge Google's SSL certificates too; a renewal cannot be
+		// delivered to one yet, and Targets says so (remediators.ErrNotApplicable) so that
+		// the plan shows a notice with the reason.
+		ResourceTypes: []string{"aws.acm.certificate", "tls.endpoint", "gcp.compute.ssl_certificate"},
+		// Files are restored from the archive; an ACM certificate only when warden holds
+		// the previous key (it delivered it), which each ACM target's plan says
+		// (Target.Rollback).
+		Rollback: remediators.Rollback{Possible: true},
+		// A certificate delivered to ACM is read back and re-imported under its ARN
+		// (rollback imports the archived one). Files and the ACME server need no cloud
+		// permission.
+		Permissions: remediators.Permissions{AWS: []string{"acm:GetCertificate", "acm:ImportCertificate"}},
+	}
 }
 
 // before is the part: the certificate now in place (never its key), its names, and

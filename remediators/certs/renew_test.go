@@ -81,8 +81,8 @@ func newRenew(t *testing.T, cfg *Config, st *store.Store, s *awsapi.Sessions) *R
 }
 
 func actionFor(id string, rem remediators.Remediator, res snapshot.Resource, tg remediators.Target) remediators.Action {
-	return remediators.Action{ID: id, Remediator: rem.Action(), Target: res.UID, ResourceType: res.Type, Account: res.Account,
-		Region: res.Region, Part: tg.Part, Before: tg.Before, Rollback: rem.CanRollback()}
+	return remediators.Action{ID: id, Remediator: rem.Spec().Action, Target: res.UID, ResourceType: res.Type, Account: res.Account,
+		Region: res.Region, Part: tg.Part, Before: tg.Before, Rollback: rem.Spec().Rollback}
 }
 
 func oneTarget(t *testing.T, r *Renew, res snapshot.Resource) remediators.Target {

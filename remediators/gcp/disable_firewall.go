@@ -31,26 +31,18 @@ type firewallBefore struct {
 	Rule    map[string]any `json:"rule"`
 }
 
-// Action implements remediators.Remediator.
-func (*DisableFirewall) Action() string { return "gcp.compute.disable_firewall" }
-
-// Params implements remediators.Remediator.
-func (*DisableFirewall) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator.
-func (*DisableFirewall) ResourceTypes() []string { return []string{"gcp.compute.firewall"} }
-
-// CanRollback implements remediators.Remediator.
-func (*DisableFirewall) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned: Google asks for the network's
-// compute.networks.updatePolicy as well as compute.firewalls.update to patch a rule, and
-// the patch is an operation that is waited for.
-func (*DisableFirewall) Permissions() remediators.Permissions {
-	return remediators.Permissions{GCP: []string{"compute.firewalls.get", "compute.firewalls.update",
-		"compute.globalOperations.get", "compute.networks.updatePolicy"}}
+// Spec implements remediators.Remediator.
+func (*DisableFirewall) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "gcp.compute.disable_firewall",
+		ResourceTypes: []string{"gcp.compute.firewall"},
+		Rollback:      remediators.Rollback{Possible: true},
+		// Google asks for the network's compute.networks.updatePolicy as well as
+		// compute.firewalls.update to patch a rule, and the patch is an operation that is
+		// waited for.
+		Permissions: remediators.Permissions{GCP: []string{"compute.firewalls.get", "compute.firewalls.update",
+			"compute.globalOperations.get", "compute.networks.updatePolicy"}},
+	}
 }
 
 // Targets is the rule while it is enabled.

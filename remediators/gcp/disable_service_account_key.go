@@ -32,26 +32,15 @@ type saKeyBefore struct {
 	ValidAfter     any    `json:"valid_after"`
 }
 
-// Action implements remediators.Remediator.
-func (*DisableServiceAccountKey) Action() string { return "gcp.iam.disable_service_account_key" }
-
-// Params implements remediators.Remediator.
-func (*DisableServiceAccountKey) Params() []remediators.Param { return nil }
-
-// ResourceTypes implements remediators.Remediator.
-func (*DisableServiceAccountKey) ResourceTypes() []string {
-	return []string{"gcp.iam.service_account_key"}
-}
-
-// CanRollback implements remediators.Remediator.
-func (*DisableServiceAccountKey) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned.
-func (*DisableServiceAccountKey) Permissions() remediators.Permissions {
-	return remediators.Permissions{GCP: []string{"iam.serviceAccountKeys.disable", "iam.serviceAccountKeys.enable",
-		"iam.serviceAccountKeys.get"}}
+// Spec implements remediators.Remediator.
+func (*DisableServiceAccountKey) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action:        "gcp.iam.disable_service_account_key",
+		ResourceTypes: []string{"gcp.iam.service_account_key"},
+		Rollback:      remediators.Rollback{Possible: true},
+		Permissions: remediators.Permissions{GCP: []string{"iam.serviceAccountKeys.disable", "iam.serviceAccountKeys.enable",
+			"iam.serviceAccountKeys.get"}},
+	}
 }
 
 // Targets is the key while it is enabled. Google's own keys cannot be disabled: asking

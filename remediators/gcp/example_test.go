@@ -30,7 +30,7 @@ func ExampleRemoveBindingMember() {
 		Attributes: map[string]any{"bindings": []any{map[string]any{"role": "roles/editor", "members": []any{"user:bob@gmail.com", "user:carol@acme.example"}}}}}
 	params := map[string]any{"role": "roles/editor", "member": "user:bob@gmail.com"}
 	targets, _ := fix.Targets(policy, params)
-	a := remediators.Action{Remediator: fix.Action(), Target: policy.UID, Account: "acme-prod", Part: targets[0].Part, Params: params, Before: targets[0].Before}
+	a := remediators.Action{Remediator: fix.Spec().Action, Target: policy.UID, Account: "acme-prod", Part: targets[0].Part, Params: params, Before: targets[0].Before}
 
 	fmt.Println(targets[0].Part)
 	fmt.Println("apply:", fix.Apply(ctx, a))

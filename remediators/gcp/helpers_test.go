@@ -105,8 +105,8 @@ func (e *env) collect(t *testing.T) map[string]snapshot.Resource {
 }
 
 func action(rem remediators.Remediator, res snapshot.Resource, params map[string]any, tg remediators.Target) remediators.Action {
-	return remediators.Action{ID: "act-test", Remediator: rem.Action(), Target: res.UID, ResourceType: res.Type,
-		Account: res.Account, Region: res.Region, Part: tg.Part, Params: params, Before: tg.Before, Rollback: rem.CanRollback()}
+	return remediators.Action{ID: "act-test", Remediator: rem.Spec().Action, Target: res.UID, ResourceType: res.Type,
+		Account: res.Account, Region: res.Region, Part: tg.Part, Params: params, Before: tg.Before, Rollback: rem.Spec().Rollback}
 }
 
 // planned collects the world and returns the action of one part of one resource.

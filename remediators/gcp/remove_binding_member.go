@@ -60,35 +60,24 @@ func (c *condition) matches(x *expr.Expr) bool {
 	return c.Expression == x.GetExpression() && c.Title == x.GetTitle()
 }
 
-// Action implements remediators.Remediator.
-func (*RemoveBindingMember) Action() string { return "gcp.iam.remove_binding_member" }
-
-// Params implements remediators.Remediator.
-func (*RemoveBindingMember) Params() []remediators.Param {
-	return []remediators.Param{
-		{Name: "role", Required: true, Doc: `the role of the binding ("roles/editor")`},
-		{Name: "member", Required: true, Doc: `the member to remove ("user:bob@example.com")`},
-		{Name: "condition", Doc: "the expression or title of the condition of the one binding meant; without it, every binding of the role holding the member"},
+// Spec implements remediators.Remediator.
+func (*RemoveBindingMember) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action: "gcp.iam.remove_binding_member",
+		Params: []remediators.Param{
+			{Name: "role", Required: true, Doc: `the role of the binding ("roles/editor")`},
+			{Name: "member", Required: true, Doc: `the member to remove ("user:bob@example.com")`},
+			{Name: "condition", Doc: "the expression or title of the condition of the one binding meant; without it, every binding of the role holding the member"},
+		},
+		ResourceTypes: []string{"gcp.project.iam_policy", "gcp.folder.iam_policy", "gcp.organization.iam_policy"},
+		Rollback:      remediators.Rollback{Possible: true},
+		// A project's, folder's or organisation's policy is read, then written back with
+		// its etag.
+		Permissions: remediators.Permissions{GCP: []string{
+			"resourcemanager.folders.getIamPolicy", "resourcemanager.folders.setIamPolicy",
+			"resourcemanager.organizations.getIamPolicy", "resourcemanager.organizations.setIamPolicy",
+			"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"}},
 	}
-}
-
-// ResourceTypes implements remediators.Remediator.
-func (*RemoveBindingMember) ResourceTypes() []string {
-	return []string{"gcp.project.iam_policy", "gcp.folder.iam_policy", "gcp.organization.iam_policy"}
-}
-
-// CanRollback implements remediators.Remediator.
-func (*RemoveBindingMember) CanRollback() remediators.Rollback {
-	return remediators.Rollback{Possible: true}
-}
-
-// Permissions implements remediators.Permissioned: a project's, folder's or
-// organisation's policy is read, then written back with its etag.
-func (*RemoveBindingMember) Permissions() remediators.Permissions {
-	return remediators.Permissions{GCP: []string{
-		"resourcemanager.folders.getIamPolicy", "resourcemanager.folders.setIamPolicy",
-		"resourcemanager.organizations.getIamPolicy", "resourcemanager.organizations.setIamPolicy",
-		"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"}}
 }
 
 // Targets are the bindings of the role that hold the member (only the one whose

@@ -1,0 +1,99 @@
+package remediate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/store"
+)
+
+// expireAndRegister expires the approval requests past their time, then records the
+// plan and its actions, in one transaction: what every run does before deciding.
+func (m *Machine) expireAndRegister(ctx context.Context, p *Plan) ([]*Record, error) {
+	var recs []*Record
+	err := m.inTx(ctx, func(tx *store.Tx) error {
+		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
+			return fmt.Errorf("expire approval requests: %w", err)
+		}
+		var err error
+		recs, err = m.register(ctx, tx, p)
+		return err
+	})
+	return recs, err
+}
+
+// register records the plan and its actions, idempotently: an action already recorded
+// with the same content keeps its state; one whose content changed, or whose last
+// generation ended, starts a new generation (voiding the old approvals and a pending or
+// approved old generation). An action left applying is never replaced: its intent must
+// be resolved first.
+func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Record, error) {
+	now := m.now().UTC()
+	data, err := json.Marshal(p)
+	if err != nil {
+		return nil, fmt.Errorf("encode plan: %w", err)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO plans (hash, created_at, actor, snapshot, data) VALUES (?, ?, ?, ?, ?) ON CONFLICT (hash) DO NOTHING`,
+		p.Hash, store.FormatTime(now), m.actor, p.Snapshot, string(data))
+	if err != nil {
+		return nil, fmt.Errorf("record plan: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 1 {
+		for _, v := range m.versions {
+			v.Actor = m.actor
+			if _, err := m.log.AppendChanged(ctx, tx, v); err != nil {
+				return nil, fmt.Errorf("audit plan: %w", err)
+			}
+		}
+		if _, err := m.log.Append(ctx, tx, audit.Event{Actor: m.actor, Kind: audit.KindPlanCreated, Subject: p.Hash,
+			Data: map[string]any{"actions": len(p.Actions), "notices": len(p.Notices), "snapshot": p.Snapshot}}); err != nil {
+			return nil, fmt.Errorf("audit plan: %w", err)
+		}
+	}
+	out := make([]*Record, 0, len(p.Actions))
+	for _, a := range p.Actions {
+		cur, err := getRecord(ctx, tx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case cur == nil:
+			r := &Record{PlannedAction: a, Generation: 1, PlanHash: p.Hash, State: StatePlanned, CreatedAt: now, UpdatedAt: now}
+			if err := m.insert(ctx, tx, r); err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		case cur.Hash == a.Hash && (!cur.State.terminal() || cur.PlanHash == p.Hash):
+			// The same fix, still under way, or already finished by this very plan.
+			if cur.PlanHash != p.Hash && !cur.State.terminal() {
+				if err := m.setPlan(ctx, tx, cur, p.Hash); err != nil {
+					return nil, err
+				}
+			}
+			out = append(out, cur)
+		case cur.State == StateApplying:
+			return nil, fmt.Errorf("action %s is still applying (an earlier run stopped mid-way): run apply to resolve it first", a.ID)
+		case cur.State == StateInProgress:
+			// A multi-step fix under way changes its target by design: a new plan of the
+			// same finding sees another before-state, and must not restart it.
+			out = append(out, cur)
+		default:
+			if cur.Hash != a.Hash && (cur.State == StatePending || cur.State == StateApproved || cur.State == StatePlanned) {
+				if err := m.gate.Void(ctx, tx, cur.ID, "the action changed: a new plan replaced it"); err != nil {
+					return nil, fmt.Errorf("action %s: void its approvals: %w", cur.ID, err)
+				}
+				if err := m.transition(ctx, tx, cur, cur.State, StateVoided, audit.KindActionVoided, "replaced by a changed plan", nil); err != nil {
+					return nil, err
+				}
+			}
+			r := &Record{PlannedAction: a, Generation: cur.Generation + 1, PlanHash: p.Hash, State: StatePlanned, CreatedAt: now, UpdatedAt: now}
+			if err := m.replace(ctx, tx, cur, r); err != nil {
+				return nil, err
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
