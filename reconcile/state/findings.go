@@ -22,9 +22,6 @@ type Finding struct {
 	ResolvedAt time.Time
 }
 
-// Active reports whether a status is that of a finding not (yet) resolved.
-func Active(status string) bool { return status != findings.StatusResolved }
-
 // findingColumns are the columns scanFinding decodes.
 const findingColumns = `resource, status, opened_at, seen_at, resolved_at, data`
 
