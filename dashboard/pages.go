@@ -347,12 +347,12 @@ func parseNote(signed []byte) (audit.Checkpoint, error) {
 // auditSize is the audit log's size and its latest checkpoint's time.
 func (d *Dashboard) auditSize(ctx context.Context) (size int64, at time.Time, has bool, err error) {
 	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
 		if size, err = audit.Size(ctx, q); err != nil {
 			return err
 		}
-		var cp audit.CheckpointMark
-		cp, has, err = audit.LatestCheckpoint(ctx, q)
-		at = cp.At
+		cp, ok, err := audit.LatestCheckpoint(ctx, q)
+		at, has = cp.At, ok
 		return err
 	})
 	return size, at, has, err

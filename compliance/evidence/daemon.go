@@ -37,17 +37,10 @@ type daemonState struct {
 	resources       int
 	// findings are the findings of the framework's policies opened at or before the
 	// report's time and not resolved before the TrendDays days up to it.
-	findings []daemonFinding
+	findings []state.Finding
 	// first is the earliest read the state records, latest the latest at or before the
 	// report's time (zero if none).
 	first, latest time.Time
-}
-
-// daemonFinding is one finding of the daemon's state.
-type daemonFinding struct {
-	f                findings.Finding // as last judged
-	status           string           // open, waived, unknown or resolved
-	opened, resolved time.Time
 }
 
 // readDaemon reads the daemon's state as it bears on fw at at, from package state,
@@ -136,18 +129,13 @@ func (d *daemonState) readResources(ctx context.Context, r *store.Reader, saw fu
 // resolved findings stay for ever.
 func (d *daemonState) readFindings(ctx context.Context, r *store.Reader, policies map[string]bool, at time.Time, saw func(...time.Time)) error {
 	since := at.Add(-TrendDays * day)
-	fs, err := state.Findings(ctx, r, func(l state.Life) bool {
+	var err error
+	d.findings, err = state.Findings(ctx, r, func(l state.Life) bool {
 		saw(l.OpenedAt, l.SeenAt, l.ResolvedAt)
 		return policies[l.Policy] && !l.OpenedAt.After(at) &&
 			(l.Status != findings.StatusResolved || l.ResolvedAt.After(since))
 	})
-	if err != nil {
-		return err
-	}
-	for _, f := range fs {
-		d.findings = append(d.findings, daemonFinding{f: f.Finding, status: f.Status, opened: f.OpenedAt, resolved: f.ResolvedAt})
-	}
-	return nil
+	return err
 }
 
 // fromDaemon judges fw on the daemon's state d at at. The state keeps the latest of
@@ -208,8 +196,8 @@ func fromDaemon(fw *compliance.Framework, d *daemonState, at time.Time, o Option
 	var open []time.Duration
 	since := at.Add(-TrendDays * day)
 	for _, r := range d.findings {
-		if r.status == findings.StatusResolved && r.resolved.After(since) && !r.resolved.After(at) {
-			open = append(open, max(0, r.resolved.Sub(r.opened)))
+		if r.Status == findings.StatusResolved && r.ResolvedAt.After(since) && !r.ResolvedAt.After(at) {
+			open = append(open, max(0, r.ResolvedAt.Sub(r.OpenedAt)))
 		}
 	}
 	doc.Convergence = convergence(open, rep)
@@ -222,14 +210,14 @@ func fromDaemon(fw *compliance.Framework, d *daemonState, at time.Time, o Option
 func (d *daemonState) postureAt(t time.Time) []findings.Finding {
 	var out []findings.Finding
 	for _, r := range d.findings {
-		if r.opened.After(t) {
+		if r.OpenedAt.After(t) {
 			continue
 		}
-		f := r.f
+		f := r.Finding
 		switch {
-		case r.status != findings.StatusResolved:
-			f.Status = r.status
-		case r.resolved.After(t):
+		case r.Status != findings.StatusResolved:
+			f.Status = r.Status
+		case r.ResolvedAt.After(t):
 			f.Status = findings.StatusOpen
 			if f.Waiver != nil {
 				// Waived when it resolved; compliance.Evaluate opens it again at a time its
@@ -239,7 +227,7 @@ func (d *daemonState) postureAt(t time.Time) []findings.Finding {
 		default:
 			continue
 		}
-		f.FirstSeen = r.opened
+		f.FirstSeen = r.OpenedAt
 		out = append(out, f)
 	}
 	return out
