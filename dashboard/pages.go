@@ -122,7 +122,7 @@ func (d *Dashboard) findingsPage(w http.ResponseWriter, r *http.Request, p *Prin
 	for _, s := range findings.Severities {
 		data.Severities = append(data.Severities, s.String())
 	}
-	data.Statuses = []string{findings.StatusOpen, findings.StatusWaived, findings.StatusUnknown, statusResolved, "all"}
+	data.Statuses = []string{findings.StatusOpen, findings.StatusWaived, findings.StatusUnknown, findings.StatusResolved, "all"}
 	switch {
 	case d.o.WaiverFile == "":
 		data.NoWaive = "Waiving from this page is off: the config names no waiver file (waivers:)."
@@ -347,25 +347,13 @@ func parseNote(signed []byte) (audit.Checkpoint, error) {
 // auditSize is the audit log's size and its latest checkpoint's time.
 func (d *Dashboard) auditSize(ctx context.Context) (size int64, at time.Time, has bool, err error) {
 	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
-		if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), -1) + 1 FROM audit_entries`).Scan(&size); err != nil {
+		var err error
+		if size, err = audit.Size(ctx, q); err != nil {
 			return err
 		}
-		rows, err := q.QueryContext(ctx, `SELECT created_at FROM audit_checkpoints ORDER BY id DESC LIMIT 1`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var s string
-			if err := rows.Scan(&s); err != nil {
-				return err
-			}
-			has = true
-			if at, err = store.ParseTime(s); err != nil {
-				return err
-			}
-		}
-		return rows.Err()
+		cp, ok, err := audit.LatestCheckpoint(ctx, q)
+		at, has = cp.At, ok
+		return err
 	})
 	return size, at, has, err
 }

@@ -10,14 +10,11 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/store"
 )
 
-// statusResolved is finding_state's status of a finding no longer seen (reconcile's
-// StatusResolved).
-const statusResolved = "resolved"
-
-// finding is one finding with its life: as the daemon follows it (finding_state), or as
+// finding is one finding with its life: as the daemon follows it (package state), or as
 // the latest scan of the history recorded it.
 type finding struct {
 	findings.Finding
@@ -25,7 +22,7 @@ type finding struct {
 }
 
 // posture is what the pages show the findings from: the daemon's state when it has read
-// any scope (finding_state), else the latest scan of the history.
+// any scope, else the latest scan of the history.
 type posture struct {
 	// Daemon is set when the findings are the daemon's; Scan is the latest scan (nil if
 	// none), the source otherwise.
@@ -58,40 +55,18 @@ func (d *Dashboard) loadPosture(ctx context.Context) (*posture, error) {
 	}
 	var scopes int
 	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scope_state`).Scan(&scopes); err != nil {
+		var err error
+		if scopes, err = state.CountScopes(ctx, q); err != nil || scopes == 0 {
 			return err
 		}
-		if scopes == 0 {
-			return nil
-		}
-		if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM resource_state`).Scan(&p.Resources); err != nil {
+		if p.Resources, err = state.CountResources(ctx, q); err != nil {
 			return err
 		}
-		rows, err := q.QueryContext(ctx, `SELECT status, opened_at, resolved_at, data FROM finding_state`)
-		if err != nil {
-			return err
+		fs, err := state.Findings(ctx, q, nil)
+		for _, f := range fs {
+			p.Findings = append(p.Findings, finding{Finding: f.Finding, OpenedAt: f.OpenedAt, ResolvedAt: f.ResolvedAt})
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var f finding
-			var opened, resolved, data string
-			if err := rows.Scan(&f.Status, &opened, &resolved, &data); err != nil {
-				return err
-			}
-			status := f.Status
-			if err := json.Unmarshal([]byte(data), &f.Finding); err != nil {
-				return fmt.Errorf("decode a finding: %w", err)
-			}
-			f.Status = status
-			if f.OpenedAt, err = store.ParseTime(opened); err != nil {
-				return fmt.Errorf("finding %s: %w", f.Fingerprint, err)
-			}
-			if f.ResolvedAt, err = store.ParseTime(resolved); err != nil {
-				return fmt.Errorf("finding %s: %w", f.Fingerprint, err)
-			}
-			p.Findings = append(p.Findings, f)
-		}
-		return rows.Err()
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the daemon's findings: %w", err)
@@ -156,7 +131,7 @@ func (p *posture) summarize(now time.Time) summary {
 			s.Waived++
 		case findings.StatusUnknown:
 			s.Unknown++
-		case statusResolved:
+		case findings.StatusResolved:
 			s.Resolved++
 			if !f.OpenedAt.IsZero() && !f.ResolvedAt.IsZero() {
 				openFor = append(openFor, f.ResolvedAt.Sub(f.OpenedAt))
@@ -227,7 +202,7 @@ func (f filter) keep(x *finding) bool {
 	}
 	switch f.Status {
 	case "":
-		if x.Status == statusResolved {
+		if x.Status == findings.StatusResolved {
 			return false
 		}
 	case "all":

@@ -69,13 +69,17 @@ type Remediation struct {
 	Params map[string]any `json:"params,omitempty"`
 }
 
-// Status of a finding.
+// Status of a finding: its life, from open to resolved.
 const (
 	StatusOpen   = "open"
 	StatusWaived = "waived"
 	// StatusUnknown marks a finding carried over from an earlier scan because its scope
 	// could not be read this time: neither confirmed nor resolved.
 	StatusUnknown = "unknown"
+	// StatusResolved marks a finding no longer seen on a resource read again, or whose
+	// resource a full read of its scope no longer lists. The daemon keeps resolved
+	// findings, so that one seen again reopens; a scan's result lists none.
+	StatusResolved = "resolved"
 )
 
 // Finding is one violation of one policy by one resource.

@@ -144,6 +144,17 @@ func (g *Gate) List(ctx context.Context, f Filter) ([]Request, error) {
 	return out, nil
 }
 
+// CountPending returns how many requests wait for a decision, through q (a store.Tx or a
+// store.Reader): those still pending, including any past their expiry that no decision
+// or ExpireDue has marked yet.
+func CountPending(ctx context.Context, q Querier) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM approval_requests WHERE state = ?`, string(StatePending)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the pending approval requests: %w", err)
+	}
+	return n, nil
+}
+
 // Get returns one request with its decisions so far; ErrNotFound if there is none.
 func (g *Gate) Get(ctx context.Context, id string) (Request, error) {
 	var out Request

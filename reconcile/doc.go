@@ -7,6 +7,9 @@
 // each opening and resolution in the audit log, in the same transaction. Plan then turns
 // a scope's open findings into the actions `warden apply` would take.
 //
+// The view itself is kept by package state (reconcile/state), the one owner of its
+// tables, which the dashboard, the compliance evidence and the daemon's status read too.
+//
 // Reads that fail resolve nothing: a failed scope's findings become unknown and its
 // resources are kept; a partial read's missing resources are unknown, not deleted.
 package reconcile

@@ -6,6 +6,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -16,7 +17,7 @@ type judgement struct {
 	// found are the evaluation's findings (waivers applied); old the findings in reach
 	// that are not resolved, by fingerprint.
 	found []findings.Finding
-	old   map[string]FindingState
+	old   map[string]state.Finding
 	// evaluated are the resources evaluated, gone those the cloud no longer has, listed
 	// those the read listed; complete says the read listed all of the scope.
 	evaluated, gone, listed map[string]bool
@@ -34,14 +35,14 @@ func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *
 		found[f.Fingerprint] = true
 		fs, was := j.old[f.Fingerprint]
 		if !was {
-			fs = FindingState{OpenedAt: j.at}
+			fs = state.Finding{OpenedAt: j.at}
 			if f.Status == findings.StatusOpen {
 				out.Opened = append(out.Opened, f)
 				evs = append(evs, findingEvent(r.o.Actor, audit.KindFindingOpened, j.scope, f))
 			}
 		}
 		fs.Finding, fs.Status, fs.SeenAt, fs.ResolvedAt = f, f.Status, j.at, time.Time{}
-		if err := putFinding(ctx, tx, fs); err != nil {
+		if err := state.PutFinding(ctx, tx, fs); err != nil {
 			return nil, err
 		}
 	}
@@ -54,7 +55,7 @@ func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *
 		next := fs.Status
 		switch {
 		case j.gone[uid] || (j.evaluated[uid] && j.complete && !j.notJudged(fs.Finding.Policy, uid)):
-			next = StatusResolved
+			next = findings.StatusResolved
 		case j.evaluated[uid] || (!j.listed[uid] && !j.complete):
 			// Its policy failed on it, or the read was partial: a resource a partial read
 			// lists may lack what the read failed to get (a throttled ListSAMLProviders
@@ -76,14 +77,14 @@ func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *
 		}
 		fs.Status = next
 		switch next {
-		case StatusResolved:
+		case findings.StatusResolved:
 			fs.ResolvedAt = j.at
 			out.Resolved = append(out.Resolved, fs)
 			evs = append(evs, findingEvent(r.o.Actor, audit.KindFindingResolved, j.scope, fs.Finding))
 		case findings.StatusOpen:
 			fs.SeenAt = j.at
 		}
-		if err := putFinding(ctx, tx, fs); err != nil {
+		if err := state.PutFinding(ctx, tx, fs); err != nil {
 			return nil, err
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -107,7 +108,7 @@ type Outcome struct {
 	// Opened and Resolved are the findings that began and ended; Unknown counts the open
 	// findings that could not be judged (a failed scope, a failed evaluation).
 	Opened   []findings.Finding
-	Resolved []FindingState
+	Resolved []state.Finding
 	Unknown  int
 	// EvalErrors are the evaluation's errors: their pairs' findings are unknown.
 	EvalErrors []findings.EvalError
@@ -117,193 +118,291 @@ type Outcome struct {
 // unknown and changes nothing else: a scope that could not be read resolves nothing and
 // deletes nothing. A partial read judges what it read; the resources it did not list are
 // not deleted. Observing the same read twice changes nothing the second time.
+//
+// What changed is decided, and evaluated, before the transaction: evaluation is the slow
+// part and holds no lock. The transaction then re-reads what it compares against, so a
+// concurrent observation of the same scope cannot be lost (the job queue keeps one per
+// scope at a time; this keeps it right if it does not).
 func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, error) {
+	at, err := r.checkObservation(&ob)
+	if err != nil {
+		return nil, err
+	}
+	p, err := r.readPrevious(ctx, ob.Scope, at)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.compare(ob.Resources); err != nil {
+		return nil, err
+	}
+	if err := r.evaluate(ctx, p, ob.Accounts); err != nil {
+		return nil, err
+	}
+	out := &Outcome{}
+	// Observations of different scopes touch different rows (and the audit log, which
+	// serializes itself): on PostgreSQL they commit side by side.
+	err = r.o.Store.InTxOn(ctx, p.sc.ID, func(tx *store.Tx) error {
+		*out = p.outcome()
+		return r.record(ctx, tx, p, out)
+	})
+	if errors.Is(err, errConcurrent) {
+		return nil, fmt.Errorf("observe scope %s: %w", p.sc.ID, err)
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.o.Logger.Debug("scope observed", "scope", p.sc.ID, "status", p.sc.Status, "resources", out.Resources,
+		"evaluated", out.Evaluated, "full", out.Full, "deleted", out.Deleted, "opened", len(out.Opened), "resolved", len(out.Resolved), "unknown", out.Unknown)
+	return out, nil
+}
+
+// observed is one read of a scope on its way to the store: what the store held of the
+// scope before it, what changed, and what evaluating that found.
+type observed struct {
+	sc snapshot.Scope
+	at time.Time
+	// prev are the stored hashes of the scope's resources by uid, known whether the
+	// scope was read before, st its stored state.
+	prev  map[string]string
+	st    state.Scope
+	known bool
+	// full says every resource is evaluated, not only the changed ones: the scope is
+	// new, judged with another version, or due (FullEvery); evalVersion is the version
+	// judging now, ws the waivers.
+	full        bool
+	evalVersion string
+	ws          *waivers.Set
+	// reads are the resources read with their hashes, in the read's order; changed those
+	// to evaluate; listed the uids read; deleted (sorted) those a complete read no longer
+	// lists, gone the same as a set; evaluated the uids of changed.
+	reads        []hashedRead
+	changed      []snapshot.Resource
+	deleted      []string
+	listed, gone map[string]bool
+	evaluated    map[string]bool
+	res          *engine.Result  // nil for a failed read
+	errored      map[string]bool // resources whose evaluation failed in part
+}
+
+// hashedRead is one resource as read, with its hash.
+type hashedRead struct {
+	res  snapshot.Resource
+	hash string
+}
+
+// checkObservation refuses an observation that cannot be recorded (no scope id, a
+// resource of another scope, a failed read that lists resources), gives its resources
+// their scope, and returns its time in UTC (now by default).
+func (r *Reconciler) checkObservation(ob *Observation) (time.Time, error) {
 	sc := ob.Scope
 	if sc.ID == "" {
-		return nil, errors.New("observe a scope: no scope id")
+		return time.Time{}, errors.New("observe a scope: no scope id")
 	}
 	at := ob.At
 	if at.IsZero() {
 		at = r.o.Now()
 	}
-	at = at.UTC()
 	for i := range ob.Resources {
 		if ob.Resources[i].Scope == "" {
 			ob.Resources[i].Scope = sc.ID
 		}
 		if ob.Resources[i].Scope != sc.ID {
-			return nil, fmt.Errorf("observe scope %s: resource %s belongs to scope %s", sc.ID, ob.Resources[i].UID, ob.Resources[i].Scope)
+			return time.Time{}, fmt.Errorf("observe scope %s: resource %s belongs to scope %s", sc.ID, ob.Resources[i].UID, ob.Resources[i].Scope)
 		}
 	}
-	out := &Outcome{Scope: sc.ID, Status: sc.Status, Resources: len(ob.Resources)}
 	if sc.Status == snapshot.ScopeFailed && len(ob.Resources) > 0 {
-		return nil, fmt.Errorf("observe scope %s: a failed read lists %d resources", sc.ID, len(ob.Resources))
+		return time.Time{}, fmt.Errorf("observe scope %s: a failed read lists %d resources", sc.ID, len(ob.Resources))
 	}
+	return at.UTC(), nil
+}
 
-	// What changed is decided, and evaluated, before the transaction: evaluation is the
-	// slow part and holds no lock. The transaction then re-reads what it compares against,
-	// so a concurrent observation of the same scope cannot be lost (the job queue keeps
-	// one per scope at a time; this keeps it right if it does not).
-	var prev map[string]string
-	var state ScopeState
-	var known bool
+// readPrevious reads what the store holds of the scope (its resources' hashes and its
+// state) and decides whether this read evaluates it in full.
+func (r *Reconciler) readPrevious(ctx context.Context, sc snapshot.Scope, at time.Time) (*observed, error) {
+	p := &observed{sc: sc, at: at}
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		if prev, err = resourceHashes(ctx, q, sc.ID); err != nil {
+		if p.prev, err = state.ResourceHashes(ctx, q, sc.ID); err != nil {
 			return err
 		}
-		state, known, err = readScope(ctx, q, sc.ID)
+		p.st, p.known, err = state.ReadScope(ctx, q, sc.ID)
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	ws, evalVersion := r.judging()
-	full := !known || state.EvaluatedWith != evalVersion || at.Sub(state.FullAt) >= r.o.FullEvery
-	type read struct {
-		res  snapshot.Resource
-		hash string
-	}
-	reads := make([]read, 0, len(ob.Resources))
-	var changed []snapshot.Resource
-	seen := make(map[string]bool, len(ob.Resources))
+	p.ws, p.evalVersion = r.judging()
+	p.full = !p.known || p.st.EvaluatedWith != p.evalVersion || at.Sub(p.st.FullAt) >= r.o.FullEvery
+	return p, nil
+}
+
+// compare hashes each resource read and sorts them against the stored hashes: changed
+// (or all, when full) to evaluate, and, for a complete read, those no longer listed.
+func (p *observed) compare(resources []snapshot.Resource) error {
+	p.reads = make([]hashedRead, 0, len(resources))
+	p.listed = make(map[string]bool, len(resources))
 	var hs hasher
-	for _, res := range ob.Resources {
+	for _, res := range resources {
 		h, err := hs.sum(res)
 		if err != nil {
-			return nil, err
-		}
-		if seen[res.UID] {
-			return nil, fmt.Errorf("observe scope %s: resource %s is listed twice", sc.ID, res.UID)
-		}
-		seen[res.UID] = true
-		reads = append(reads, read{res, h})
-		if full || prev[res.UID] != h {
-			changed = append(changed, res)
-		}
-	}
-	var deleted []string
-	if sc.Complete() {
-		for uid := range prev {
-			if !seen[uid] {
-				deleted = append(deleted, uid)
-			}
-		}
-		slices.Sort(deleted)
-	}
-	var res *engine.Result
-	errored := map[string]bool{}
-	if sc.Status != snapshot.ScopeFailed {
-		h := snapshot.Header{Version: 1, CollectedAt: at, Accounts: ob.Accounts, Scopes: []snapshot.Scope{sc}}
-		if res, err = r.o.Engine.Evaluate(ctx, h, at, changed); err != nil {
-			return nil, fmt.Errorf("evaluate scope %s: %w", sc.ID, err)
-		}
-		scan.ApplyWaivers(res.Findings, ws, at)
-		for _, e := range res.EvalErrors {
-			errored[e.Resource] = true
-		}
-		out.Evaluated, out.Full, out.EvalErrors = len(changed), full, res.EvalErrors
-	}
-	out.Deleted = len(deleted)
-
-	evaluated := make(map[string]bool, len(changed))
-	for _, c := range changed {
-		evaluated[c.UID] = true
-	}
-	gone := make(map[string]bool, len(deleted))
-	for _, uid := range deleted {
-		gone[uid] = true
-	}
-
-	// Observations of different scopes touch different rows (and the audit log, which
-	// serializes itself): on PostgreSQL they commit side by side.
-	err = r.o.Store.InTxOn(ctx, sc.ID, func(tx *store.Tx) error {
-		*out = Outcome{Scope: out.Scope, Status: out.Status, Resources: out.Resources, Evaluated: out.Evaluated, Full: out.Full,
-			Deleted: out.Deleted, EvalErrors: out.EvalErrors}
-		same, err := sameResourceHashes(ctx, tx, sc.ID, prev)
-		if err != nil {
 			return err
 		}
-		if !same {
-			return errConcurrent
+		if p.listed[res.UID] {
+			return fmt.Errorf("observe scope %s: resource %s is listed twice", p.sc.ID, res.UID)
 		}
-		// A complete read that is not due in full judges only the findings of what it
-		// evaluated or no longer lists, and the unknown ones it may vouch for again; the
-		// others stand as they are, so they need not be read.
-		var keep func(resource, status string) bool
-		if !full && sc.Complete() {
-			keep = func(resource, status string) bool {
-				return status == findings.StatusUnknown || evaluated[resource] || gone[resource]
+		p.listed[res.UID] = true
+		p.reads = append(p.reads, hashedRead{res, h})
+		if p.full || p.prev[res.UID] != h {
+			p.changed = append(p.changed, res)
+		}
+	}
+	if p.sc.Complete() {
+		for uid := range p.prev {
+			if !p.listed[uid] {
+				p.deleted = append(p.deleted, uid)
 			}
 		}
-		old, err := activeFindings(ctx, tx, sc.ID, "", keep)
-		if err != nil {
+		slices.Sort(p.deleted)
+	}
+	p.evaluated = make(map[string]bool, len(p.changed))
+	for _, c := range p.changed {
+		p.evaluated[c.UID] = true
+	}
+	p.gone = make(map[string]bool, len(p.deleted))
+	for _, uid := range p.deleted {
+		p.gone[uid] = true
+	}
+	return nil
+}
+
+// evaluate runs the policies on the changed resources of a read that did not fail, and
+// applies the waivers to what they find.
+func (r *Reconciler) evaluate(ctx context.Context, p *observed, accounts []string) error {
+	p.errored = map[string]bool{}
+	if p.sc.Status == snapshot.ScopeFailed {
+		return nil
+	}
+	h := snapshot.Header{Version: 1, CollectedAt: p.at, Accounts: accounts, Scopes: []snapshot.Scope{p.sc}}
+	res, err := r.o.Engine.Evaluate(ctx, h, p.at, p.changed)
+	if err != nil {
+		return fmt.Errorf("evaluate scope %s: %w", p.sc.ID, err)
+	}
+	scan.ApplyWaivers(res.Findings, p.ws, p.at)
+	for _, e := range res.EvalErrors {
+		p.errored[e.Resource] = true
+	}
+	p.res = res
+	return nil
+}
+
+// outcome is the Outcome of the read before its findings are judged.
+func (p *observed) outcome() Outcome {
+	out := Outcome{Scope: p.sc.ID, Status: p.sc.Status, Resources: len(p.reads), Deleted: len(p.deleted)}
+	if p.res != nil {
+		out.Evaluated, out.Full, out.EvalErrors = len(p.changed), p.full, p.res.EvalErrors
+	}
+	return out
+}
+
+// record writes the read in tx, if the scope's resources are still as readPrevious
+// read them: the resources that changed, the findings' lives with their audit entries,
+// and the scope's state. A failed read only makes the scope's open findings unknown.
+func (r *Reconciler) record(ctx context.Context, tx *store.Tx, p *observed, out *Outcome) error {
+	same, err := state.SameResourceHashes(ctx, tx, p.sc.ID, p.prev)
+	if err != nil {
+		return err
+	}
+	if !same {
+		return errConcurrent
+	}
+	old, err := state.ActiveFindings(ctx, tx, p.sc.ID, "", p.inReach())
+	if err != nil {
+		return err
+	}
+	if p.sc.Status == snapshot.ScopeFailed {
+		if err := markUnknown(ctx, tx, old, out); err != nil {
 			return err
 		}
-		if sc.Status == snapshot.ScopeFailed {
-			for _, fs := range old {
-				if fs.Status == findings.StatusOpen {
-					fs.Status = findings.StatusUnknown
-					if err := putFinding(ctx, tx, fs); err != nil {
-						return err
-					}
-				}
-				if fs.Status == findings.StatusUnknown {
-					out.Unknown++
-				}
-			}
-			state.Scope, state.ReadAt = sc, at
-			return putScope(ctx, tx, state)
+		p.st.Scope, p.st.ReadAt = p.sc, p.at
+		return state.PutScope(ctx, tx, p.st)
+	}
+	if err := p.saveResources(ctx, tx); err != nil {
+		return err
+	}
+	evs, err := r.judge(ctx, tx, judgement{scope: p.sc.ID, at: p.at, found: p.res.Findings, old: old,
+		evaluated: p.evaluated, gone: p.gone, listed: p.listed, complete: p.sc.Complete(),
+		notJudged: scan.NotJudged(r.o.Engine, p.res.EvalErrors)}, out)
+	if err != nil {
+		return err
+	}
+	if len(evs) > 0 {
+		if _, err := r.o.Log.AppendAll(ctx, tx, evs); err != nil {
+			return fmt.Errorf("audit scope %s: %w", p.sc.ID, err)
 		}
-		for _, rd := range reads {
-			if errored[rd.res.UID] {
-				// Judged in part: kept without a hash, so the next read evaluates it again.
-				rd.hash = ""
-			}
-			if prev[rd.res.UID] != rd.hash || errored[rd.res.UID] {
-				data, err := json.Marshal(rd.res)
-				if err != nil {
-					return fmt.Errorf("encode resource %s: %w", rd.res.UID, err)
-				}
-				if err := putResource(ctx, tx, sc.ID, rd.res, rd.hash, data, at); err != nil {
-					return err
-				}
-			}
-		}
-		for _, uid := range deleted {
-			if err := deleteResource(ctx, tx, sc.ID, uid); err != nil {
+	}
+	p.st.Scope, p.st.ReadAt = p.sc, p.at
+	if p.sc.Complete() {
+		p.st.OKAt = p.at
+	}
+	if p.full {
+		p.st.EvaluatedWith, p.st.FullAt = p.evalVersion, p.at
+	}
+	return state.PutScope(ctx, tx, p.st)
+}
+
+// inReach says which of the scope's active findings the read judges, nil for all. A
+// complete read that is not due in full judges only the findings of what it evaluated
+// or no longer lists, and the unknown ones it may vouch for again; the others stand as
+// they are, so they need not be read.
+func (p *observed) inReach() func(resource, status string) bool {
+	if p.full || !p.sc.Complete() {
+		return nil
+	}
+	return func(resource, status string) bool {
+		return status == findings.StatusUnknown || p.evaluated[resource] || p.gone[resource]
+	}
+}
+
+// markUnknown makes the open findings of a scope that failed to read unknown, and counts
+// the unknown ones in out.
+func markUnknown(ctx context.Context, tx *store.Tx, old map[string]state.Finding, out *Outcome) error {
+	for _, fs := range old {
+		if fs.Status == findings.StatusOpen {
+			fs.Status = findings.StatusUnknown
+			if err := state.PutFinding(ctx, tx, fs); err != nil {
 				return err
 			}
 		}
-		evs, err := r.judge(ctx, tx, judgement{scope: sc.ID, at: at, found: res.Findings, old: old,
-			evaluated: evaluated, gone: gone, listed: seen, complete: sc.Complete(),
-			notJudged: scan.NotJudged(r.o.Engine, res.EvalErrors)}, out)
-		if err != nil {
-			return err
+		if fs.Status == findings.StatusUnknown {
+			out.Unknown++
 		}
-		if len(evs) > 0 {
-			if _, err := r.o.Log.AppendAll(ctx, tx, evs); err != nil {
-				return fmt.Errorf("audit scope %s: %w", sc.ID, err)
+	}
+	return nil
+}
+
+// saveResources stores the resources whose hash changed (those judged in part without
+// one, so the next read evaluates them again) and forgets those the read no longer lists.
+func (p *observed) saveResources(ctx context.Context, tx *store.Tx) error {
+	for _, rd := range p.reads {
+		if p.errored[rd.res.UID] {
+			rd.hash = ""
+		}
+		if p.prev[rd.res.UID] != rd.hash || p.errored[rd.res.UID] {
+			data, err := json.Marshal(rd.res)
+			if err != nil {
+				return fmt.Errorf("encode resource %s: %w", rd.res.UID, err)
+			}
+			if err := state.PutResource(ctx, tx, p.sc.ID, rd.res, rd.hash, data, p.at); err != nil {
+				return err
 			}
 		}
-		state.Scope, state.ReadAt = sc, at
-		if sc.Complete() {
-			state.OKAt = at
-		}
-		if full {
-			state.EvaluatedWith, state.FullAt = evalVersion, at
-		}
-		return putScope(ctx, tx, state)
-	})
-	if errors.Is(err, errConcurrent) {
-		return nil, fmt.Errorf("observe scope %s: %w", sc.ID, err)
 	}
-	if err != nil {
-		return nil, err
+	for _, uid := range p.deleted {
+		if err := state.DeleteResource(ctx, tx, p.sc.ID, uid); err != nil {
+			return err
+		}
 	}
-	r.o.Logger.Debug("scope observed", "scope", sc.ID, "status", sc.Status, "resources", out.Resources,
-		"evaluated", out.Evaluated, "full", out.Full, "deleted", out.Deleted, "opened", len(out.Opened), "resolved", len(out.Resolved), "unknown", out.Unknown)
-	return out, nil
+	return nil
 }
 
 // errConcurrent is the error of an observation that raced another of the same scope.

@@ -133,13 +133,11 @@ func (e *env) statuses(scope string) map[string]int {
 // audited counts the audit log's entries of kind.
 func (e *env) audited(kind string) int {
 	e.t.Helper()
-	var n int
-	if err := e.st.Read(context.Background(), func(q *store.Reader) error {
-		return q.QueryRowContext(context.Background(), `SELECT COUNT(*) FROM audit_entries WHERE kind = ?`, kind).Scan(&n)
-	}); err != nil {
+	es, err := e.log.EntriesOfKind(context.Background(), kind)
+	if err != nil {
 		e.t.Fatal(err)
 	}
-	return n
+	return len(es)
 }
 
 // scanFindings is what warden scan finds in the scope of ob, scanning the whole acme

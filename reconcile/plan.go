@@ -2,15 +2,13 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/snapshot"
@@ -29,16 +27,16 @@ type PlanOptions struct {
 // snapshot holding the scope as last read. A scope whose last read was not complete plans
 // nothing but notices: nothing is changed on a partial view.
 func (r *Reconciler) Plan(ctx context.Context, scope string, o PlanOptions) (*remediate.Plan, error) {
-	var st ScopeState
+	var st state.Scope
 	var known bool
 	var open []findings.Finding
 	resources := map[string]snapshot.Resource{}
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		if st, known, err = readScope(ctx, q, scope); err != nil || !known {
+		if st, known, err = state.ReadScope(ctx, q, scope); err != nil || !known {
 			return err
 		}
-		fs, err := scopeFindings(ctx, q, scope)
+		fs, err := state.ActiveFindings(ctx, q, scope, "", nil)
 		if err != nil {
 			return err
 		}
@@ -53,7 +51,7 @@ func (r *Reconciler) Plan(ctx context.Context, scope string, o PlanOptions) (*re
 			if _, ok := resources[f.Resource]; ok {
 				continue
 			}
-			res, ok, err := readResource(ctx, q, scope, f.Resource)
+			res, ok, err := state.Resource(ctx, q, scope, f.Resource)
 			if err != nil {
 				return err
 			}
@@ -80,10 +78,10 @@ func (r *Reconciler) Plan(ctx context.Context, scope string, o PlanOptions) (*re
 }
 
 // Findings returns the findings of a scope that are not resolved, oldest first.
-func (r *Reconciler) Findings(ctx context.Context, scope string) ([]FindingState, error) {
-	var out []FindingState
+func (r *Reconciler) Findings(ctx context.Context, scope string) ([]state.Finding, error) {
+	var out []state.Finding
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
-		fs, err := scopeFindings(ctx, q, scope)
+		fs, err := state.ActiveFindings(ctx, q, scope, "", nil)
 		for _, fp := range sortedKeys(fs) {
 			out = append(out, fs[fp])
 		}
@@ -97,67 +95,45 @@ func (r *Reconciler) Findings(ctx context.Context, scope string) ([]FindingState
 }
 
 // Scope returns the scope's state, and false if it was never read.
-func (r *Reconciler) Scope(ctx context.Context, scope string) (ScopeState, bool, error) {
-	var st ScopeState
+func (r *Reconciler) Scope(ctx context.Context, scope string) (state.Scope, bool, error) {
+	var st state.Scope
 	var ok bool
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		st, ok, err = readScope(ctx, q, scope)
+		st, ok, err = state.ReadScope(ctx, q, scope)
 		return err
 	})
 	return st, ok, err
 }
 
-func readResource(ctx context.Context, q querier, scope, uid string) (snapshot.Resource, bool, error) {
-	var data string
-	err := q.QueryRowContext(ctx, `SELECT data FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid).Scan(&data)
-	if errors.Is(err, sql.ErrNoRows) {
-		return snapshot.Resource{}, false, nil
-	}
-	if err != nil {
-		return snapshot.Resource{}, false, fmt.Errorf("read resource %s: %w", uid, err)
-	}
-	var res snapshot.Resource
-	if err := json.Unmarshal([]byte(data), &res); err != nil {
-		return snapshot.Resource{}, false, fmt.Errorf("read resource %s: %w", uid, err)
-	}
-	return res, true, nil
-}
-
 // sortByOpened orders findings oldest first, stable over the fingerprint order they
 // come in.
-func sortByOpened(fs []FindingState) {
-	slices.SortStableFunc(fs, func(a, b FindingState) int { return a.OpenedAt.Compare(b.OpenedAt) })
+func sortByOpened(fs []state.Finding) {
+	slices.SortStableFunc(fs, func(a, b state.Finding) int { return a.OpenedAt.Compare(b.OpenedAt) })
 }
 
 // Accounts lists the AWS accounts and GCP projects of the scopes read so far: the
 // organisation's, which policies treat as known, for a change event judged between
 // sweeps.
 func (r *Reconciler) Accounts(ctx context.Context) ([]string, error) {
-	var out []string
+	var ids []string
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
-		rows, err := q.QueryContext(ctx, `SELECT scope FROM scope_state`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			parts := strings.Split(id, "/")
-			if len(parts) < 3 || (parts[0] != "aws" && parts[0] != "gcp") || parts[1] == "folders" || parts[1] == "organizations" {
-				continue
-			}
-			if !slices.Contains(out, parts[1]) {
-				out = append(out, parts[1])
-			}
-		}
-		return rows.Err()
+		var err error
+		ids, err = state.ScopeIDs(ctx, q)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list the accounts read: %w", err)
+	}
+	var out []string
+	for _, id := range ids {
+		parts := strings.Split(id, "/")
+		if len(parts) < 3 || (parts[0] != "aws" && parts[0] != "gcp") || parts[1] == "folders" || parts[1] == "organizations" {
+			continue
+		}
+		if !slices.Contains(out, parts[1]) {
+			out = append(out, parts[1])
+		}
 	}
 	slices.Sort(out)
 	return out, nil
@@ -169,32 +145,8 @@ func (r *Reconciler) ScopeOf(ctx context.Context, uid string) (string, error) {
 	var scope string
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		scope, err = scopeOf(ctx, q, uid)
+		scope, err = state.ScopeOf(ctx, q, uid)
 		return err
 	})
 	return scope, err
-}
-
-// Scopes returns the state of every scope read so far, by id.
-func Scopes(ctx context.Context, st *store.Store) ([]ScopeState, error) {
-	var out []ScopeState
-	err := st.Read(ctx, func(q *store.Reader) error {
-		rows, err := q.QueryContext(ctx, `SELECT data, read_at, ok_at, evaluated_with, full_at FROM scope_state ORDER BY scope`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			s, err := scanScope(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, s)
-		}
-		return rows.Err()
-	})
-	if err != nil {
-		return nil, fmt.Errorf("list the scopes: %w", err)
-	}
-	return out, nil
 }

@@ -2,12 +2,12 @@ package reconcile
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -39,7 +39,7 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, sco
 	err = r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
 		if scope == "" {
-			if scope, err = scopeOf(ctx, q, uid); err != nil {
+			if scope, err = state.ScopeOf(ctx, q, uid); err != nil {
 				return err
 			}
 		}
@@ -87,10 +87,10 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, sco
 			return errConcurrent
 		}
 		if gone {
-			if err := deleteResource(ctx, tx, scope, uid); err != nil {
+			if err := state.DeleteResource(ctx, tx, scope, uid); err != nil {
 				return err
 			}
-		} else if err := putResource(ctx, tx, scope, res, hash, data, at); err != nil {
+		} else if err := state.PutResource(ctx, tx, scope, res, hash, data, at); err != nil {
 			return err
 		}
 		one := map[string]bool{uid: true}
@@ -122,49 +122,20 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, sco
 type resourceRecord struct {
 	Known    bool // the resource is in the store
 	Hash     string
-	Findings map[string]FindingState // not resolved, by fingerprint
+	Findings map[string]state.Finding // not resolved, by fingerprint
 }
 
-func resourceFindings(ctx context.Context, q querier, scope, uid string) (resourceRecord, error) {
+func resourceFindings(ctx context.Context, q store.Querier, scope, uid string) (resourceRecord, error) {
 	var out resourceRecord
 	if scope == "" {
 		return out, nil
 	}
-	err := q.QueryRowContext(ctx, `SELECT hash FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid).Scan(&out.Hash)
-	switch {
-	case err == nil:
-		out.Known = true
-	case !errors.Is(err, sql.ErrNoRows):
-		return resourceRecord{}, fmt.Errorf("read resource %s: %w", uid, err)
+	var err error
+	if out.Hash, out.Known, err = state.ResourceHash(ctx, q, scope, uid); err != nil {
+		return resourceRecord{}, err
 	}
-	if out.Findings, err = activeFindings(ctx, q, scope, uid, nil); err != nil {
+	if out.Findings, err = state.ActiveFindings(ctx, q, scope, uid, nil); err != nil {
 		return resourceRecord{}, err
 	}
 	return out, nil
-}
-
-// scopeOf returns the one scope the store holds the resource in, or "" if none or
-// several do (an AWS-managed policy is read in every account: a uid alone does not say
-// which).
-func scopeOf(ctx context.Context, q querier, uid string) (string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT scope FROM resource_state WHERE uid = ? LIMIT 2`, uid)
-	if err != nil {
-		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
-	}
-	defer rows.Close()
-	var scopes []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return "", fmt.Errorf("find the scope of %s: %w", uid, err)
-		}
-		scopes = append(scopes, s)
-	}
-	if err := rows.Err(); err != nil {
-		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
-	}
-	if len(scopes) != 1 {
-		return "", nil
-	}
-	return scopes[0], nil
 }

@@ -133,6 +133,13 @@ func (s *Store) Read(ctx context.Context, fn func(q *Reader) error) error {
 	return fn(&Reader{db: s.db, d: s.d})
 }
 
+// Querier is a Tx or a Reader: what the owner of a table takes in the functions others
+// read it with, so a caller reads inside its own transaction or outside any.
+type Querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // Reader runs read-only queries with ? placeholders.
 type Reader struct {
 	db *sql.DB

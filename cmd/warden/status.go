@@ -1,51 +1,16 @@
 package main
 
 import (
-	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/config"
-	"github.com/warden-sec/warden/gates"
-	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/daemon"
-	"github.com/warden-sec/warden/remediate"
-	"github.com/warden-sec/warden/store"
 )
-
-// status is what `warden status` reports of a deployment, from its database.
-type status struct {
-	Leader          string            `json:"leader,omitempty"`
-	LeaderUntil     time.Time         `json:"leader_until,omitzero"`
-	Paused          bool              `json:"paused"`
-	PausedBy        string            `json:"paused_by,omitempty"`
-	PauseReason     string            `json:"pause_reason,omitempty"`
-	Queue           []daemon.JobCount `json:"queue"`
-	Scopes          []scopeStatus     `json:"scopes"`
-	PendingApproval []gates.Request   `json:"pending_approvals"`
-	Checkpoint      *checkpointStatus `json:"last_checkpoint,omitempty"`
-}
-
-type scopeStatus struct {
-	Scope     string    `json:"scope"`
-	Status    string    `json:"status"`
-	Error     string    `json:"error,omitempty"`
-	Resources int       `json:"resources"`
-	ReadAt    time.Time `json:"read_at"`
-	OKAt      time.Time `json:"ok_at,omitzero"`
-}
-
-type checkpointStatus struct {
-	Size int64     `json:"size"`
-	At   time.Time `json:"at"`
-}
 
 func (a *app) statusCmd() *cobra.Command {
 	var af actionFlags
@@ -79,8 +44,7 @@ database only; it works with serve running or not.`,
 				return err
 			}
 			defer st.Close()
-			m := remediate.New(remediate.Options{Store: st, Log: audit.New(st, audit.Options{}), Logger: a.log})
-			s, err := readStatus(cmd.Context(), st, m.Paused)
+			s, err := daemon.ReadStatus(cmd.Context(), st)
 			if err != nil {
 				return err
 			}
@@ -98,55 +62,7 @@ database only; it works with serve running or not.`,
 	return cmd
 }
 
-func readStatus(ctx context.Context, st *store.Store, paused func(context.Context) (remediate.Pause, error)) (*status, error) {
-	s := &status{Queue: []daemon.JobCount{}, Scopes: []scopeStatus{}, PendingApproval: []gates.Request{}}
-	var err error
-	if s.Leader, s.LeaderUntil, err = daemon.Leader(ctx, st); err != nil {
-		return nil, err
-	}
-	p, err := paused(ctx)
-	if err != nil {
-		return nil, err
-	}
-	s.Paused, s.PausedBy, s.PauseReason = p.Paused, p.Actor, p.Reason
-	q, err := daemon.Depth(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	s.Queue = append(s.Queue, q...)
-	scopes, err := reconcile.Scopes(ctx, st)
-	if err != nil {
-		return nil, err
-	}
-	for _, sc := range scopes {
-		s.Scopes = append(s.Scopes, scopeStatus{Scope: sc.Scope.ID, Status: sc.Scope.Status, Error: sc.Scope.Error,
-			Resources: sc.Scope.Resources, ReadAt: sc.ReadAt, OKAt: sc.OKAt})
-	}
-	reqs, err := gates.New(st, nil, gates.Config{}, time.Now).List(ctx, gates.Filter{States: []gates.State{gates.StatePending}})
-	if err != nil {
-		return nil, err
-	}
-	s.PendingApproval = append(s.PendingApproval, reqs...)
-	err = st.Read(ctx, func(q *store.Reader) error {
-		var c checkpointStatus
-		var at string
-		err := q.QueryRowContext(ctx, `SELECT size, created_at FROM audit_checkpoints ORDER BY id DESC LIMIT 1`).Scan(&c.Size, &at)
-		if err != nil {
-			return err
-		}
-		if c.At, err = store.ParseTime(at); err != nil {
-			return err
-		}
-		s.Checkpoint = &c
-		return nil
-	})
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read the last checkpoint: %w", err)
-	}
-	return s, nil
-}
-
-func printStatus(a *app, s *status) {
+func printStatus(a *app, s *daemon.Status) {
 	w := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 	defer w.Flush()
 	switch {

@@ -2,16 +2,13 @@ package evidence
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
 )
@@ -40,29 +37,18 @@ type daemonState struct {
 	resources       int
 	// findings are the findings of the framework's policies opened at or before the
 	// report's time and not resolved before the TrendDays days up to it.
-	findings []daemonFinding
+	findings []state.Finding
 	// first is the earliest read the state records, latest the latest at or before the
 	// report's time (zero if none).
 	first, latest time.Time
 }
 
-// daemonFinding is one row of finding_state.
-type daemonFinding struct {
-	f                findings.Finding // as last judged
-	status           string           // open, waived, unknown or resolved
-	opened, resolved time.Time
-}
-
-// readDaemon reads the daemon's state as it bears on fw at at. It reads the tables
-// package reconcile keeps it in (migrations 0009 and 0011), whose API reads one scope's
-// active findings where a report needs every scope's and the resolved ones too:
-//
-//   - scope_state: each scope's last read (status, error, resources, read_at; ok_at and
-//     full_at, its last read in full and its last full evaluation);
-//   - resource_state: each resource as last read (type; hash, empty when its
-//     evaluation failed in part; read_at, when a read last changed it);
-//   - finding_state: each finding's life (status, opened_at, seen_at, resolved_at, and
-//     data, the finding as last judged).
+// readDaemon reads the daemon's state as it bears on fw at at, from package state,
+// which keeps it: each scope's last read (its status, error and resources; when it was
+// read, last read in full and last evaluated in full), each resource as last read (its
+// type; its hash, empty when its evaluation failed in part; when a read last changed
+// it), and each finding's life (status, opened, seen, resolved, the finding as last
+// judged). Every scope's findings are read, the resolved ones too.
 //
 // When the daemon never read a scope its scopes are empty, and nothing else is read.
 func readDaemon(ctx context.Context, st *store.Store, fw *compliance.Framework, at time.Time) (*daemonState, error) {
@@ -93,10 +79,7 @@ func readDaemon(ctx context.Context, st *store.Store, fw *compliance.Framework, 
 		if err := d.readResources(ctx, r, saw); err != nil {
 			return err
 		}
-		if err := readFindingTimes(ctx, r, saw); err != nil {
-			return err
-		}
-		return d.readFindings(ctx, r, slices.Sorted(maps.Keys(frameworkPolicies(fw))), at)
+		return d.readFindings(ctx, r, frameworkPolicies(fw), at, saw)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("read the daemon's state: %w", err)
@@ -107,142 +90,52 @@ func readDaemon(ctx context.Context, st *store.Store, fw *compliance.Framework, 
 }
 
 func (d *daemonState) readScopes(ctx context.Context, r *store.Reader, saw func(...time.Time)) error {
-	rows, err := r.QueryContext(ctx, `SELECT scope, status, error, resources, read_at, ok_at, full_at FROM scope_state`)
+	scopes, err := state.Scopes(ctx, r)
 	if err != nil {
-		return fmt.Errorf("scopes: %w", err)
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var sc compliance.Scope
-		var readAt, okAt, fullAt string
-		if err := rows.Scan(&sc.ID, &sc.Status, &sc.Error, &sc.Resources, &readAt, &okAt, &fullAt); err != nil {
-			return fmt.Errorf("scopes: %w", err)
-		}
-		ts, err := parseTimes(readAt, okAt, fullAt)
-		if err != nil {
-			return fmt.Errorf("scope %s: %w", sc.ID, err)
-		}
-		saw(ts...)
-		d.scopes = append(d.scopes, sc)
+	for _, s := range scopes {
+		saw(s.ReadAt, s.OKAt, s.FullAt)
+		sc := s.Scope
+		d.scopes = append(d.scopes, compliance.Scope{ID: sc.ID, Status: sc.Status, Error: sc.Error, Resources: sc.Resources})
 		if sc.Status != snapshot.ScopeOK {
 			d.failed = append(d.failed, sc.ID)
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("scopes: %w", err)
 	}
 	return nil
 }
 
 func (d *daemonState) readResources(ctx context.Context, r *store.Reader, saw func(...time.Time)) error {
 	// The resources' data is not read: a report counts them.
-	rows, err := r.QueryContext(ctx, `SELECT uid, type, hash, read_at FROM resource_state`)
+	rows, err := state.ResourceRows(ctx, r)
 	if err != nil {
-		return fmt.Errorf("resources: %w", err)
+		return err
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var uid, typ, hash, readAt string
-		if err := rows.Scan(&uid, &typ, &hash, &readAt); err != nil {
-			return fmt.Errorf("resources: %w", err)
-		}
-		ts, err := parseTimes(readAt)
-		if err != nil {
-			return fmt.Errorf("resource %s: %w", uid, err)
-		}
-		saw(ts...)
+	for _, row := range rows {
+		saw(row.ReadAt)
 		d.resources++
-		d.byType[typ]++
-		if hash == "" {
-			d.partial[typ]++
+		d.byType[row.Type]++
+		if row.Hash == "" {
+			d.partial[row.Type]++
 		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("resources: %w", err)
 	}
 	return nil
 }
 
-// readFindingTimes notes the times of every finding's life, whatever its policy: a read
-// that opened or resolved a finding and changed no resource is recorded nowhere else.
-func readFindingTimes(ctx context.Context, r *store.Reader, saw func(...time.Time)) error {
-	rows, err := r.QueryContext(ctx, `SELECT fingerprint, opened_at, seen_at, resolved_at FROM finding_state`)
-	if err != nil {
-		return fmt.Errorf("findings: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var fp, opened, seen, resolved string
-		if err := rows.Scan(&fp, &opened, &seen, &resolved); err != nil {
-			return fmt.Errorf("findings: %w", err)
-		}
-		ts, err := parseTimes(opened, seen, resolved)
-		if err != nil {
-			return fmt.Errorf("finding %s: %w", fp, err)
-		}
-		saw(ts...)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("findings: %w", err)
-	}
-	return nil
-}
-
-// readFindings reads the findings of policies that may count at at or in the TrendDays
-// days up to it: opened by then, and not resolved before those days. Only those are
-// decoded; resolved rows stay for ever.
-func (d *daemonState) readFindings(ctx context.Context, r *store.Reader, policies []string, at time.Time) error {
-	if len(policies) == 0 {
-		return nil
-	}
-	args := make([]any, len(policies))
-	for i, p := range policies {
-		args[i] = p
-	}
-	rows, err := r.QueryContext(ctx, `SELECT fingerprint, status, opened_at, resolved_at, data FROM finding_state WHERE policy IN (`+
-		strings.Repeat("?, ", len(policies)-1)+`?)`, args...)
-	if err != nil {
-		return fmt.Errorf("findings: %w", err)
-	}
-	defer rows.Close()
+// readFindings notes the times of every finding's life, whatever its policy (a read
+// that opened or resolved a finding and changed no resource is recorded nowhere else),
+// and keeps the findings of policies that may count at at or in the TrendDays days up to
+// it: opened by then, and not resolved before those days. Only those are decoded;
+// resolved findings stay for ever.
+func (d *daemonState) readFindings(ctx context.Context, r *store.Reader, policies map[string]bool, at time.Time, saw func(...time.Time)) error {
 	since := at.Add(-TrendDays * day)
-	for rows.Next() {
-		var fp, opened, resolved string
-		var row daemonFinding
-		var data []byte
-		if err := rows.Scan(&fp, &row.status, &opened, &resolved, &data); err != nil {
-			return fmt.Errorf("findings: %w", err)
-		}
-		ts, err := parseTimes(opened, resolved)
-		if err != nil {
-			return fmt.Errorf("finding %s: %w", fp, err)
-		}
-		row.opened, row.resolved = ts[0], ts[1]
-		if row.opened.After(at) || (row.status == reconcile.StatusResolved && !row.resolved.After(since)) {
-			continue
-		}
-		if err := json.Unmarshal(data, &row.f); err != nil {
-			return fmt.Errorf("finding %s: data: %w", fp, err)
-		}
-		d.findings = append(d.findings, row)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("findings: %w", err)
-	}
-	return nil
-}
-
-// parseTimes parses stored times, the empty text as the zero time.
-func parseTimes(ss ...string) ([]time.Time, error) {
-	out := make([]time.Time, len(ss))
-	for i, s := range ss {
-		t, err := store.ParseTime(s)
-		if err != nil {
-			return nil, err
-		}
-		out[i] = t
-	}
-	return out, nil
+	var err error
+	d.findings, err = state.Findings(ctx, r, func(l state.Life) bool {
+		saw(l.OpenedAt, l.SeenAt, l.ResolvedAt)
+		return policies[l.Policy] && !l.OpenedAt.After(at) &&
+			(l.Status != findings.StatusResolved || l.ResolvedAt.After(since))
+	})
+	return err
 }
 
 // fromDaemon judges fw on the daemon's state d at at. The state keeps the latest of
@@ -303,8 +196,8 @@ func fromDaemon(fw *compliance.Framework, d *daemonState, at time.Time, o Option
 	var open []time.Duration
 	since := at.Add(-TrendDays * day)
 	for _, r := range d.findings {
-		if r.status == reconcile.StatusResolved && r.resolved.After(since) && !r.resolved.After(at) {
-			open = append(open, max(0, r.resolved.Sub(r.opened)))
+		if r.Status == findings.StatusResolved && r.ResolvedAt.After(since) && !r.ResolvedAt.After(at) {
+			open = append(open, max(0, r.ResolvedAt.Sub(r.OpenedAt)))
 		}
 	}
 	doc.Convergence = convergence(open, rep)
@@ -317,14 +210,14 @@ func fromDaemon(fw *compliance.Framework, d *daemonState, at time.Time, o Option
 func (d *daemonState) postureAt(t time.Time) []findings.Finding {
 	var out []findings.Finding
 	for _, r := range d.findings {
-		if r.opened.After(t) {
+		if r.OpenedAt.After(t) {
 			continue
 		}
-		f := r.f
+		f := r.Finding
 		switch {
-		case r.status != reconcile.StatusResolved:
-			f.Status = r.status
-		case r.resolved.After(t):
+		case r.Status != findings.StatusResolved:
+			f.Status = r.Status
+		case r.ResolvedAt.After(t):
 			f.Status = findings.StatusOpen
 			if f.Waiver != nil {
 				// Waived when it resolved; compliance.Evaluate opens it again at a time its
@@ -334,7 +227,7 @@ func (d *daemonState) postureAt(t time.Time) []findings.Finding {
 		default:
 			continue
 		}
-		f.FirstSeen = r.opened
+		f.FirstSeen = r.OpenedAt
 		out = append(out, f)
 	}
 	return out

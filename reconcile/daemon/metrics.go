@@ -2,15 +2,16 @@ package daemon
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
-	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/metrics"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -149,51 +150,29 @@ func QueueDepth(st *store.Store) metrics.QueueDepthFunc {
 // provider, service and outcome of their last read.
 func State(st *store.Store) metrics.StateFunc {
 	return func(ctx context.Context) (metrics.State, error) {
-		out := metrics.State{FindingsOpen: map[findings.Severity]int{}}
+		var out metrics.State
+		var scopes []state.Scope
 		err := st.Read(ctx, func(q *store.Reader) error {
-			rows, err := q.QueryContext(ctx, `SELECT severity, COUNT(*) FROM finding_state WHERE status = 'open' GROUP BY severity`)
+			var err error
+			if out.FindingsOpen, err = state.OpenBySeverity(ctx, q); err != nil {
+				return err
+			}
+			if out.ApprovalsPending, err = gates.CountPending(ctx, q); err != nil {
+				return err
+			}
+			if out.AuditEntries, err = audit.Size(ctx, q); err != nil {
+				return err
+			}
+			cp, _, err := audit.LatestCheckpoint(ctx, q)
 			if err != nil {
 				return err
 			}
-			for rows.Next() {
-				var sev string
-				var n int
-				if err := rows.Scan(&sev, &n); err != nil {
-					rows.Close()
-					return err
-				}
-				if s, err := findings.ParseSeverity(sev); err == nil {
-					out.FindingsOpen[s] += n
-				}
-			}
-			rows.Close()
-			if err := rows.Err(); err != nil {
-				return err
-			}
-			if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM approval_requests WHERE state = 'pending'`).Scan(&out.ApprovalsPending); err != nil {
-				return err
-			}
-			if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_entries`).Scan(&out.AuditEntries); err != nil {
-				return err
-			}
-			var at string
-			switch err := q.QueryRowContext(ctx, `SELECT created_at FROM audit_checkpoints ORDER BY id DESC LIMIT 1`).Scan(&at); {
-			case errors.Is(err, sql.ErrNoRows):
-			case err != nil:
-				return err
-			default:
-				if out.AuditLastCheckpoint, err = store.ParseTime(at); err != nil {
-					return err
-				}
-			}
-			return nil
+			out.AuditLastCheckpoint = cp.At // zero when none was signed
+			scopes, err = state.Scopes(ctx, q)
+			return err
 		})
 		if err != nil {
 			return metrics.State{}, fmt.Errorf("read the deployment's state: %w", err)
-		}
-		scopes, err := reconcile.Scopes(ctx, st)
-		if err != nil {
-			return metrics.State{}, err
 		}
 		groups := map[[2]string]*metrics.ScopeGroup{}
 		var order [][2]string

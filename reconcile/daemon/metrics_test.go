@@ -19,8 +19,10 @@ import (
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/reconcile/metrics"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/store/storetest"
 )
 
@@ -184,7 +186,12 @@ func TestMetricsHooks_sweepRecordsScopeReadsAndCloudCalls(t *testing.T) {
 				h := startMetered(t, dsn(t), w, daemon.Options{Workers: 2, DryRun: true, ApprovalPoll: time.Hour})
 				h.idle(1, false)
 				ctx := context.Background()
-				scopes, err := reconcile.Scopes(ctx, h.e.Store)
+				var scopes []state.Scope
+				err := h.e.Store.Read(ctx, func(q *store.Reader) error {
+					var err error
+					scopes, err = state.Scopes(ctx, q)
+					return err
+				})
 				if err != nil {
 					t.Fatal(err)
 				}

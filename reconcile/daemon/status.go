@@ -8,8 +8,82 @@ import (
 	"strings"
 	"time"
 
+	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/reconcile/state"
+	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/store"
 )
+
+// Status is what `warden status` reports of a deployment, from its database.
+type Status struct {
+	Leader          string                `json:"leader,omitempty"`
+	LeaderUntil     time.Time             `json:"leader_until,omitzero"`
+	Paused          bool                  `json:"paused"`
+	PausedBy        string                `json:"paused_by,omitempty"`
+	PauseReason     string                `json:"pause_reason,omitempty"`
+	Queue           []JobCount            `json:"queue"`
+	Scopes          []ScopeStatus         `json:"scopes"`
+	PendingApproval []gates.Request       `json:"pending_approvals"`
+	Checkpoint      *audit.CheckpointMark `json:"last_checkpoint,omitempty"`
+}
+
+// ScopeStatus is a scope's last read, as Status reports it.
+type ScopeStatus struct {
+	Scope     string    `json:"scope"`
+	Status    string    `json:"status"`
+	Error     string    `json:"error,omitempty"`
+	Resources int       `json:"resources"`
+	ReadAt    time.Time `json:"read_at"`
+	OKAt      time.Time `json:"ok_at,omitzero"`
+}
+
+// ReadStatus gathers what st's database says of the deployment: the replica leading the
+// queue and until when, whether remediation is paused, the unfinished jobs, each scope's
+// last read by id, the approval requests waiting for a decision, and the last signed
+// audit checkpoint (nil if none). It reads only, with serve running or not.
+func ReadStatus(ctx context.Context, st *store.Store) (*Status, error) {
+	s := &Status{Queue: []JobCount{}, Scopes: []ScopeStatus{}, PendingApproval: []gates.Request{}}
+	var err error
+	if s.Leader, s.LeaderUntil, err = Leader(ctx, st); err != nil {
+		return nil, err
+	}
+	p, err := remediate.New(remediate.Options{Store: st, Log: audit.New(st, audit.Options{})}).Paused(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.Paused, s.PausedBy, s.PauseReason = p.Paused, p.Actor, p.Reason
+	q, err := Depth(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	s.Queue = append(s.Queue, q...)
+	var scopes []state.Scope
+	err = st.Read(ctx, func(q *store.Reader) error {
+		var err error
+		if scopes, err = state.Scopes(ctx, q); err != nil {
+			return err
+		}
+		cp, ok, err := audit.LatestCheckpoint(ctx, q)
+		if ok {
+			s.Checkpoint = &cp
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range scopes {
+		s.Scopes = append(s.Scopes, ScopeStatus{Scope: sc.Scope.ID, Status: sc.Scope.Status, Error: sc.Scope.Error,
+			Resources: sc.Scope.Resources, ReadAt: sc.ReadAt, OKAt: sc.OKAt})
+	}
+	reqs, err := gates.New(st, nil, gates.Config{}, time.Now).List(ctx, gates.Filter{States: []gates.State{gates.StatePending}})
+	if err != nil {
+		return nil, err
+	}
+	s.PendingApproval = append(s.PendingApproval, reqs...)
+	return s, nil
+}
 
 // JobCount is how many jobs of one kind are in one state.
 type JobCount struct {

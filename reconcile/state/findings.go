@@ -1,0 +1,192 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/store"
+)
+
+// Finding is a finding's life as the daemon follows it.
+type Finding struct {
+	Finding findings.Finding
+	// Status is findings.StatusOpen, StatusWaived, StatusUnknown or StatusResolved.
+	Status   string
+	OpenedAt time.Time
+	SeenAt   time.Time
+	// ResolvedAt is when the finding stopped being seen (zero unless resolved).
+	ResolvedAt time.Time
+}
+
+// findingColumns are the columns scanFinding decodes.
+const findingColumns = `resource, status, opened_at, seen_at, resolved_at, data`
+
+// ActiveFindings returns the findings of the scope that are not resolved, by
+// fingerprint: all of them, or with uid those of that resource only; with keep, only
+// those it keeps (by resource and status), the others are not decoded: a tick that
+// changed 1% of a scope needs the findings of that 1%, and decoding every finding's JSON
+// was a tenth of its cost.
+func ActiveFindings(ctx context.Context, q store.Querier, scope, uid string, keep func(resource, status string) bool) (map[string]Finding, error) {
+	const cols = `SELECT ` + findingColumns + ` FROM finding_state`
+	var rows *sql.Rows
+	var err error
+	value := scope
+	if uid == "" {
+		rows, err = q.QueryContext(ctx, cols+` WHERE scope = ? AND status <> ?`, scope, findings.StatusResolved)
+	} else {
+		value = uid + " in " + scope
+		rows, err = q.QueryContext(ctx, cols+` WHERE resource = ? AND scope = ? AND status <> ?`, uid, scope, findings.StatusResolved)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the findings of %s: %w", value, err)
+	}
+	defer rows.Close()
+	out := map[string]Finding{}
+	for rows.Next() {
+		fs, ok, err := scanFinding(rows, keep)
+		if err != nil {
+			return nil, fmt.Errorf("read the findings of %s: %w", value, err)
+		}
+		if ok {
+			out[fs.Finding.Fingerprint] = fs
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the findings of %s: %w", value, err)
+	}
+	return out, nil
+}
+
+// scanFinding decodes a row of findingColumns when keep (nil keeps all) keeps it.
+func scanFinding(rows *sql.Rows, keep func(resource, status string) bool) (Finding, bool, error) {
+	var fs Finding
+	var resource, opened, seen, resolved string
+	var data sql.RawBytes
+	if err := rows.Scan(&resource, &fs.Status, &opened, &seen, &resolved, &data); err != nil {
+		return Finding{}, false, err
+	}
+	if keep != nil && !keep(resource, fs.Status) {
+		return Finding{}, false, nil
+	}
+	if err := json.Unmarshal(data, &fs.Finding); err != nil {
+		return Finding{}, false, err
+	}
+	var err error
+	if fs.OpenedAt, err = store.ParseTime(opened); err != nil {
+		return Finding{}, false, err
+	}
+	if fs.SeenAt, err = store.ParseTime(seen); err != nil {
+		return Finding{}, false, err
+	}
+	if fs.ResolvedAt, err = store.ParseTime(resolved); err != nil {
+		return Finding{}, false, err
+	}
+	return fs, true, nil
+}
+
+// Life is a finding's row without the finding: which it is, whose policy, its status and
+// when it opened, was last seen and resolved (zero unless resolved).
+type Life struct {
+	Fingerprint, Policy, Status  string
+	OpenedAt, SeenAt, ResolvedAt time.Time
+}
+
+// Findings returns every finding the store holds, resolved ones included, in no order:
+// with keep, only those it keeps, judged by their Life before their finding is decoded
+// (resolved findings stay for ever; a report over a month decodes a month's). Each
+// finding's Status is its row's.
+func Findings(ctx context.Context, q store.Querier, keep func(Life) bool) ([]Finding, error) {
+	var out []Finding
+	err := func() error {
+		rows, err := q.QueryContext(ctx, `SELECT fingerprint, policy, status, opened_at, seen_at, resolved_at, data FROM finding_state`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var l Life
+			var opened, seen, resolved string
+			var data sql.RawBytes
+			if err := rows.Scan(&l.Fingerprint, &l.Policy, &l.Status, &opened, &seen, &resolved, &data); err != nil {
+				return err
+			}
+			for _, t := range []struct {
+				s   string
+				dst *time.Time
+			}{{opened, &l.OpenedAt}, {seen, &l.SeenAt}, {resolved, &l.ResolvedAt}} {
+				if *t.dst, err = store.ParseTime(t.s); err != nil {
+					return fmt.Errorf("finding %s: %w", l.Fingerprint, err)
+				}
+			}
+			if keep != nil && !keep(l) {
+				continue
+			}
+			fs := Finding{Status: l.Status, OpenedAt: l.OpenedAt, SeenAt: l.SeenAt, ResolvedAt: l.ResolvedAt}
+			if err := json.Unmarshal(data, &fs.Finding); err != nil {
+				return fmt.Errorf("finding %s: data: %w", l.Fingerprint, err)
+			}
+			fs.Finding.Status = l.Status
+			out = append(out, fs)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("read the findings: %w", err)
+	}
+	return out, nil
+}
+
+// OpenBySeverity counts the open findings by severity; a severity the store holds that
+// findings cannot parse is not counted.
+func OpenBySeverity(ctx context.Context, q store.Querier) (map[findings.Severity]int, error) {
+	out := map[findings.Severity]int{}
+	err := func() error {
+		rows, err := q.QueryContext(ctx, `SELECT severity, COUNT(*) FROM finding_state WHERE status = ? GROUP BY severity`, findings.StatusOpen)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var sev string
+			var n int
+			if err := rows.Scan(&sev, &n); err != nil {
+				return err
+			}
+			if s, err := findings.ParseSeverity(sev); err == nil {
+				out[s] += n
+			}
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("count the open findings: %w", err)
+	}
+	return out, nil
+}
+
+// PutFinding saves a finding's life in tx; the finding's JSON carries its status and
+// when it opened.
+func PutFinding(ctx context.Context, tx *store.Tx, fs Finding) error {
+	f := fs.Finding
+	f.Status = fs.Status
+	f.FirstSeen = fs.OpenedAt
+	data, err := json.Marshal(f)
+	if err != nil {
+		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO finding_state (fingerprint, scope, resource, policy, severity, status, opened_at, seen_at, resolved_at, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (fingerprint) DO UPDATE SET scope = excluded.scope, resource = excluded.resource, policy = excluded.policy,
+			severity = excluded.severity, status = excluded.status, opened_at = excluded.opened_at, seen_at = excluded.seen_at,
+			resolved_at = excluded.resolved_at, data = excluded.data`,
+		f.Fingerprint, f.Scope, f.Resource, f.Policy, f.Severity.String(), fs.Status,
+		store.FormatTime(fs.OpenedAt), store.FormatTime(fs.SeenAt), store.FormatTime(fs.ResolvedAt), string(data))
+	if err != nil {
+		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+	}
+	return nil
+}

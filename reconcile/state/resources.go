@@ -1,0 +1,188 @@
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-sec/warden/snapshot"
+	"github.com/warden-sec/warden/store"
+)
+
+// ResourceHashes returns the stored hash of every resource of the scope, by uid.
+func ResourceHashes(ctx context.Context, q store.Querier, scope string) (map[string]string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT uid, hash FROM resource_state WHERE scope = ?`, scope)
+	if err != nil {
+		return nil, fmt.Errorf("read the resources of %s: %w", scope, err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var uid, h string
+		if err := rows.Scan(&uid, &h); err != nil {
+			return nil, fmt.Errorf("read the resources of %s: %w", scope, err)
+		}
+		out[uid] = h
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the resources of %s: %w", scope, err)
+	}
+	return out, nil
+}
+
+// SameResourceHashes reports whether the scope's stored hashes are still want: the
+// compare half of an observation's compare-and-set, run in its transaction. It decodes
+// nothing it does not compare (it reads every row of the scope on every tick).
+func SameResourceHashes(ctx context.Context, q store.Querier, scope string, want map[string]string) (bool, error) {
+	rows, err := q.QueryContext(ctx, `SELECT uid, hash FROM resource_state WHERE scope = ?`, scope)
+	if err != nil {
+		return false, fmt.Errorf("read the resources of %s: %w", scope, err)
+	}
+	defer rows.Close()
+	n := 0
+	same := true
+	var uid, h sql.RawBytes
+	for rows.Next() {
+		if err := rows.Scan(&uid, &h); err != nil {
+			return false, fmt.Errorf("read the resources of %s: %w", scope, err)
+		}
+		n++
+		if w, ok := want[string(uid)]; !ok || w != string(h) {
+			same = false
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return false, fmt.Errorf("read the resources of %s: %w", scope, err)
+	}
+	return same && n == len(want), nil
+}
+
+// ResourceHash returns the stored hash of one resource of the scope, and false if the
+// store does not hold it there. The hash is "" for a resource whose last evaluation
+// failed in part (the next read evaluates it again).
+func ResourceHash(ctx context.Context, q store.Querier, scope, uid string) (string, bool, error) {
+	var h string
+	err := q.QueryRowContext(ctx, `SELECT hash FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid).Scan(&h)
+	switch {
+	case err == nil:
+		return h, true, nil
+	case errors.Is(err, sql.ErrNoRows):
+		return "", false, nil
+	}
+	return "", false, fmt.Errorf("read resource %s: %w", uid, err)
+}
+
+// Resource returns a resource as its scope was last read, and false if the store does
+// not hold it there.
+func Resource(ctx context.Context, q store.Querier, scope, uid string) (snapshot.Resource, bool, error) {
+	var data string
+	err := q.QueryRowContext(ctx, `SELECT data FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid).Scan(&data)
+	if errors.Is(err, sql.ErrNoRows) {
+		return snapshot.Resource{}, false, nil
+	}
+	if err != nil {
+		return snapshot.Resource{}, false, fmt.Errorf("read resource %s: %w", uid, err)
+	}
+	var res snapshot.Resource
+	if err := json.Unmarshal([]byte(data), &res); err != nil {
+		return snapshot.Resource{}, false, fmt.Errorf("read resource %s: %w", uid, err)
+	}
+	return res, true, nil
+}
+
+// ResourceRow is a resource's row without the resource: what a report counts.
+type ResourceRow struct {
+	Scope, UID, Type string
+	// Hash is "" when the resource's last evaluation judged it only in part.
+	Hash string
+	// ReadAt is when a read last changed it.
+	ReadAt time.Time
+}
+
+// ResourceRows returns the row of every resource the store holds, in no order; the
+// resources themselves are not decoded.
+func ResourceRows(ctx context.Context, q store.Querier) ([]ResourceRow, error) {
+	var out []ResourceRow
+	err := func() error {
+		rows, err := q.QueryContext(ctx, `SELECT scope, uid, type, hash, read_at FROM resource_state`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var r ResourceRow
+			var readAt string
+			if err := rows.Scan(&r.Scope, &r.UID, &r.Type, &r.Hash, &readAt); err != nil {
+				return err
+			}
+			if r.ReadAt, err = store.ParseTime(readAt); err != nil {
+				return fmt.Errorf("resource %s: %w", r.UID, err)
+			}
+			out = append(out, r)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("read the resources: %w", err)
+	}
+	return out, nil
+}
+
+// CountResources returns how many resources the store holds, every scope's.
+func CountResources(ctx context.Context, q store.Querier) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM resource_state`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the resources: %w", err)
+	}
+	return n, nil
+}
+
+// ScopeOf returns the one scope the store holds the resource in, or "" if none or
+// several do (an AWS-managed policy is read in every account: a uid alone does not say
+// which).
+func ScopeOf(ctx context.Context, q store.Querier, uid string) (string, error) {
+	rows, err := q.QueryContext(ctx, `SELECT scope FROM resource_state WHERE uid = ? LIMIT 2`, uid)
+	if err != nil {
+		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
+	}
+	defer rows.Close()
+	var scopes []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return "", fmt.Errorf("find the scope of %s: %w", uid, err)
+		}
+		scopes = append(scopes, s)
+	}
+	if err := rows.Err(); err != nil {
+		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
+	}
+	if len(scopes) != 1 {
+		return "", nil
+	}
+	return scopes[0], nil
+}
+
+// PutResource saves the resource as read in scope, data its JSON and hash its hash (""
+// to have the next read evaluate it again): a uid is unique only within its scope (an
+// AWS-managed policy has one ARN in every account).
+func PutResource(ctx context.Context, tx *store.Tx, scope string, r snapshot.Resource, hash string, data []byte, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT INTO resource_state (scope, uid, type, hash, data, read_at) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scope, uid) DO UPDATE SET type = excluded.type, hash = excluded.hash, data = excluded.data, read_at = excluded.read_at`,
+		scope, r.UID, r.Type, hash, string(data), store.FormatTime(at))
+	if err != nil {
+		return fmt.Errorf("save resource %s: %w", r.UID, err)
+	}
+	return nil
+}
+
+// DeleteResource forgets a resource of the scope: the cloud no longer has it.
+func DeleteResource(ctx context.Context, tx *store.Tx, scope, uid string) error {
+	if _, err := tx.ExecContext(ctx, `DELETE FROM resource_state WHERE scope = ? AND uid = ?`, scope, uid); err != nil {
+		return fmt.Errorf("forget resource %s: %w", uid, err)
+	}
+	return nil
+}

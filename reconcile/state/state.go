@@ -1,0 +1,150 @@
+// Package state keeps the daemon's view of the world between its jobs, and is the one
+// owner of the tables that hold it: each scope's last read (scope_state), each resource
+// as its scope was last read (resource_state), and each finding's life from opened to
+// resolved (finding_state). Package reconcile moves that view along; the dashboard, the
+// compliance evidence, warden status and the metrics read it here, through the reader
+// they hold (a store.Tx or a store.Reader).
+//
+// Times are stored as RFC 3339 text (store.FormatTime), the zero time as "".
+package state
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/warden-sec/warden/snapshot"
+	"github.com/warden-sec/warden/store"
+)
+
+// Scope is a scope as the daemon last read it.
+type Scope struct {
+	Scope snapshot.Scope
+	// ReadAt is the last read's time, OKAt the last read in full (zero if none yet).
+	ReadAt, OKAt time.Time
+	// EvaluatedWith is the engine and settings version its findings were judged with;
+	// FullAt when every resource of it was last evaluated.
+	EvaluatedWith string
+	FullAt        time.Time
+}
+
+// scopeColumns are the columns scanScope decodes.
+const scopeColumns = `data, read_at, ok_at, evaluated_with, full_at`
+
+// ReadScope returns the scope's state, and false if it was never read.
+func ReadScope(ctx context.Context, q store.Querier, scope string) (Scope, bool, error) {
+	st, err := scanScope(q.QueryRowContext(ctx, `SELECT `+scopeColumns+` FROM scope_state WHERE scope = ?`, scope))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Scope{}, false, nil
+	}
+	if err != nil {
+		return Scope{}, false, fmt.Errorf("read the state of scope %s: %w", scope, err)
+	}
+	return st, true, nil
+}
+
+// Scopes returns the state of every scope read so far, by id.
+func Scopes(ctx context.Context, q store.Querier) ([]Scope, error) {
+	var out []Scope
+	err := func() error {
+		rows, err := q.QueryContext(ctx, `SELECT `+scopeColumns+` FROM scope_state ORDER BY scope`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			s, err := scanScope(rows)
+			if err != nil {
+				return err
+			}
+			out = append(out, s)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("list the scopes: %w", err)
+	}
+	return out, nil
+}
+
+// ScopeIDs returns the id of every scope read so far, in no order, without decoding
+// their state.
+func ScopeIDs(ctx context.Context, q store.Querier) ([]string, error) {
+	var out []string
+	err := func() error {
+		rows, err := q.QueryContext(ctx, `SELECT scope FROM scope_state`)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			if err := rows.Scan(&id); err != nil {
+				return err
+			}
+			out = append(out, id)
+		}
+		return rows.Err()
+	}()
+	if err != nil {
+		return nil, fmt.Errorf("list the scopes' ids: %w", err)
+	}
+	return out, nil
+}
+
+// CountScopes returns how many scopes the daemon has read: none means its state is
+// empty (no warden serve ever read one).
+func CountScopes(ctx context.Context, q store.Querier) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM scope_state`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the scopes: %w", err)
+	}
+	return n, nil
+}
+
+// scanScope decodes a row of scopeColumns.
+func scanScope(row interface{ Scan(...any) error }) (Scope, error) {
+	var st Scope
+	var data, readAt, okAt, fullAt string
+	if err := row.Scan(&data, &readAt, &okAt, &st.EvaluatedWith, &fullAt); err != nil {
+		return Scope{}, err
+	}
+	if err := json.Unmarshal([]byte(data), &st.Scope); err != nil {
+		return Scope{}, err
+	}
+	for _, t := range []struct {
+		s   string
+		dst *time.Time
+	}{{readAt, &st.ReadAt}, {okAt, &st.OKAt}, {fullAt, &st.FullAt}} {
+		if t.s == "" {
+			continue
+		}
+		v, err := store.ParseTime(t.s)
+		if err != nil {
+			return Scope{}, err
+		}
+		*t.dst = v
+	}
+	return st, nil
+}
+
+// PutScope saves the scope's state in tx.
+func PutScope(ctx context.Context, tx *store.Tx, st Scope) error {
+	data, err := json.Marshal(st.Scope)
+	if err != nil {
+		return fmt.Errorf("save scope %s: %w", st.Scope.ID, err)
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO scope_state (scope, status, error, resources, read_at, ok_at, evaluated_with, full_at, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+		ON CONFLICT (scope) DO UPDATE SET status = excluded.status, error = excluded.error, resources = excluded.resources,
+			read_at = excluded.read_at, ok_at = excluded.ok_at, evaluated_with = excluded.evaluated_with, full_at = excluded.full_at, data = excluded.data`,
+		st.Scope.ID, st.Scope.Status, st.Scope.Error, st.Scope.Resources, store.FormatTime(st.ReadAt), store.FormatTime(st.OKAt),
+		st.EvaluatedWith, store.FormatTime(st.FullAt), string(data))
+	if err != nil {
+		return fmt.Errorf("save scope %s: %w", st.Scope.ID, err)
+	}
+	return nil
+}
