@@ -11,9 +11,12 @@ import (
 	"github.com/warden-sec/warden/scan"
 )
 
-// JSON writes the report as the finding JSON of DESIGN.md: findings[], summary and scan.
-// Findings are encoded one at a time, so that a report of a hundred thousand findings is
-// never held in memory as one document.
+// JSON writes the result as the finding JSON of DESIGN.md: scan, summary, findings[],
+// expired_waivers, incomplete_scopes and eval_errors, in that order. The document is
+// built here field by field, not by encoding the result whole, so what else the result
+// carries for later steps (its header, its collection) never leaks into the contract;
+// testdata/report.json.golden pins it. Findings are encoded one at a time, so that a
+// report of a hundred thousand findings is never held in memory as one document.
 type JSON struct{}
 
 // Write implements Writer.
