@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -18,8 +17,6 @@ import (
 	"github.com/warden-sec/warden/internal/synth"
 	"github.com/warden-sec/warden/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite the decisions under testdata/")
 
 // accept rewrites the decisions after an intended change of the pack.
 const accept = "go test ./engine -run TestDecisions -update"
@@ -55,7 +52,7 @@ func TestDecisions_acme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden.Check(t, "testdata/acme.decisions", decisions(t, res), *update, accept)
+	golden.Check(t, "testdata/acme.decisions", decisions(t, res), accept)
 }
 
 // A synthetic snapshot's findings, as a count and a digest (the lines themselves would
@@ -74,5 +71,5 @@ func TestDecisions_synthetic(t *testing.T) {
 	}
 	d := decisions(t, res)
 	sum := sha256.Sum256(d)
-	golden.Check(t, "testdata/synth-20000-seed1.decisions", fmt.Appendf(nil, "%d findings sha256:%s\n", len(res.Findings), hex.EncodeToString(sum[:])), *update, accept)
+	golden.Check(t, "testdata/synth-20000-seed1.decisions", fmt.Appendf(nil, "%d findings sha256:%s\n", len(res.Findings), hex.EncodeToString(sum[:])), accept)
 }

@@ -3,7 +3,6 @@ package permissions
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,8 +14,6 @@ import (
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/remediators/builtin"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 // registry is the built-in registry, for planning only: generating needs no cloud.
 func registry(t testing.TB) *remediators.Registry {
@@ -38,7 +35,7 @@ func TestDocuments_golden(t *testing.T) {
 	var names []string
 	for _, d := range docs {
 		names = append(names, d.Name)
-		golden.Check(t, filepath.Join("testdata", d.Name), d.Body, *update, "go test ./permissions -run TestDocuments_golden -update")
+		golden.Check(t, filepath.Join("testdata", d.Name), d.Body, "go test ./permissions -run TestDocuments_golden -update")
 	}
 	want := []string{"aws-scanner-policy.json", "aws-remediator-policy.json", "aws-member-role-stackset.yaml",
 		"gcp-scanner-role.yaml", "gcp-remediator-role.yaml"}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/csv"
-	"flag"
 	"fmt"
 	"os"
 	"slices"
@@ -16,8 +15,6 @@ import (
 	"github.com/warden-sec/warden/internal/golden"
 	"github.com/warden-sec/warden/policies"
 )
-
-var update = flag.Bool("update", false, "rewrite docs/coverage.md")
 
 const coverageDoc = "../docs/coverage.md"
 
@@ -108,7 +105,7 @@ func TestCoverage(t *testing.T) {
 		}
 		fws[id] = f
 	}
-	golden.Check(t, coverageDoc, renderCoverage(pack, checks, byCheck, fws), *update, "go test ./policies -run TestCoverage -update")
+	golden.Check(t, coverageDoc, renderCoverage(pack, checks, byCheck, fws), "go test ./policies -run TestCoverage -update")
 }
 
 func renderCoverage(pack []*engine.Policy, checks []prowlerCheck, byCheck map[string][]string, fws map[string]*compliance.Framework) []byte {

@@ -7,15 +7,20 @@ import (
 	"io"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/termesc"
+	"github.com/warden-sec/warden/scan"
 )
 
-// JSON writes the report as the finding JSON of DESIGN.md: findings[], summary and scan.
-// Findings are encoded one at a time, so that a report of a hundred thousand findings is
-// never held in memory as one document.
+// JSON writes the result as the finding JSON of DESIGN.md: scan, summary, findings[],
+// expired_waivers, incomplete_scopes and eval_errors, in that order. The document is
+// built here field by field, not by encoding the result whole, so what else the result
+// carries for later steps (its header, its collection) never leaks into the contract;
+// testdata/report.json.golden pins it. Findings are encoded one at a time, so that a
+// report of a hundred thousand findings is never held in memory as one document.
 type JSON struct{}
 
 // Write implements Writer.
-func (JSON) Write(w io.Writer, r *Report) error {
+func (JSON) Write(w io.Writer, r *scan.Result) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	// Empty lists are written as [], not null, so that consumers need no special case.
 	fields := []struct {
@@ -60,7 +65,7 @@ func writeFindings(w *bufio.Writer, fs []findings.Finding) error {
 		if err != nil {
 			return err
 		}
-		w.Write(EscapeJSON(b))
+		w.Write(termesc.EscapeJSON(b))
 		if i < len(fs)-1 {
 			w.WriteByte(',')
 		}
@@ -75,7 +80,7 @@ func writeIndented(w *bufio.Writer, v any) error {
 	if err != nil {
 		return err
 	}
-	_, err = w.Write(EscapeJSON(bytes.TrimSpace(b)))
+	_, err = w.Write(termesc.EscapeJSON(bytes.TrimSpace(b)))
 	return err
 }
 

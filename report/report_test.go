@@ -3,7 +3,6 @@ package report_test
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"path/filepath"
 	"testing"
 	"time"
@@ -11,16 +10,18 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/golden"
 	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/snapshot"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func sample() *report.Report {
+// sample is a scan's result with a finding of each status a report shows, an expired
+// waiver, an unread scope and a failed evaluation; its summary counts them as scan.Run
+// would.
+func sample() *scan.Result {
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	fw := map[string][]string{"cis-aws-3.0": {"5.2"}, "nist-800-53-r5": {"SC-7"}}
-	r := &report.Report{
-		Scan: report.ScanInfo{ID: 7, Snapshot: "fixtures/acme/snapshot.json", Source: "test", CollectedAt: at, EvaluatedAt: at,
+	return &scan.Result{
+		Scan: scan.Info{ID: 7, Snapshot: "fixtures/acme/snapshot.json", Source: "test", CollectedAt: at, EvaluatedAt: at,
 			StartedAt: at.Add(time.Hour), DurationMS: 42, Warden: "v0.0.0-test", Policies: 3, Resources: 10},
 		Findings: []findings.Finding{
 			{Policy: "WARDEN-AWS-IAM-012", Title: "Root user has no MFA", Severity: findings.Critical, Resource: "arn:aws:iam::111111111111:root",
@@ -37,17 +38,18 @@ func sample() *report.Report {
 				Remediation: findings.Remediation{Action: "aws.ec2.revoke_ingress", Risk: findings.RiskMedium}, Frameworks: fw, Status: findings.StatusWaived,
 				Waiver: &findings.WaiverRef{Owner: "alice@acme.example", Reason: "bastion", Expires: at.AddDate(0, 3, 0)}},
 		},
-		ExpiredWaivers: []report.ExpiredWaiver{{Policy: "WARDEN-CERT-*", Resource: "tls://old:443", Owner: "bob", Reason: "legacy",
+		ExpiredWaivers: []scan.ExpiredWaiver{{Policy: "WARDEN-CERT-*", Resource: "tls://old:443", Owner: "bob", Reason: "legacy",
 			Expired: at.AddDate(0, -1, 0), File: "waivers.yaml", Line: 8, Findings: 1}},
 		IncompleteScopes: []snapshot.Scope{{ID: "aws/333333333333/ec2/us-east-1", Status: snapshot.ScopeFailed, Error: "AccessDenied"}},
 		EvalErrors:       []findings.EvalError{{Policy: "X-1", Resource: "r", Error: "conflict"}},
-		Rules: []report.Rule{
+		Rules: []scan.Rule{
 			{ID: "WARDEN-AWS-IAM-012", Title: "Root user has no MFA", Description: "Root without MFA.", Severity: findings.Critical},
 			{ID: "WARDEN-AWS-NET-001", Title: "Security group opens SSH to the internet", Description: "SSH open.", Severity: findings.High, Frameworks: fw},
 		},
+		Summary: scan.Summary{Findings: 2, BySeverity: map[string]int{"critical": 1, "high": 1, "medium": 0, "low": 0, "info": 0},
+			Waived: 1, ExpiredWaivers: 1, Resources: 10, ResourcesByType: map[string]int{"aws.iam.root_user": 1, "aws.ec2.security_group": 9},
+			Policies: 3, PoliciesFailing: 2, IncompleteScopes: 1, EvalErrors: 1, Incomplete: true},
 	}
-	r.Summarize(map[string]int{"aws.iam.root_user": 1, "aws.ec2.security_group": 9})
-	return r
 }
 
 func TestWriters_golden(t *testing.T) {
@@ -71,7 +73,7 @@ func TestWriters_golden(t *testing.T) {
 				t.Fatal(err)
 			}
 			path := filepath.Join("testdata", tc.file)
-			golden.Check(t, path, buf.Bytes(), *update, "go test ./report -update")
+			golden.Check(t, path, buf.Bytes(), "go test ./report -update")
 		})
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/termesc"
+	"github.com/warden-sec/warden/scan"
 )
 
 // Table writes findings for a person at a terminal: grouped by severity and policy,
@@ -34,7 +36,7 @@ func (t *Table) paint(code, s string) string {
 }
 
 // Write implements Writer.
-func (t *Table) Write(out io.Writer, r *Report) error {
+func (t *Table) Write(out io.Writer, r *scan.Result) error {
 	w := bufio.NewWriter(out)
 	open := r.Open()
 	var prevSev findings.Severity = -1
@@ -54,10 +56,10 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 			prevSev, prevPolicy = f.Severity, ""
 		}
 		if f.Policy != prevPolicy {
-			fmt.Fprintf(w, "  %s  %s\n", t.paint(ansiBold, Escape(f.Policy)), Escape(f.Title))
+			fmt.Fprintf(w, "  %s  %s\n", t.paint(ansiBold, termesc.Escape(f.Policy)), termesc.Escape(f.Title))
 			prevPolicy = f.Policy
 		}
-		fmt.Fprintf(w, "    %s\n      %s\n", Escape(f.Resource), t.paint(ansiDim, Escape(f.Message)))
+		fmt.Fprintf(w, "    %s\n      %s\n", termesc.Escape(f.Resource), t.paint(ansiDim, termesc.Escape(f.Message)))
 	}
 	if len(open) > 0 {
 		fmt.Fprintln(w)
@@ -66,14 +68,14 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 		fmt.Fprintf(w, "Waived (%d):\n", r.Summary.Waived)
 		for _, f := range r.Findings {
 			if f.Status == findings.StatusWaived && f.Waiver != nil {
-				fmt.Fprintf(w, "  %s on %s until %s (%s: %s)\n", Escape(f.Policy), Escape(f.Resource), f.Waiver.Expires.Format("2006-01-02"), Escape(f.Waiver.Owner), Escape(f.Waiver.Reason))
+				fmt.Fprintf(w, "  %s on %s until %s (%s: %s)\n", termesc.Escape(f.Policy), termesc.Escape(f.Resource), f.Waiver.Expires.Format("2006-01-02"), termesc.Escape(f.Waiver.Owner), termesc.Escape(f.Waiver.Reason))
 			}
 		}
 	}
 	if len(r.ExpiredWaivers) > 0 {
 		fmt.Fprintln(w, t.paint(severityColor[findings.Medium], fmt.Sprintf("Expired waivers (%d): they no longer suppress anything", len(r.ExpiredWaivers))))
 		for _, x := range r.ExpiredWaivers {
-			fmt.Fprintf(w, "  %s:%d %s on %s expired %s (owner %s): %d finding(s) open again\n", Escape(x.File), x.Line, Escape(x.Policy), Escape(x.Resource), x.Expired.Format("2006-01-02"), Escape(x.Owner), x.Findings)
+			fmt.Fprintf(w, "  %s:%d %s on %s expired %s (owner %s): %d finding(s) open again\n", termesc.Escape(x.File), x.Line, termesc.Escape(x.Policy), termesc.Escape(x.Resource), x.Expired.Format("2006-01-02"), termesc.Escape(x.Owner), x.Findings)
 		}
 	}
 	if r.Summary.Unknown > 0 {
@@ -86,7 +88,7 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 			if msg == "" {
 				msg = "no detail"
 			}
-			fmt.Fprintf(w, "  %s %s: %s\n", Escape(s.ID), Escape(s.Status), Escape(msg))
+			fmt.Fprintf(w, "  %s %s: %s\n", termesc.Escape(s.ID), termesc.Escape(s.Status), termesc.Escape(msg))
 		}
 	}
 	if len(r.EvalErrors) > 0 {
@@ -100,7 +102,7 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 			if policy == "" {
 				policy = "every policy"
 			}
-			fmt.Fprintf(w, "  %s on %s: %s\n", Escape(policy), Escape(e.Resource), Escape(e.Error))
+			fmt.Fprintf(w, "  %s on %s: %s\n", termesc.Escape(policy), termesc.Escape(e.Resource), termesc.Escape(e.Error))
 		}
 	}
 	s := r.Summary
@@ -117,7 +119,7 @@ func (t *Table) Write(out io.Writer, r *Report) error {
 		// Said again on the last line, where a reader of "0 findings" looks.
 		fmt.Fprintf(w, " · %s", t.paint(severityColor[findings.High], "INCOMPLETE: "+plural(s.EvalErrors, "policy evaluation")+" failed"))
 	}
-	fmt.Fprintf(w, "\nsnapshot %s collected %s\n", Escape(r.Scan.Snapshot), r.Scan.CollectedAt.UTC().Format("2006-01-02T15:04:05Z"))
+	fmt.Fprintf(w, "\nsnapshot %s collected %s\n", termesc.Escape(r.Scan.Snapshot), r.Scan.CollectedAt.UTC().Format("2006-01-02T15:04:05Z"))
 	return w.Flush()
 }
 

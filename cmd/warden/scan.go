@@ -227,7 +227,7 @@ report, nothing recorded.`,
 				}
 				return usageErr(err)
 			}
-			if err := writeReport(outFile, a.stdout, w, toReport(res)); err != nil {
+			if err := writeReport(outFile, a.stdout, w, res); err != nil {
 				return err
 			}
 			a.log.Info("scan done", "resources", res.Scan.Resources, "findings", res.Summary.Findings, "eval_errors", res.Summary.EvalErrors, "duration_ms", res.Scan.DurationMS)
@@ -261,35 +261,11 @@ report, nothing recorded.`,
 }
 
 // writeReport writes to path atomically, or to stdout.
-func writeReport(path string, stdout io.Writer, w report.Writer, r *report.Report) error {
+func writeReport(path string, stdout io.Writer, w report.Writer, r *scan.Result) error {
 	if path == "" {
 		return w.Write(stdout, r)
 	}
 	return writeAtomically(path, func(out io.Writer) error { return w.Write(out, r) })
-}
-
-// toReport is a scan's result as the report writers print it.
-func toReport(r *scan.Result) *report.Report {
-	s := r.Summary
-	rep := &report.Report{
-		Scan: report.ScanInfo{ID: r.Scan.ID, Snapshot: r.Scan.Snapshot, Source: r.Scan.Source, CollectedAt: r.Scan.CollectedAt,
-			EvaluatedAt: r.Scan.EvaluatedAt, StartedAt: r.Scan.StartedAt, DurationMS: r.Scan.DurationMS, Warden: r.Scan.Warden,
-			Policies: r.Scan.Policies, Resources: r.Scan.Resources},
-		Summary: report.Summary{Findings: s.Findings, BySeverity: s.BySeverity, Waived: s.Waived, Unknown: s.Unknown,
-			ExpiredWaivers: s.ExpiredWaivers, Resources: s.Resources, ResourcesByType: s.ResourcesByType, Policies: s.Policies,
-			PoliciesFailing: s.PoliciesFailing, IncompleteScopes: s.IncompleteScopes, EvalErrors: s.EvalErrors, Incomplete: s.Incomplete},
-		Findings:         r.Findings,
-		IncompleteScopes: r.IncompleteScopes,
-		EvalErrors:       r.EvalErrors,
-	}
-	for _, w := range r.ExpiredWaivers {
-		rep.ExpiredWaivers = append(rep.ExpiredWaivers, report.ExpiredWaiver{Policy: w.Policy, Resource: w.Resource, Owner: w.Owner,
-			Reason: w.Reason, Expired: w.Expired, File: w.File, Line: w.Line, Findings: w.Findings})
-	}
-	for _, p := range r.Rules {
-		rep.Rules = append(rep.Rules, report.Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
-	}
-	return rep
 }
 
 // engineCatalog is the remediators' catalog as the engine checks policies against it.

@@ -7,7 +7,7 @@ import (
 	"io"
 
 	"github.com/warden-sec/warden/compliance"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 // JSON writes the whole document, indented: the report with every control and its
@@ -33,7 +33,7 @@ func (JSON) Write(w io.Writer, d *compliance.Document) error {
 	}
 	bw := bufio.NewWriter(w)
 	// A report piped to a terminal cannot drive it: the same escaping as the scan report.
-	bw.Write(report.EscapeJSON(b))
+	bw.Write(termesc.EscapeJSON(b))
 	bw.WriteByte('\n')
 	return bw.Flush()
 }

@@ -14,7 +14,7 @@ import (
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 // OCSFVersion is the version of the Open Cybersecurity Schema Framework the OCSF writer
@@ -185,7 +185,7 @@ func (OCSF) Write(w io.Writer, d *compliance.Document) error {
 		return fmt.Errorf("write compliance OCSF of %s: %w", rep.Framework.ID, err)
 	}
 	bw := bufio.NewWriter(w)
-	bw.Write(report.EscapeJSON(b))
+	bw.Write(termesc.EscapeJSON(b))
 	bw.WriteByte('\n')
 	return bw.Flush()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"path/filepath"
 	"reflect"
@@ -18,8 +17,6 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 // write renders d in format.
 func write(t testing.TB, format string, d *compliance.Document) []byte {
@@ -44,7 +41,7 @@ func TestWriters_golden(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			got := write(t, format, d)
 			path := filepath.Join("testdata", "cis-aws-3.0."+ext[format]+".golden")
-			golden.Check(t, path, got, *update, "go test ./compliance/render -update")
+			golden.Check(t, path, got, "go test ./compliance/render -update")
 		})
 	}
 }

@@ -1,8 +1,6 @@
 package render
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -10,7 +8,7 @@ import (
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/sarif"
 )
 
 // SARIF writes the document as one SARIF 2.1.0 run of the tool warden: a result for every
@@ -23,108 +21,14 @@ import (
 // resource and often counts against several controls (CIS AWS 5.2 and 5.3, NIST AC-6 and
 // AC-6(1)): with a rule per control, a dashboard would show it as several alerts, fixed
 // or dismissed one by one. Policy rules also give the same ruleId and fingerprint as the
-// scan's SARIF (report.SARIF), so a code-scanning tool that holds both sees one alert.
-// Each rule's tags name the framework's controls it checks ("cis-aws-3.0:5.2").
+// scan's SARIF (report.SARIF: both are written by internal/sarif), so a code-scanning
+// tool that holds both sees one alert. Each rule's tags name the framework's controls it checks ("cis-aws-3.0:5.2").
 //
 // A failing finding is a result of kind "fail" with the level of its severity; an
 // unknown one (carried over from an earlier scan because its scope could not be read)
 // is of kind "open": SARIF's word for "the tool could not decide", whose level must be
 // "none".
 type SARIF struct{}
-
-type sarifLog struct {
-	Schema  string     `json:"$schema"`
-	Version string     `json:"version"`
-	Runs    []sarifRun `json:"runs"`
-}
-
-type sarifRun struct {
-	Tool              sarifTool         `json:"tool"`
-	AutomationDetails sarifAutomation   `json:"automationDetails"`
-	Results           []sarifResult     `json:"results"`
-	Invocations       []sarifInvocation `json:"invocations"`
-	Properties        map[string]any    `json:"properties"`
-}
-
-type sarifTool struct {
-	Driver sarifDriver `json:"driver"`
-}
-
-type sarifDriver struct {
-	Name           string      `json:"name"`
-	Version        string      `json:"version,omitempty"`
-	InformationURI string      `json:"informationUri"`
-	Rules          []sarifRule `json:"rules"`
-}
-
-type sarifAutomation struct {
-	// ID's part before the last / is the category GitHub keeps results apart by: one per
-	// framework, so that reports of two frameworks do not close each other's alerts.
-	ID string `json:"id"`
-}
-
-type sarifText struct {
-	Text string `json:"text"`
-}
-
-type sarifRule struct {
-	ID                   string         `json:"id"`
-	Name                 string         `json:"name"`
-	ShortDescription     sarifText      `json:"shortDescription"`
-	DefaultConfiguration map[string]any `json:"defaultConfiguration"`
-	Properties           map[string]any `json:"properties"`
-}
-
-type sarifResult struct {
-	RuleID              string            `json:"ruleId"`
-	RuleIndex           int               `json:"ruleIndex"`
-	Kind                string            `json:"kind"`
-	Level               string            `json:"level"`
-	Message             sarifText         `json:"message"`
-	Locations           []sarifLocation   `json:"locations"`
-	PartialFingerprints map[string]string `json:"partialFingerprints"`
-	Properties          map[string]any    `json:"properties"`
-}
-
-type sarifLocation struct {
-	LogicalLocations []sarifLogical `json:"logicalLocations"`
-}
-
-type sarifLogical struct {
-	FullyQualifiedName string `json:"fullyQualifiedName"`
-	Kind               string `json:"kind"`
-}
-
-type sarifInvocation struct {
-	ExecutionSuccessful        bool                `json:"executionSuccessful"`
-	EndTimeUTC                 string              `json:"endTimeUtc"`
-	ToolExecutionNotifications []sarifNotification `json:"toolExecutionNotifications"`
-}
-
-type sarifNotification struct {
-	Level          string        `json:"level"`
-	Message        sarifText     `json:"message"`
-	AssociatedRule *sarifRuleRef `json:"associatedRule,omitempty"`
-}
-
-type sarifRuleRef struct {
-	ID string `json:"id"`
-}
-
-// securitySeverity is GitHub's numeric scale, as the scan's SARIF uses it.
-var securitySeverity = map[findings.Severity]string{
-	findings.Critical: "9.5", findings.High: "8.0", findings.Medium: "5.5", findings.Low: "3.0", findings.Info: "0.0",
-}
-
-func sarifLevel(s findings.Severity) string {
-	switch s {
-	case findings.Critical, findings.High:
-		return "error"
-	case findings.Medium:
-		return "warning"
-	}
-	return "note"
-}
 
 // Write implements Writer.
 func (SARIF) Write(w io.Writer, d *compliance.Document) error {
@@ -141,24 +45,19 @@ func (SARIF) Write(w io.Writer, d *compliance.Document) error {
 		}
 	}
 	against := controlsByFinding(rep)
-	driver := sarifDriver{Name: "warden", Version: d.Tool, InformationURI: "https://github.com/warden-sec/warden", Rules: []sarifRule{}}
+	var rules []sarif.Rule
 	index := map[string]int{}
-	results := []sarifResult{}
+	results := []sarif.Result{}
 	for _, f := range d.OpenFindings() {
 		i, ok := index[f.Policy]
 		if !ok {
-			i = len(driver.Rules)
+			i = len(rules)
 			index[f.Policy] = i
-			driver.Rules = append(driver.Rules, sarifRule{
-				ID: f.Policy, Name: f.Policy, ShortDescription: sarifText{f.Title},
-				DefaultConfiguration: map[string]any{"level": sarifLevel(f.Severity)},
-				Properties: map[string]any{"security-severity": securitySeverity[f.Severity],
-					"tags": append([]string{"security", "compliance"}, checks[f.Policy]...)},
-			})
+			rules = append(rules, sarif.PolicyRule(f.Policy, f.Title, f.Severity, append([]string{"security", "compliance"}, checks[f.Policy]...)))
 		}
-		res := sarifResult{RuleID: f.Policy, RuleIndex: i, Kind: "fail", Level: sarifLevel(f.Severity), Message: sarifText{f.Message},
-			Locations:           []sarifLocation{{LogicalLocations: []sarifLogical{{FullyQualifiedName: f.Resource, Kind: "resource"}}}},
-			PartialFingerprints: map[string]string{"warden/v1": f.Fingerprint},
+		res := sarif.Result{RuleID: f.Policy, RuleIndex: i, Kind: "fail", Level: sarif.Level(f.Severity), Message: sarif.Text{Text: f.Message},
+			Locations:           sarif.ResourceLocation(f.Resource),
+			PartialFingerprints: sarif.Fingerprints(f.Fingerprint),
 			Properties: map[string]any{"framework": fw, "controls": against[f.Fingerprint], "status": f.Status,
 				"severity": f.Severity.String(), "resource_type": f.ResourceType, "account": f.Account, "region": f.Region},
 		}
@@ -175,29 +74,27 @@ func (SARIF) Write(w io.Writer, d *compliance.Document) error {
 		}
 		results = append(results, res)
 	}
-	run := sarifRun{
-		Tool:              sarifTool{Driver: driver},
-		AutomationDetails: sarifAutomation{ID: "warden-compliance/" + fw + "/" + rep.At.UTC().Format(time.RFC3339)},
-		Results:           results,
-		Invocations:       []sarifInvocation{invocation(d)},
+	run := &sarif.Run{
+		Tool: sarif.Warden(d.Tool, rules),
+		// ID's part before the last / is the category GitHub keeps results apart by: one
+		// per framework, so that reports of two frameworks do not close each other's alerts.
+		AutomationDetails: &sarif.AutomationDetails{ID: "warden-compliance/" + fw + "/" + rep.At.UTC().Format(time.RFC3339)},
+		Results:           slices.Values(results),
+		Invocations:       []sarif.Invocation{invocation(d)},
 		Properties:        runProperties(d),
 	}
-	b, err := json.MarshalIndent(sarifLog{Schema: "https://json.schemastore.org/sarif-2.1.0.json", Version: "2.1.0", Runs: []sarifRun{run}}, "", "  ")
-	if err != nil {
+	if err := sarif.Write(w, run); err != nil {
 		return fmt.Errorf("write compliance SARIF of %s: %w", fw, err)
 	}
-	bw := bufio.NewWriter(w)
-	bw.Write(report.EscapeJSON(b))
-	bw.WriteByte('\n')
-	return bw.Flush()
+	return nil
 }
 
 // invocation says what the run could not judge: a policy whose evaluations failed makes
 // it unsuccessful, a scope that could not be read is a warning. Silence about them would
 // read as clean.
-func invocation(d *compliance.Document) sarifInvocation {
-	inv := sarifInvocation{ExecutionSuccessful: true, EndTimeUTC: d.Generated.UTC().Format(time.RFC3339),
-		ToolExecutionNotifications: []sarifNotification{}}
+func invocation(d *compliance.Document) sarif.Invocation {
+	inv := sarif.Invocation{ExecutionSuccessful: true, EndTimeUTC: d.Generated.UTC().Format(time.RFC3339),
+		ToolExecutionNotifications: []sarif.Notification{}}
 	errs := map[string]int{}
 	var order []string
 	for _, c := range d.Report.Controls {
@@ -211,16 +108,16 @@ func invocation(d *compliance.Document) sarifInvocation {
 	slices.Sort(order)
 	for _, p := range order {
 		inv.ExecutionSuccessful = false
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "error",
-			Message:        sarifText{fmt.Sprintf("%d evaluations of %s failed: those resources were not judged", errs[p], p)},
-			AssociatedRule: &sarifRuleRef{ID: p}})
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarif.Notification{Level: "error",
+			Message:        sarif.Text{Text: fmt.Sprintf("%d evaluations of %s failed: those resources were not judged", errs[p], p)},
+			AssociatedRule: &sarif.RuleRef{ID: p}})
 	}
 	for _, s := range failedScopes(d) {
 		msg := fmt.Sprintf("scope %s %s: warden could not see its resources, so they are unknown, not clean", s.ID, s.Status)
 		if s.Error != "" {
 			msg += " (" + s.Error + ")"
 		}
-		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarifNotification{Level: "warning", Message: sarifText{msg}})
+		inv.ToolExecutionNotifications = append(inv.ToolExecutionNotifications, sarif.Notification{Level: "warning", Message: sarif.Text{Text: msg}})
 	}
 	return inv
 }

@@ -1,21 +1,37 @@
 // Package golden compares a test's output with a file under testdata, or rewrites the
 // file when the test runs with -update: one place for the golden files of every package.
+//
+// The -update flag is golden's own: a test binary that imports golden accepts it, so
+//
+//	go test ./report -update
+//
+// rewrites report's golden files. Check reads the flag itself; a test that compares in
+// its own way (metrics by their meaning, not their bytes) asks Update.
 package golden
 
 import (
 	"bytes"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// Check compares got with the file at path, byte for byte; with update it writes got
+// update is the -update flag. Registered when the test binary starts, like the testing
+// package's own flags, and only read afterwards.
+var update = flag.Bool("update", false, "rewrite the golden files instead of comparing with them")
+
+// Update reports whether the test runs with -update: golden files are to be rewritten
+// from what the test produces, not compared with it.
+func Update() bool { return *update }
+
+// Check compares got with the file at path, byte for byte; with -update it writes got
 // there instead (creating testdata/ if need be). A difference fails t with the first
 // line that differs and accept, the command that rewrites the file.
-func Check(t testing.TB, path string, got []byte, update bool, accept string) {
+func Check(t testing.TB, path string, got []byte, accept string) {
 	t.Helper()
-	if update {
+	if Update() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

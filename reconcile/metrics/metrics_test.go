@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -20,10 +19,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/golden"
 	"github.com/warden-sec/warden/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // exposition is what /metrics serves of c's families named names (all when none), in
 // the text format: the form of the golden files.
@@ -68,7 +66,7 @@ func exposition(t *testing.T, c prometheus.Collector, names ...string) []byte {
 func compareGolden(t *testing.T, c prometheus.Collector, file string, names ...string) {
 	t.Helper()
 	path := filepath.Join("testdata", file)
-	if *update {
+	if golden.Update() {
 		if err := os.WriteFile(path, exposition(t, c, names...), 0o644); err != nil {
 			t.Fatal(err)
 		}
