@@ -46,52 +46,18 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 		return nil, stopTracing, nil
 	}
 	dc := r.cfg.Daemon.WithDefaults()
-	var fallback river.PeriodicSchedule
-	if df.schedule != "" {
-		s, err := config.ParseSchedule(df.schedule)
-		if err != nil {
-			return nil, stopTracing, usageErr(fmt.Errorf("--schedule: %w", err))
-		}
-		fallback = s
-	}
-	wanted := map[string]bool{"aws": r.targets.AWS != nil, "gcp": r.targets.GCP != nil, "tls": len(r.targets.TLS) > 0}
-	var targets []daemon.Target
-	for _, rd := range r.clouds.readers {
-		sc, ok := rd.(collectors.ScopeCollector)
-		if !ok || !wanted[sc.Name()] {
-			continue
-		}
-		t := daemon.Target{Name: sc.Name(), Collector: sc, Reader: rd, Schedule: fallback}
-		if expr, ok := dc.Schedules[sc.Name()]; ok {
-			s, err := config.ParseSchedule(expr)
-			if err != nil {
-				return nil, stopTracing, usageErr(err)
-			}
-			t.Schedule = s
-		}
-		targets = append(targets, t)
-	}
-	var ws *waivers.Set
-	if r.cfg.Waivers != "" {
-		var err error
-		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
-			return nil, stopTracing, usageErr(err)
-		}
-	}
-	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws, WaiversFile: r.cfg.Waivers,
-		EvalVersion: r.eng.Version() + "+" + r.cfg.Version, FullEvery: dc.FullEvery, Actor: r.actor, Logger: a.log})
-	hooks, endpointHooks := daemon.MetricsHooks(met)
-	// Checkpoints are signed hourly when a key is at hand ($WARDEN_AUDIT_KEY or the key
-	// file warden audit checkpoint made); serve never creates one.
-	var checkpoint func(context.Context) error
-	af := auditFlags{}
-	if signer, _, err := af.key(false); err != nil {
+	targets, err := daemonTargets(r, df.schedule)
+	if err != nil {
 		return nil, stopTracing, err
-	} else if signer != nil {
-		alog := audit.New(r.st, audit.Options{Signer: signer})
-		checkpoint = func(ctx context.Context) error { _, err := alog.Checkpoint(ctx); return err }
-	} else {
-		a.log.Info("no audit key ($WARDEN_AUDIT_KEY or the file warden audit checkpoint creates): the daemon signs no checkpoints")
+	}
+	rec, err := a.reconciler(r)
+	if err != nil {
+		return nil, stopTracing, err
+	}
+	hooks, endpointHooks := daemon.MetricsHooks(met)
+	checkpoint, err := a.checkpointer(r)
+	if err != nil {
+		return nil, stopTracing, err
 	}
 	tp, shutdown, err := telemetry.Setup(ctx, telemetry.Options{Endpoint: dc.OTLPEndpoint, ServiceVersion: version(),
 		SampleRatio: dc.TraceSampleRatio, Logger: a.log})
@@ -111,15 +77,86 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	if err != nil {
 		return nil, stopTracing, err
 	}
-	token, err := daemon.LoadToken(os.Getenv, dc.EventsTokenFile)
-	if err != nil && (dc.EventsTokenFile != "" || os.Getenv(daemon.EnvEventsToken) != "") {
-		return nil, stopTracing, usageErr(err)
-	}
-	if err == nil {
-		routes["POST /v1/events"] = d.EventsHandler(token, endpointHooks)
-		routes["POST /v1/reconcile"] = d.ReconcileHandler(token)
-	} else {
-		a.log.Info("no events token ($" + daemon.EnvEventsToken + " or daemon.events_token_file): /v1/events and /v1/reconcile are off")
+	if err := a.mountEvents(d, dc.EventsTokenFile, routes, endpointHooks); err != nil {
+		return nil, stopTracing, err
 	}
 	return d, shutdown, nil
+}
+
+// daemonTargets are the daemon's targets: one per kind of live target given (aws, gcp,
+// tls), each swept on its daemon.schedules entry, else on schedule (--schedule), else
+// only on demand and on events.
+func daemonTargets(r *remediation, schedule string) ([]daemon.Target, error) {
+	var fallback river.PeriodicSchedule
+	if schedule != "" {
+		s, err := config.ParseSchedule(schedule)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--schedule: %w", err))
+		}
+		fallback = s
+	}
+	schedules := r.cfg.Daemon.WithDefaults().Schedules
+	wanted := map[string]bool{"aws": r.targets.AWS != nil, "gcp": r.targets.GCP != nil, "tls": len(r.targets.TLS) > 0}
+	var targets []daemon.Target
+	for _, rd := range r.clouds.readers {
+		sc, ok := rd.(collectors.ScopeCollector)
+		if !ok || !wanted[sc.Name()] {
+			continue
+		}
+		t := daemon.Target{Name: sc.Name(), Collector: sc, Reader: rd, Schedule: fallback}
+		if expr, ok := schedules[sc.Name()]; ok {
+			s, err := config.ParseSchedule(expr)
+			if err != nil {
+				return nil, usageErr(err)
+			}
+			t.Schedule = s
+		}
+		targets = append(targets, t)
+	}
+	return targets, nil
+}
+
+// checkpointer signs an audit checkpoint when a key is at hand ($WARDEN_AUDIT_KEY or the
+// key file warden audit checkpoint made): the daemon then signs one hourly. serve never
+// creates a key; without one it is nil.
+func (a *app) checkpointer(r *remediation) (func(context.Context) error, error) {
+	signer, _, err := (&auditFlags{}).key(false)
+	if err != nil {
+		return nil, err
+	}
+	if signer == nil {
+		a.log.Info("no audit key ($WARDEN_AUDIT_KEY or the file warden audit checkpoint creates): the daemon signs no checkpoints")
+		return nil, nil
+	}
+	alog := audit.New(r.st, audit.Options{Signer: signer})
+	return func(ctx context.Context) error { _, err := alog.Checkpoint(ctx); return err }, nil
+}
+
+// reconciler judges each scope the daemon reads, with serve's engine and waivers.
+func (a *app) reconciler(r *remediation) (*reconcile.Reconciler, error) {
+	var ws *waivers.Set
+	if r.cfg.Waivers != "" {
+		var err error
+		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
+			return nil, usageErr(err)
+		}
+	}
+	return reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws, WaiversFile: r.cfg.Waivers,
+		EvalVersion: r.eng.Version() + "+" + r.cfg.Version, FullEvery: r.cfg.Daemon.WithDefaults().FullEvery, Actor: r.actor, Logger: a.log}), nil
+}
+
+// mountEvents mounts /v1/events and /v1/reconcile when an events token is configured
+// ($WARDEN_EVENTS_TOKEN, else tokenFile); a token configured but unreadable is an error.
+func (a *app) mountEvents(d *daemon.Daemon, tokenFile string, routes map[string]http.Handler, hooks daemon.EndpointHooks) error {
+	token, err := daemon.LoadToken(os.Getenv, tokenFile)
+	if err != nil && (tokenFile != "" || os.Getenv(daemon.EnvEventsToken) != "") {
+		return usageErr(err)
+	}
+	if err != nil {
+		a.log.Info("no events token ($" + daemon.EnvEventsToken + " or daemon.events_token_file): /v1/events and /v1/reconcile are off")
+		return nil
+	}
+	routes["POST /v1/events"] = d.EventsHandler(token, hooks)
+	routes["POST /v1/reconcile"] = d.ReconcileHandler(token)
+	return nil
 }

@@ -1,14 +1,15 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,120 +75,12 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
   WARDEN_ACTOR=bob warden approve apr-1a2b3c4d5e6f    # the worker applies it within seconds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
 			r, err := a.openRemediation(cmd, &rf, true)
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			addr := listen
-			if addr == "" {
-				addr = r.cfg.Serve.Listen
-			}
-			if addr == "" {
-				addr = config.DefaultServeListen
-			}
-			if !isLoopback(addr) && !r.cfg.Serve.AllowRemote {
-				return usageErr(fmt.Errorf("listen %s is not a loopback address: set serve.allow_remote: true in the config to serve beyond this machine", addr))
-			}
-			// The budget is shared by every run on the store: the daemon's jobs and this
-			// worker apply one action at a time.
-			dc := r.cfg.Daemon.WithDefaults()
-			mo := remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
-				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
-				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
-				Limits: remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct,
-					PerHour: dc.MaxFixesPerHour, PerAccountPerHour: dc.MaxFixesPerAccountPerHour, PauseAfterFailures: dc.PauseAfterFailures},
-				// Replicas apply side by side: an action another one is applying is
-				// interrupted only once a rescued job could have taken it over.
-				InFlightLease: dc.RescueAfter}
-			m := remediate.New(mo)
-			opts := serve.Options{Machine: m, Logger: a.log, Routes: map[string]http.Handler{},
-				Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }}
-			var srv *serve.Server
-			var slackHandler *slackgate.Handler
-			endpoints := "healthz, readyz"
-			if r.cfg.Slack != nil {
-				secrets, err := slackgate.LoadSecrets(*r.cfg.Slack, os.Getenv)
-				if err != nil {
-					return usageErr(err)
-				}
-				n, err := slackgate.NewNotifier(slackgate.Options{Config: *r.cfg.Slack, Identities: r.cfg.Identities, Secrets: secrets,
-					Store: r.st, Gate: r.gate, Actions: m, Logger: a.log,
-					// The worker applies what reached its quorum at once, not at its next tick.
-					OnDecision: func(string) { srv.Wake() }})
-				if err != nil {
-					return usageErr(err)
-				}
-				slackHandler = slackgate.NewHandler(n)
-				opts.Routes["POST /slack/interactions"] = slackHandler
-				opts.Syncers = append(opts.Syncers, n)
-				endpoints += ", slack/interactions"
-			}
-			reports, err := a.reportsTask(ctx, r)
-			if err != nil {
-				return err
-			}
-			var tasks []daemon.Task
-			if reports != nil {
-				tasks = append(tasks, *reports)
-			}
-			d, stopTracing, err := a.openDaemon(ctx, r, m, df, opts.Routes, tasks)
-			if err != nil {
-				return err
-			}
-			if d == nil && reports != nil {
-				go a.runTask(ctx, *reports)
-			}
-			// After the daemon's last job: its spans are flushed, within a bound.
-			defer func() {
-				if err := stopTracing(context.WithoutCancel(ctx)); err != nil {
-					a.log.Warn("traces: the last spans were not sent", "err", err)
-				}
-			}()
-			opts.DryRun = df.dryRun || r.cfg.Daemon.DryRun
-			if r.cfg.Dashboard.IsEnabled() {
-				dash, err := a.openDashboard(r, mo, m, isLoopback(addr), opts.DryRun, func() { srv.Wake() })
-				if err != nil {
-					return err
-				}
-				opts.Routes["/"] = dash
-				endpoints += ", dashboard at /"
-				if !dash.AuthOn() {
-					endpoints += " (authentication off: loopback only)"
-				}
-			}
-			if opts.Routes["POST /v1/events"] != nil {
-				endpoints += ", v1/events, v1/reconcile"
-			}
-			endpoints += ", metrics"
-			srv = serve.New(opts)
-			ln, err := net.Listen("tcp", addr)
-			if err != nil {
-				return fmt.Errorf("listen on %s: %w", addr, err)
-			}
-			fmt.Fprintf(a.stderr, "warden serve: listening on http://%s (%s)\n", ln.Addr(), endpoints)
-			daemonDone := make(chan error, 1)
-			if d != nil {
-				fmt.Fprintf(a.stderr, "warden serve: reconciling as replica %s\n", d.ID())
-				go func() { daemonDone <- d.Run(ctx, 30*time.Second) }()
-			} else {
-				daemonDone <- nil
-			}
-			err = srv.Run(ctx, ln)
-			if derr := <-daemonDone; derr != nil && err == nil {
-				err = derr
-			}
-			if slackHandler != nil {
-				// Clicks acknowledged before the stop are decided and answered.
-				slackHandler.Wait()
-			}
-			if err != nil && !errors.Is(err, context.Canceled) {
-				return err
-			}
-			done, failed := srv.Passes()
-			a.log.Info("serve stopped", "passes", done, "failed_passes", failed)
-			return nil
+			return a.serve(cmd.Context(), r, serveFlags{listen: listen, maxActions: maxActions, maxPerAcct: maxPerAcct, daemon: df})
 		},
 	}
 	rf.pf.register(cmd)
@@ -203,11 +96,143 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 	return cmd
 }
 
+// serveFlags are warden serve's own flags.
+type serveFlags struct {
+	listen                 string
+	maxActions, maxPerAcct int
+	daemon                 daemonFlags
+}
+
+// serve wires warden serve: the machine that applies fixes, the channels (Slack, the
+// dashboard), the daemon and the scheduled tasks under one loop (reconcile/daemon.Loop),
+// and the HTTP server of their routes; it runs them until ctx ends.
+func (a *app) serve(ctx context.Context, r *remediation, sf serveFlags) error {
+	addr := cmp.Or(sf.listen, r.cfg.Serve.Listen, config.DefaultServeListen)
+	if !isLoopback(addr) && !r.cfg.Serve.AllowRemote {
+		return usageErr(fmt.Errorf("listen %s is not a loopback address: set serve.allow_remote: true in the config to serve beyond this machine", addr))
+	}
+	mo := machineOptions(r, a.log, sf)
+	m := remediate.New(mo)
+	dryRun := sf.daemon.dryRun || r.cfg.Daemon.DryRun
+	// The loop is made last; the channels wake it as soon as a decision is recorded, so
+	// that what reached its quorum is applied at once, not at the next pass.
+	var loop *daemon.Loop
+	wake := func(string) { loop.Wake() }
+	routes := map[string]http.Handler{}
+	endpoints := "healthz, readyz"
+	var syncers []daemon.Syncer
+	var slackHandler *slackgate.Handler
+	if r.cfg.Slack != nil {
+		n, err := a.openSlack(r, m, wake)
+		if err != nil {
+			return err
+		}
+		slackHandler = slackgate.NewHandler(n)
+		routes["POST /slack/interactions"] = slackHandler
+		syncers = append(syncers, n)
+		endpoints += ", slack/interactions"
+	}
+	tasks, err := a.reportsTasks(ctx, r)
+	if err != nil {
+		return err
+	}
+	d, stopTracing, err := a.openDaemon(ctx, r, m, sf.daemon, routes, tasks)
+	if err != nil {
+		return err
+	}
+	// After the daemon's last job: its spans are flushed, within a bound.
+	defer func() {
+		if err := stopTracing(context.WithoutCancel(ctx)); err != nil {
+			a.log.Warn("traces: the last spans were not sent", "err", err)
+		}
+	}()
+	if r.cfg.Dashboard.IsEnabled() {
+		dash, err := a.openDashboard(r, mo, m, isLoopback(addr), dryRun, wake)
+		if err != nil {
+			return err
+		}
+		routes["/"] = dash
+		endpoints += ", dashboard at /"
+		if !dash.AuthOn() {
+			endpoints += " (authentication off: loopback only)"
+		}
+	}
+	if routes["POST /v1/events"] != nil {
+		endpoints += ", v1/events, v1/reconcile"
+	}
+	endpoints += ", metrics"
+	loop = daemon.NewLoop(daemon.LoopOptions{Machine: m, DryRun: dryRun, Syncers: syncers, Daemon: d, Tasks: tasks, Logger: a.log})
+	srv := serve.New(serve.Options{Routes: routes, Logger: a.log,
+		Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }})
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", addr, err)
+	}
+	fmt.Fprintf(a.stderr, "warden serve: listening on http://%s (%s)\n", ln.Addr(), endpoints)
+	if d != nil {
+		fmt.Fprintf(a.stderr, "warden serve: reconciling as replica %s\n", d.ID())
+	}
+	return a.runServe(ctx, srv, ln, loop, slackHandler)
+}
+
+// runServe runs the HTTP server and the loop until ctx ends (or the listener fails),
+// and drains both.
+func (a *app) runServe(ctx context.Context, srv *serve.Server, ln net.Listener, loop *daemon.Loop, slackHandler *slackgate.Handler) error {
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	loopDone := make(chan error, 1)
+	go func() { loopDone <- loop.Run(lctx) }()
+	err := srv.Run(ctx, ln)
+	stop()
+	if lerr := <-loopDone; lerr != nil && err == nil {
+		err = lerr
+	}
+	if slackHandler != nil {
+		// Clicks acknowledged before the stop are decided and answered.
+		slackHandler.Wait()
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	done, failed := loop.Passes()
+	a.log.Info("serve stopped", "passes", done, "failed_passes", failed)
+	return nil
+}
+
+// machineOptions are the options of serve's remediation machine. The budget is shared
+// by every run on the store: the daemon's jobs and the loop apply one action at a time.
+func machineOptions(r *remediation, log *slog.Logger, sf serveFlags) remediate.Options {
+	dc := r.cfg.Daemon.WithDefaults()
+	return remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
+		Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: log,
+		Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
+		Limits: remediate.Limits{MaxActions: sf.maxActions, MaxPerAccount: sf.maxPerAcct,
+			PerHour: dc.MaxFixesPerHour, PerAccountPerHour: dc.MaxFixesPerAccountPerHour, PauseAfterFailures: dc.PauseAfterFailures},
+		// Replicas apply side by side: an action another one is applying is
+		// interrupted only once a rescued job could have taken it over.
+		InFlightLease: dc.RescueAfter}
+}
+
+// openSlack builds the Slack channel: its secrets from the environment or the files the
+// config names, and a notifier that wakes the loop on each decision.
+func (a *app) openSlack(r *remediation, m *remediate.Machine, wake func(string)) (*slackgate.Notifier, error) {
+	secrets, err := slackgate.LoadSecrets(*r.cfg.Slack, os.Getenv)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	n, err := slackgate.NewNotifier(slackgate.Options{Config: *r.cfg.Slack, Identities: r.cfg.Identities, Secrets: secrets,
+		Store: r.st, Gate: r.gate, Actions: m, Logger: a.log, OnDecision: wake})
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return n, nil
+}
+
 // openDashboard builds the web dashboard over serve's store, gate and machine. A
 // rollback from the pages runs through a machine like serve's own, acting as the
 // person who asked: the audit log names them. Without live targets, or in a dry run,
 // the pages offer no rollback.
-func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.Machine, loopback, dryRun bool, wake func()) (*dashboard.Dashboard, error) {
+func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.Machine, loopback, dryRun bool, wake func(string)) (*dashboard.Dashboard, error) {
 	var policies []string
 	for _, p := range r.eng.Policies() {
 		policies = append(policies, p.ID)
@@ -247,7 +272,7 @@ func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.M
 	}
 	d, err := dashboard.New(dashboard.Options{Store: r.st, Log: r.log, Gate: r.gate, Actions: m, Rollback: rollback,
 		Verifier: verifier, WaiverFile: r.cfg.Waivers, Policies: policies, Report: report, Formats: render.Formats(),
-		Config: r.cfg.Dashboard, Loopback: loopback, LocalActor: r.actor, OnDecision: func(string) { wake() }, Logger: a.log})
+		Config: r.cfg.Dashboard, Loopback: loopback, LocalActor: r.actor, OnDecision: wake, Logger: a.log})
 	if err != nil {
 		return nil, usageErr(err)
 	}
