@@ -120,16 +120,11 @@ func (a *app) serve(ctx context.Context, r *remediation, sf serveFlags) error {
 	wake := func(string) { loop.Wake() }
 	routes := map[string]http.Handler{}
 	endpoints := "healthz, readyz"
-	var syncers []daemon.Syncer
-	var slackHandler *slackgate.Handler
-	if r.cfg.Slack != nil {
-		n, err := a.openSlack(r, m, wake)
-		if err != nil {
-			return err
-		}
-		slackHandler = slackgate.NewHandler(n)
-		routes["POST /slack/interactions"] = slackHandler
-		syncers = append(syncers, n)
+	slackHandler, syncers, err := a.mountSlack(r, m, wake, routes)
+	if err != nil {
+		return err
+	}
+	if slackHandler != nil {
 		endpoints += ", slack/interactions"
 	}
 	tasks, err := a.reportsTasks(ctx, r)
@@ -164,25 +159,30 @@ func (a *app) serve(ctx context.Context, r *remediation, sf serveFlags) error {
 	loop = daemon.NewLoop(daemon.LoopOptions{Machine: m, DryRun: dryRun, Syncers: syncers, Daemon: d, Tasks: tasks, Logger: a.log})
 	srv := serve.New(serve.Options{Routes: routes, Logger: a.log,
 		Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }})
+	replica := ""
+	if d != nil {
+		replica = d.ID()
+	}
+	return a.runServe(ctx, srv, addr, endpoints, replica, loop, slackHandler)
+}
+
+// runServe listens on addr and runs the HTTP server and the loop until ctx ends (or the
+// listener fails), and drains both. It says what it serves, and as which replica it
+// reconciles when there is a daemon.
+func (a *app) runServe(ctx context.Context, srv *serve.Server, addr, endpoints, replica string, loop *daemon.Loop, slackHandler *slackgate.Handler) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", addr, err)
 	}
 	fmt.Fprintf(a.stderr, "warden serve: listening on http://%s (%s)\n", ln.Addr(), endpoints)
-	if d != nil {
-		fmt.Fprintf(a.stderr, "warden serve: reconciling as replica %s\n", d.ID())
+	if replica != "" {
+		fmt.Fprintf(a.stderr, "warden serve: reconciling as replica %s\n", replica)
 	}
-	return a.runServe(ctx, srv, ln, loop, slackHandler)
-}
-
-// runServe runs the HTTP server and the loop until ctx ends (or the listener fails),
-// and drains both.
-func (a *app) runServe(ctx context.Context, srv *serve.Server, ln net.Listener, loop *daemon.Loop, slackHandler *slackgate.Handler) error {
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- loop.Run(lctx) }()
-	err := srv.Run(ctx, ln)
+	err = srv.Run(ctx, ln)
 	stop()
 	if lerr := <-loopDone; lerr != nil && err == nil {
 		err = lerr
@@ -213,19 +213,26 @@ func machineOptions(r *remediation, log *slog.Logger, sf serveFlags) remediate.O
 		InFlightLease: dc.RescueAfter}
 }
 
-// openSlack builds the Slack channel: its secrets from the environment or the files the
-// config names, and a notifier that wakes the loop on each decision.
-func (a *app) openSlack(r *remediation, m *remediate.Machine, wake func(string)) (*slackgate.Notifier, error) {
+// mountSlack mounts the Slack channel when the config has a slack: section: its
+// secrets from the environment or the files the config names, a notifier that wakes the
+// loop on each decision (and syncs the messages after each pass), and the interaction
+// endpoint. Without the section: nothing.
+func (a *app) mountSlack(r *remediation, m *remediate.Machine, wake func(string), routes map[string]http.Handler) (*slackgate.Handler, []daemon.Syncer, error) {
+	if r.cfg.Slack == nil {
+		return nil, nil, nil
+	}
 	secrets, err := slackgate.LoadSecrets(*r.cfg.Slack, os.Getenv)
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, nil, usageErr(err)
 	}
 	n, err := slackgate.NewNotifier(slackgate.Options{Config: *r.cfg.Slack, Identities: r.cfg.Identities, Secrets: secrets,
 		Store: r.st, Gate: r.gate, Actions: m, Logger: a.log, OnDecision: wake})
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, nil, usageErr(err)
 	}
-	return n, nil
+	h := slackgate.NewHandler(n)
+	routes["POST /slack/interactions"] = h
+	return h, []daemon.Syncer{n}, nil
 }
 
 // openDashboard builds the web dashboard over serve's store, gate and machine. A
