@@ -1,10 +1,12 @@
-// Package serve is the HTTP server of warden's long-running process: health and
-// readiness, and the routes of the approval channels, the dashboard and the daemon's
-// endpoints. The work itself (applying what became ready, the daemon's jobs, the
-// scheduled tasks) is reconcile/daemon's Loop, which warden serve runs beside it.
+// Package serve is warden serve, the long-running process. Run wires it: the
+// remediation machine, the approval channels (Slack, the dashboard), the daemon over the
+// live targets and the scheduled reports under one loop (reconcile/daemon.Loop), which
+// applies what became ready; and Server, the HTTP server of health, readiness and every
+// channel's routes.
 //
-// Stopping it (its context ends, on SIGTERM) drains: /readyz answers 503 and the server
-// stops taking requests; those under way get up to 10 s.
+// Stopping it (its context ends, on SIGTERM) drains: /readyz answers 503, the server
+// stops taking requests (those under way get up to 10 s), the loop finishes the action
+// in flight and records it, and nothing new starts.
 package serve
 
 import (
