@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -94,16 +92,9 @@ func writeRequestsJSON(w io.Writer, reqs []gates.Request) error {
 	if reqs == nil {
 		reqs = []gates.Request{}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(struct {
+	return writeEscapedJSON(w, struct {
 		Requests []gates.Request `json:"requests"`
-	}{reqs}); err != nil {
-		return err
-	}
-	_, err := w.Write(report.EscapeJSON(buf.Bytes()))
-	return err
+	}{reqs})
 }
 
 func writeRequestsTable(w io.Writer, reqs []gates.Request, withState bool) error {

@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
@@ -195,38 +195,19 @@ that the export holds every entry.`,
 			if out == "" {
 				return l.Export(ctx, a.stdout, cp)
 			}
-			return writeFileAtomic(out, func(w *bufio.Writer) error { return l.Export(ctx, w, cp) })
+			return writeAtomically(out, func(w io.Writer) error {
+				bw := bufio.NewWriter(w)
+				if err := l.Export(ctx, bw, cp); err != nil {
+					return err
+				}
+				return bw.Flush()
+			})
 		},
 	}
 	af.register(cmd)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the export to this file instead of stdout")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "export against this signed checkpoint file instead of signing one now")
 	return cmd
-}
-
-// writeFileAtomic writes path through a temporary file renamed into place, so that a
-// failed export never leaves a partial file that looks complete.
-func writeFileAtomic(path string, write func(w *bufio.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return usageErr(fmt.Errorf("--out: %w", err))
-	}
-	defer os.Remove(f.Name())
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func (a *app) auditKeyCmd() *cobra.Command {

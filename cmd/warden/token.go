@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -119,16 +117,9 @@ func (a *app) tokenListCmd() *cobra.Command {
 				if list == nil {
 					list = []dashboard.Token{}
 				}
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
+				return writeEscapedJSON(a.stdout, struct {
 					Tokens []dashboard.Token `json:"tokens"`
-				}{list}); err != nil {
-					return err
-				}
-				_, err := a.stdout.Write(report.EscapeJSON(buf.Bytes()))
-				return err
+				}{list})
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(a.stdout, "no tokens")
