@@ -12,7 +12,7 @@
 //	d, err := dashboard.New(dashboard.Options{Store: st, Log: log, Gate: gate, Actions: machine,
 //		Rollback: rollbackAs, Verifier: v, WaiverFile: cfg.Waivers, Policies: ids,
 //		Config: cfg.Dashboard, Loopback: isLoopback(addr), LocalActor: actor,
-//		OnDecision: func(string) { srv.Wake() }})
+//		OnDecision: func(string) { loop.Wake() }}) // reconcile/daemon.Loop
 //	routes["/"] = d
 //
 // # Who may do what

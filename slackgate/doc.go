@@ -12,12 +12,12 @@
 //	n, err := slackgate.NewNotifier(slackgate.Options{
 //		Config: cfg, Identities: file.Identities, Secrets: secrets,
 //		Store: st, Gate: gate, Actions: machine,
-//		OnDecision: func(string) { srv.Wake() },      // the worker applies what reached its quorum
+//		OnDecision: func(string) { loop.Wake() },     // the loop applies what reached its quorum
 //	})
 //	h := slackgate.NewHandler(n)
-//	srv = serve.New(serve.Options{Machine: machine,
-//		Routes:  map[string]http.Handler{"POST /slack/interactions": h},
-//		Syncers: []serve.Syncer{n}})                  // Notifier.Sync after every pass
+//	routes["POST /slack/interactions"] = h            // served by serve.Server
+//	loop = daemon.NewLoop(daemon.LoopOptions{Machine: machine,
+//		Syncers: []daemon.Syncer{n}})                 // Notifier.Sync after every pass
 //	...                                               // on shutdown, after the listener: h.Wait()
 //
 // Notifier.Sync posts what is new and updates what changed; it is idempotent and cheap,

@@ -10,31 +10,23 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/audit"
-	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediators"
 )
 
 // actionFlags are the flags of the commands over recorded actions.
-type actionFlags struct {
-	dbPath, configFile string
-}
+type actionFlags struct{ dbFlags }
 
 func (af *actionFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&af.dbPath, "db", "", "warden's database (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
-	cmd.Flags().StringVar(&af.configFile, "config", "", "YAML config (db:, gates:)")
+	af.dbFlags.register(cmd, "warden's database (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)", "YAML config (db:, gates:)")
 }
 
 // machine opens the database of recorded actions and a Machine over it without clouds
 // (listing and pausing need none).
 func (a *app) machine(cmd *cobra.Command, af *actionFlags) (*remediate.Machine, func(), error) {
-	cfg := &config.Config{}
-	if af.configFile != "" {
-		c, err := config.Load(af.configFile)
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		cfg = c
+	cfg, err := af.config()
+	if err != nil {
+		return nil, nil, err
 	}
 	who, err := actor()
 	if err != nil {

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -13,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/audit"
-	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/store"
@@ -21,39 +18,18 @@ import (
 
 // gateFlags are the flags every approvals command shares: where the requests are kept
 // and where the rules (gates: in the config) come from.
-type gateFlags struct {
-	dbPath, configFile string
-}
+type gateFlags struct{ db dbFlags }
 
 func (gf *gateFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&gf.dbPath, "db", "", "warden's database: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
-	cmd.Flags().StringVar(&gf.configFile, "config", "", "YAML config whose gates: section lists the approvers and rules")
+	gf.db.register(cmd, dbHelp, "YAML config whose gates: section lists the approvers and rules")
 }
 
 // open opens the store holding the requests and the gate over it. The database must
 // exist: approval requests are made by warden apply, so a missing one is a wrong --db.
 func (gf *gateFlags) open(ctx context.Context) (*gates.Gate, *store.Store, error) {
-	cfg := &config.Config{}
-	if gf.configFile != "" {
-		c, err := config.Load(gf.configFile)
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		cfg = c
-	}
-	dsn := gf.dbPath
-	if dsn == "" {
-		dsn = cfg.DB
-	}
-	if dsn == "" {
-		var err error
-		if dsn, err = store.DefaultPath(); err != nil {
-			return nil, nil, err
-		}
-	}
-	st, err := store.OpenExisting(ctx, dsn)
+	cfg, st, err := gf.db.open(ctx, false)
 	if err != nil {
-		return nil, nil, usageErr(err)
+		return nil, nil, err
 	}
 	log := audit.New(st, audit.Options{Now: time.Now})
 	return gates.New(st, log, cfg.Gates, time.Now), st, nil
@@ -96,17 +72,7 @@ list never shows as open what can no longer be approved.`,
 				return err
 			}
 			defer st.Close()
-			if err := st.InTx(cmd.Context(), func(tx *store.Tx) error {
-				_, err := g.ExpireDue(cmd.Context(), tx)
-				return err
-			}); err != nil {
-				return err
-			}
-			f := gates.Filter{States: []gates.State{gates.StatePending}}
-			if all {
-				f = gates.Filter{}
-			}
-			reqs, err := g.List(cmd.Context(), f)
+			reqs, err := g.Current(cmd.Context(), all)
 			if err != nil {
 				return err
 			}
@@ -126,16 +92,9 @@ func writeRequestsJSON(w io.Writer, reqs []gates.Request) error {
 	if reqs == nil {
 		reqs = []gates.Request{}
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(struct {
+	return writeEscapedJSON(w, struct {
 		Requests []gates.Request `json:"requests"`
-	}{reqs}); err != nil {
-		return err
-	}
-	_, err := w.Write(report.EscapeJSON(buf.Bytes()))
-	return err
+	}{reqs})
 }
 
 func writeRequestsTable(w io.Writer, reqs []gates.Request, withState bool) error {

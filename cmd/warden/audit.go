@@ -5,71 +5,42 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/warden-sec/warden/audit"
-	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/store"
 )
 
 // auditKeyEnv holds the checkpoint signing key itself (PRIVATE+KEY+…), for hosts that
 // keep secrets in the environment rather than in files; it wins over any key file.
-const auditKeyEnv = "WARDEN_AUDIT_KEY"
+const auditKeyEnv = audit.KeyEnv
 
 // auditFlags are the flags every audit command shares.
 type auditFlags struct {
-	dbPath, configFile, keyFile string
+	db      dbFlags
+	keyFile string
 }
 
 func (af *auditFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&af.dbPath, "db", "", "warden's database: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
-	cmd.Flags().StringVar(&af.configFile, "config", "", "YAML config whose db: names warden's database")
+	af.db.register(cmd, dbHelp, "YAML config whose db: names warden's database")
 	cmd.Flags().StringVar(&af.keyFile, "audit-key", "", "checkpoint signing key file, created (mode 0600) if missing; $"+auditKeyEnv+", the key text itself, wins over it (default $XDG_STATE_HOME/warden/audit.key)")
 }
 
 // open opens the existing database: the audit log is written by the commands that
 // change state, so a missing database is a wrong --db, not an empty log.
 func (af *auditFlags) open(ctx context.Context) (*store.Store, error) {
-	cfg := &config.Config{}
-	if af.configFile != "" {
-		c, err := config.Load(af.configFile)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		cfg = c
-	}
-	return openHistory(ctx, af.dbPath, cfg, false)
+	_, st, err := af.db.open(ctx, false)
+	return st, err
 }
 
-// key returns the signing key: $WARDEN_AUDIT_KEY, else the key file (created on first
-// use when create is true). With create false, a missing file is no key (nil, nil).
+// key returns the signing key (audit.SigningKey): with create false, a missing file is
+// no key (nil, nil).
 func (af *auditFlags) key(create bool) (note.Signer, note.Verifier, error) {
-	if text := os.Getenv(auditKeyEnv); strings.TrimSpace(text) != "" {
-		s, v, err := audit.ParseKey(text)
-		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("$%s: %w", auditKeyEnv, err))
-		}
-		return s, v, nil
-	}
-	path := af.keyFile
-	if path == "" {
-		var err error
-		if path, err = audit.DefaultKeyPath(); err != nil {
-			return nil, nil, err
-		}
-	}
-	if !create {
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, nil
-		}
-	}
-	s, v, err := audit.LoadOrCreateKey(path)
+	s, v, err := audit.SigningKey(os.Getenv, af.keyFile, create)
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
@@ -224,38 +195,19 @@ that the export holds every entry.`,
 			if out == "" {
 				return l.Export(ctx, a.stdout, cp)
 			}
-			return writeFileAtomic(out, func(w *bufio.Writer) error { return l.Export(ctx, w, cp) })
+			return writeAtomically(out, func(w io.Writer) error {
+				bw := bufio.NewWriter(w)
+				if err := l.Export(ctx, bw, cp); err != nil {
+					return err
+				}
+				return bw.Flush()
+			})
 		},
 	}
 	af.register(cmd)
 	cmd.Flags().StringVarP(&out, "out", "o", "", "write the export to this file instead of stdout")
 	cmd.Flags().StringVar(&checkpoint, "checkpoint", "", "export against this signed checkpoint file instead of signing one now")
 	return cmd
-}
-
-// writeFileAtomic writes path through a temporary file renamed into place, so that a
-// failed export never leaves a partial file that looks complete.
-func writeFileAtomic(path string, write func(w *bufio.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return usageErr(fmt.Errorf("--out: %w", err))
-	}
-	defer os.Remove(f.Name())
-	w := bufio.NewWriter(f)
-	err = write(w)
-	if err == nil {
-		err = w.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 func (a *app) auditKeyCmd() *cobra.Command {

@@ -3,9 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -84,7 +81,8 @@ read.`,
 				enc.SetIndent("", "  ")
 				err = enc.Encode(r)
 			} else {
-				err = writeConfigReport(a.stdout, r)
+				// A config quotes what it holds: no control character reaches the terminal raw.
+				err = r.WriteText(a.stdout, report.EscapeLines)
 			}
 			if err != nil {
 				return err
@@ -102,76 +100,4 @@ read.`,
 	f.BoolVar(&skipSecrets, "skip-secrets", false, "check the file alone: do not look for the secrets")
 	f.StringVar(&auditKeyFile, "audit-key", "", "the checkpoint signing key file to look at (default $XDG_STATE_HOME/warden/audit.key)")
 	return cmd
-}
-
-// writeConfigReport prints the problems, one a line, then where each secret comes from.
-func writeConfigReport(w io.Writer, r config.Report) error {
-	var b strings.Builder
-	for _, p := range r.Problems {
-		// A config quotes what it holds: no control character reaches the terminal raw.
-		b.WriteString(report.EscapeLines(p.String()) + "\n")
-	}
-	errs, warns := 0, 0
-	for _, p := range r.Problems {
-		if p.Level == config.LevelWarning {
-			warns++
-		} else {
-			errs++
-		}
-	}
-	switch {
-	case errs == 0 && warns == 0:
-		fmt.Fprintf(&b, "%s: no problems\n", r.File)
-	default:
-		fmt.Fprintf(&b, "%s: %s, %s\n", r.File, plural(errs, "problem"), plural(warns, "warning"))
-	}
-	if len(r.Secrets) > 0 {
-		b.WriteString("\nsecrets (never shown):\n")
-		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-		for _, s := range r.Secrets {
-			mark := "ok"
-			if !s.OK {
-				mark = "PROBLEM"
-			}
-			fmt.Fprintf(tw, "  %s\t%s\t%s\n", s.Name, mark, report.EscapeLines(secretWhere(s)))
-		}
-		if err := tw.Flush(); err != nil {
-			return err
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// secretWhere says where a secret was found, in words.
-func secretWhere(s config.SecretSource) string {
-	var where string
-	switch s.From {
-	case config.FromEnv:
-		where = "from $" + s.Env + " (set)"
-	case config.FromFile:
-		where = "from file " + s.File
-		if s.Field != "" && s.Line > 0 {
-			where += fmt.Sprintf(" (%s, line %d)", s.Field, s.Line)
-		}
-		if s.Mode != "" {
-			where += ", mode " + s.Mode
-		}
-	default:
-		if s.Note != "" {
-			return s.Note
-		}
-		return "none"
-	}
-	if s.Note != "" {
-		where += ": " + s.Note
-	}
-	return where
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return fmt.Sprintf("%d %ss", n, what)
 }

@@ -93,12 +93,8 @@ more.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			docs = slices.DeleteFunc(docs, func(d permissions.Document) bool {
-				return role != "all" && d.Role != role || cloud != "all" && d.Cloud != cloud || format != "" && d.Format != format
-			})
-			if len(docs) == 0 {
-				return usageErr(fmt.Errorf("no document is %s for --role %s --cloud %s (AWS policies are json, the member role's template cloudformation, GCP roles yaml)",
-					format, role, cloud))
+			if docs, err = permissions.Select(docs, permissions.Selection{Role: role, Cloud: cloud, Format: format}); err != nil {
+				return usageErr(err)
 			}
 			if out != "" {
 				return writeDocuments(out, docs, a.stdout)

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -10,34 +8,22 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/audit"
-	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/dashboard"
 	"github.com/warden-sec/warden/report"
 )
 
 // tokenFlags are the flags every token command shares: where the tokens are kept.
-type tokenFlags struct {
-	dbPath, configFile string
-}
+type tokenFlags struct{ db dbFlags }
 
 func (tf *tokenFlags) register(cmd *cobra.Command) {
-	cmd.Flags().StringVar(&tf.dbPath, "db", "", "warden's database: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
-	cmd.Flags().StringVar(&tf.configFile, "config", "", "YAML config whose db: names warden's database")
+	tf.db.register(cmd, dbHelp, "YAML config whose db: names warden's database")
 }
 
 // open opens the token store of the database warden serve uses; creating a token
 // creates the database if needed (it may be the first thing set up), listing and
 // revoking need it to exist.
 func (tf *tokenFlags) open(cmd *cobra.Command, create bool) (*dashboard.Tokens, func(), error) {
-	cfg := &config.Config{}
-	if tf.configFile != "" {
-		c, err := config.Load(tf.configFile)
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		cfg = c
-	}
-	st, err := openHistory(cmd.Context(), tf.dbPath, cfg, create)
+	_, st, err := tf.db.open(cmd.Context(), create)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -131,16 +117,9 @@ func (a *app) tokenListCmd() *cobra.Command {
 				if list == nil {
 					list = []dashboard.Token{}
 				}
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
+				return writeEscapedJSON(a.stdout, struct {
 					Tokens []dashboard.Token `json:"tokens"`
-				}{list}); err != nil {
-					return err
-				}
-				_, err := a.stdout.Write(report.EscapeJSON(buf.Bytes()))
-				return err
+				}{list})
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(a.stdout, "no tokens")
