@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/internal/bench"
 	"github.com/warden-sec/warden/internal/synth"
 	"github.com/warden-sec/warden/policies"
@@ -102,7 +103,7 @@ Markdown, ready for BENCHMARKS.md.`,
 			for i, s := range snaps {
 				if s.synth != "" {
 					start := time.Now()
-					if err := writeAtomically(s.path, func(w io.Writer) error {
+					if err := atomicfile.Write(s.path, func(w io.Writer) error {
 						return synth.Write(w, synth.Options{Resources: n, Seed: seed, Repetition: s.synth})
 					}); err != nil {
 						return err

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/internal/atomicfile"
 )
 
 // targetFlags name live targets; the same keys exist under targets: in the config.
@@ -187,7 +186,7 @@ does not resolve their findings.`,
 				_, err := collect.Run(cmd.Context(), a.stdout, cs, opts)
 				return err
 			}
-			return writeAtomically(out, func(w io.Writer) error {
+			return atomicfile.Write(out, func(w io.Writer) error {
 				_, err := collect.Run(cmd.Context(), w, cs, opts)
 				return err
 			})
@@ -197,41 +196,4 @@ does not resolve their findings.`,
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config with a targets: section")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "snapshot file to write (default standard output)")
 	return cmd
-}
-
-// writeAtomically writes a file through a temporary one renamed into place, so that a
-// failure never leaves half a file behind. A path that is not a regular file (/dev/null,
-// /dev/stdout, a pipe) is written in place: renaming over it would replace the device
-// with a file. A symbolic link is followed, so that its target is what gets replaced.
-func writeAtomically(path string, write func(io.Writer) error) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".warden-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/reconcile/metrics"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/env"
 	"github.com/warden-sec/warden/waivers"
 )
 
@@ -36,16 +37,16 @@ type daemonFlags struct {
 // daemon runs tasks on their schedules (the reports: section). The
 // daemon is traced when daemon.otlp_endpoint or $OTEL_EXPORTER_OTLP_ENDPOINT names a
 // collector: stopTracing flushes the last spans, and must be called when serve ends.
-func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler, tasks []daemon.Task) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
+func (a *app) openDaemon(ctx context.Context, r *env.Env, m *remediate.Machine, df daemonFlags, routes map[string]http.Handler, tasks []daemon.Task) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
 	stopTracing = func(context.Context) error { return nil }
 	reg := prometheus.NewRegistry()
-	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.st)),
-		metrics.WithState(daemon.State(r.st)), metrics.WithLogger(a.log))
+	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(r.Store)),
+		metrics.WithState(daemon.State(r.Store)), metrics.WithLogger(a.log))
 	routes["GET /metrics"] = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelWarn)})
-	if r.targets.Empty() {
+	if r.Targets.Empty() {
 		return nil, stopTracing, nil
 	}
-	dc := r.cfg.Daemon.WithDefaults()
+	dc := r.Config.Daemon.WithDefaults()
 	var fallback river.PeriodicSchedule
 	if df.schedule != "" {
 		s, err := config.ParseSchedule(df.schedule)
@@ -54,9 +55,9 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 		}
 		fallback = s
 	}
-	wanted := map[string]bool{"aws": r.targets.AWS != nil, "gcp": r.targets.GCP != nil, "tls": len(r.targets.TLS) > 0}
+	wanted := map[string]bool{"aws": r.Targets.AWS != nil, "gcp": r.Targets.GCP != nil, "tls": len(r.Targets.TLS) > 0}
 	var targets []daemon.Target
-	for _, rd := range r.clouds.readers {
+	for _, rd := range r.Clouds.Readers {
 		sc, ok := rd.(collectors.ScopeCollector)
 		if !ok || !wanted[sc.Name()] {
 			continue
@@ -72,14 +73,14 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 		targets = append(targets, t)
 	}
 	var ws *waivers.Set
-	if r.cfg.Waivers != "" {
+	if r.Config.Waivers != "" {
 		var err error
-		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
+		if ws, err = waivers.Load(r.Config.Waivers); err != nil {
 			return nil, stopTracing, usageErr(err)
 		}
 	}
-	rec := reconcile.New(reconcile.Options{Store: r.st, Log: r.log, Engine: r.eng, Waivers: ws, WaiversFile: r.cfg.Waivers,
-		EvalVersion: r.eng.Version() + "+" + r.cfg.Version, FullEvery: dc.FullEvery, Actor: r.actor, Logger: a.log})
+	rec := reconcile.New(reconcile.Options{Store: r.Store, Log: r.Log, Engine: r.Engine, Waivers: ws, WaiversFile: r.Config.Waivers,
+		EvalVersion: r.Engine.Version() + "+" + r.Config.Version, FullEvery: dc.FullEvery, Actor: r.Actor, Logger: a.log})
 	hooks, endpointHooks := daemon.MetricsHooks(met)
 	// Checkpoints are signed hourly when a key is at hand ($WARDEN_AUDIT_KEY or the key
 	// file warden audit checkpoint made); serve never creates one.
@@ -88,7 +89,7 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 	if signer, _, err := af.key(false); err != nil {
 		return nil, stopTracing, err
 	} else if signer != nil {
-		alog := audit.New(r.st, audit.Options{Signer: signer})
+		alog := audit.New(r.Store, audit.Options{Signer: signer})
 		checkpoint = func(ctx context.Context) error { _, err := alog.Checkpoint(ctx); return err }
 	} else {
 		a.log.Info("no audit key ($WARDEN_AUDIT_KEY or the file warden audit checkpoint creates): the daemon signs no checkpoints")
@@ -104,9 +105,9 @@ func (a *app) openDaemon(ctx context.Context, r *remediation, m *remediate.Machi
 			_ = shutdown(context.WithoutCancel(ctx))
 		}
 	}()
-	d, err = daemon.New(ctx, daemon.Options{Store: r.st, Log: r.log, Reconciler: rec, Machine: m,
-		Plan: reconcile.PlanOptions{Registry: r.reg, Gates: r.cfg.Gates}, Targets: targets, DryRun: df.dryRun || dc.DryRun,
-		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.actor, Logger: a.log, Hooks: hooks,
+	d, err = daemon.New(ctx, daemon.Options{Store: r.Store, Log: r.Log, Reconciler: rec, Machine: m,
+		Plan: reconcile.PlanOptions{Registry: r.Registry, Gates: r.Config.Gates}, Targets: targets, DryRun: df.dryRun || dc.DryRun,
+		Workers: df.workers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: r.Actor, Logger: a.log, Hooks: hooks,
 		Checkpoint: checkpoint, Tasks: tasks, Tracer: tp.Tracer(daemon.TracerName)})
 	if err != nil {
 		return nil, stopTracing, err

@@ -106,15 +106,9 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 // history other than the one scan writes. With create false, a history that does not
 // exist is an error (bad input), never an empty one made on the spot.
 func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create bool) (*store.Store, error) {
-	dsn := dbFlag
-	if dsn == "" && cfg != nil {
-		dsn = cfg.DB
-	}
-	if dsn == "" {
-		var err error
-		if dsn, err = store.DefaultPath(); err != nil {
-			return nil, err
-		}
+	dsn, err := historyDSN(dbFlag, cfg)
+	if err != nil {
+		return nil, err
 	}
 	if !create {
 		st, err := store.OpenExisting(ctx, dsn)
@@ -124,6 +118,17 @@ func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create 
 		return st, nil
 	}
 	return store.Open(ctx, dsn)
+}
+
+// historyDSN is --db, else the config's db:, else the default path.
+func historyDSN(dbFlag string, cfg *config.Config) (string, error) {
+	if dbFlag != "" {
+		return dbFlag, nil
+	}
+	if cfg != nil && cfg.DB != "" {
+		return cfg.DB, nil
+	}
+	return store.DefaultPath()
 }
 
 func nonNil(fs []findings.Finding) []findings.Finding {

@@ -83,9 +83,4 @@ func (lf *limitFlags) snapshotLimits() snapshot.Limits {
 	return snapshot.Limits{MaxValue: capInt(int64(lf.maxValue)), MaxResource: capInt(int64(lf.maxResource))}
 }
 
-// apply sets the engine's evaluation limits.
-func (lf *limitFlags) apply(c *engine.Config) {
-	c.EvalTimeout, c.MemoryLimit = lf.evalTimeout, int64(lf.memoryLimit)
-}
-
 func capInt(n int64) int { return int(min(n, int64(^uint(0)>>1))) }

@@ -15,8 +15,8 @@ import (
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/compliance/evidence"
 	"github.com/warden-sec/warden/compliance/render"
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/report"
-	"github.com/warden-sec/warden/waivers"
 )
 
 func (a *app) reportCmd() *cobra.Command {
@@ -88,14 +88,9 @@ time before the first scan or to come) or an error.`,
 			if err != nil {
 				return err
 			}
-			if waiverFile == "" {
-				waiverFile = cfg.Waivers
-			}
-			var ws *waivers.Set
-			if waiverFile != "" {
-				if ws, err = waivers.Load(waiverFile); err != nil {
-					return usageErr(err)
-				}
+			ws, err := loadWaivers(waiverFile, cfg)
+			if err != nil {
+				return err
 			}
 			// Reading the history never creates one: a misspelt --db is an error.
 			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
@@ -113,7 +108,7 @@ time before the first scan or to come) or an error.`,
 			if outFile == "" {
 				return w.Write(a.stdout, doc)
 			}
-			if err := writeAtomically(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
+			if err := atomicfile.Write(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
 				return err
 			}
 			s := doc.Report.Score

@@ -9,6 +9,7 @@ import (
 	"github.com/warden-sec/warden/compliance/export"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/remediate/env"
 	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/waivers"
 )
@@ -16,16 +17,16 @@ import (
 // evidenceOptions are what serve judges a report's evidence with: its policies and
 // settings, and the waivers as the file holds them now (the dashboard may have added
 // some since serve started).
-func evidenceOptions(r *remediation) (evidence.Options, error) {
+func evidenceOptions(r *env.Env) (evidence.Options, error) {
 	var ws *waivers.Set
-	if r.cfg.Waivers != "" {
+	if r.Config.Waivers != "" {
 		var err error
-		if ws, err = waivers.Load(r.cfg.Waivers); err != nil {
+		if ws, err = waivers.Load(r.Config.Waivers); err != nil {
 			return evidence.Options{}, err
 		}
 	}
-	return evidence.Options{Policies: r.eng.Policies(), Waivers: ws,
-		Settings: evidence.SettingsInEffect(r.eng.SettingsSchema(), r.cfg.Settings), Tool: "warden " + version()}, nil
+	return evidence.Options{Policies: r.Engine.Policies(), Waivers: ws,
+		Settings: evidence.SettingsInEffect(r.Engine.SettingsSchema(), r.Config.Settings), Tool: "warden " + version()}, nil
 }
 
 // reportsWaitForEvidence is how long scheduled reports wait, when nothing has been read
@@ -35,15 +36,15 @@ const reportsWaitForEvidence = 15 * time.Second
 // reportsTask is the reports: section as a task of the daemon: every reports.every, each
 // framework's evidence gathered once from the history and written in every format to the
 // destination, the oldest beyond reports.keep deleted. Nil without a reports: section.
-func (a *app) reportsTask(ctx context.Context, r *remediation) (*daemon.Task, error) {
-	rc := r.cfg.Reports
+func (a *app) reportsTask(ctx context.Context, r *env.Env) (*daemon.Task, error) {
+	rc := r.Config.Reports
 	if rc == nil {
 		return nil, nil
 	}
 	// The evidence options are read at each run (the waivers file changes), so the
 	// exporter is made with none and each run makes its own.
 	base := export.Options{Frameworks: rc.Frameworks, Formats: rc.Formats, Destination: rc.Destination,
-		Region: rc.Region, Keep: rc.Keep, Store: r.st, Log: r.log, Logger: a.log.With("task", "reports")}
+		Region: rc.Region, Keep: rc.Keep, Store: r.Store, Log: r.Log, Logger: a.log.With("task", "reports")}
 	if _, err := export.New(ctx, base); err != nil {
 		return nil, usageErr(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"time"
@@ -16,8 +17,7 @@ import (
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/remediators"
-	"github.com/warden-sec/warden/remediators/builtin"
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
@@ -32,8 +32,6 @@ type policyFlags struct {
 	baseline   bool // set by scan only: see engine.Config.Baseline
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
 	limits *limitFlags
-	// catalog, when set, is the remediation actions the policies are checked against.
-	catalog map[string][]remediators.Param
 }
 
 func (pf *policyFlags) register(cmd *cobra.Command) {
@@ -42,66 +40,54 @@ func (pf *policyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&pf.noBuiltin, "no-builtin", false, "leave out the built-in policies (their library, data.warden.lib, stays for yours)")
 }
 
-// load reads the config (if any) and compiles the policies it and the flags name.
+// loadPolicies reads the config (if any) and compiles the policies it and the flags name.
 func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config, *engine.Engine, error) {
-	cfg := &config.Config{}
-	if pf.configFile != "" {
-		c, err := config.Load(pf.configFile)
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		cfg = c
-	}
-	sources := []engine.Source{engine.Builtin()}
-	if pf.noBuiltin {
-		sources = []engine.Source{engine.BuiltinLibrary()}
-	}
-	for _, dir := range append(append([]string{}, cfg.Policies...), pf.policyDirs...) {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("--policies: %w", err))
-		}
-		if !st.IsDir() {
-			return nil, nil, usageErr(fmt.Errorf("--policies %s: not a directory", dir))
-		}
-		sources = append(sources, engine.Source{FS: os.DirFS(dir), Prefix: dir})
-	}
-	if len(sources) == 1 && pf.noBuiltin {
-		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
-	}
-	catalog := pf.catalog
-	if catalog == nil {
-		// Policies are checked against the fixes this warden has, whatever the command.
-		reg, err := builtin.Registry(nil, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		catalog = reg.Catalog()
-	}
-	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog), Baseline: pf.baseline}
-	if pf.limits != nil {
-		if pf.limits.evalTimeout <= 0 {
-			return nil, nil, usageErr(fmt.Errorf("--eval-timeout: want a positive duration such as 10s"))
-		}
-		pf.limits.apply(&ec)
-	}
-	e, err := engine.New(cmd.Context(), ec)
-	if se, ok := err.(*engine.SettingsError); ok {
-		// Settings are judged against the policies; the config knows their lines.
-		var located error
-		for _, s := range se.Errors {
-			if e := cfg.SettingError(s.Name, s.Path, s.Msg); located == nil {
-				located = e
-			} else {
-				located = fmt.Errorf("%w\n%w", located, e)
-			}
-		}
-		return nil, nil, usageErr(located)
-	}
+	cfg, err := loadConfig(pf.configFile)
 	if err != nil {
-		return nil, nil, usageErr(fmt.Errorf("load policies:\n%w", err))
+		return nil, nil, err
+	}
+	e, err := cfg.Engine(cmd.Context(), pf.options(a.log))
+	if err != nil {
+		return nil, nil, usageErr(err)
 	}
 	return cfg, e, nil
+}
+
+// options are the policy flags as the config's policy options.
+func (pf *policyFlags) options(log *slog.Logger) config.PolicyOptions {
+	o := config.PolicyOptions{Dirs: pf.policyDirs, NoBuiltin: pf.noBuiltin, Baseline: pf.baseline, Logger: log}
+	if lf := pf.limits; lf != nil {
+		o.Limits = &config.EvalLimits{EvalTimeout: lf.evalTimeout, MemoryLimit: int64(lf.memoryLimit)}
+	}
+	return o
+}
+
+// loadConfig reads --config; without one, the config is empty.
+func loadConfig(file string) (*config.Config, error) {
+	if file == "" {
+		return &config.Config{}, nil
+	}
+	c, err := config.Load(file)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return c, nil
+}
+
+// loadWaivers reads --waivers, else the config's waivers: file; nil when neither names one.
+func loadWaivers(flag string, cfg *config.Config) (*waivers.Set, error) {
+	file := flag
+	if file == "" {
+		file = cfg.Waivers
+	}
+	if file == "" {
+		return nil, nil
+	}
+	ws, err := waivers.Load(file)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return ws, nil
 }
 
 func (a *app) scanCmd() *cobra.Command {
@@ -168,14 +154,9 @@ report, nothing recorded.`,
 					return usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
 				}
 			}
-			if waiverFile == "" {
-				waiverFile = cfg.Waivers
-			}
-			var ws *waivers.Set
-			if waiverFile != "" {
-				if ws, err = waivers.Load(waiverFile); err != nil {
-					return usageErr(err)
-				}
+			ws, err := loadWaivers(waiverFile, cfg)
+			if err != nil {
+				return err
 			}
 			var src scan.Source
 			switch snapPath {
@@ -265,7 +246,7 @@ func writeReport(path string, stdout io.Writer, w report.Writer, r *report.Repor
 	if path == "" {
 		return w.Write(stdout, r)
 	}
-	return writeAtomically(path, func(out io.Writer) error { return w.Write(out, r) })
+	return atomicfile.Write(path, func(out io.Writer) error { return w.Write(out, r) })
 }
 
 // toReport is a scan's result as the report writers print it.
@@ -290,22 +271,6 @@ func toReport(r *scan.Result) *report.Report {
 		rep.Rules = append(rep.Rules, report.Rule{ID: p.ID, Title: p.Title, Description: p.Description, Severity: p.Severity, Frameworks: p.Frameworks})
 	}
 	return rep
-}
-
-// engineCatalog is the remediators' catalog as the engine checks policies against it.
-func engineCatalog(c map[string][]remediators.Param) map[string][]engine.ActionParam {
-	if c == nil {
-		return nil
-	}
-	out := make(map[string][]engine.ActionParam, len(c))
-	for name, ps := range c {
-		aps := make([]engine.ActionParam, 0, len(ps))
-		for _, p := range ps {
-			aps = append(aps, engine.ActionParam{Name: p.Name, Required: p.Required})
-		}
-		out[name] = aps
-	}
-	return out
 }
 
 // tuneGC sets the collector for an evaluation, unless GOGC or GOMEMLIMIT say otherwise.

@@ -19,6 +19,7 @@ import (
 	"github.com/warden-sec/warden/dashboard"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/env"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/serve"
 	"github.com/warden-sec/warden/slackgate"
@@ -82,20 +83,20 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 			defer r.Close()
 			addr := listen
 			if addr == "" {
-				addr = r.cfg.Serve.Listen
+				addr = r.Config.Serve.Listen
 			}
 			if addr == "" {
 				addr = config.DefaultServeListen
 			}
-			if !isLoopback(addr) && !r.cfg.Serve.AllowRemote {
+			if !isLoopback(addr) && !r.Config.Serve.AllowRemote {
 				return usageErr(fmt.Errorf("listen %s is not a loopback address: set serve.allow_remote: true in the config to serve beyond this machine", addr))
 			}
 			// The budget is shared by every run on the store: the daemon's jobs and this
 			// worker apply one action at a time.
-			dc := r.cfg.Daemon.WithDefaults()
-			mo := remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
-				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
-				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
+			dc := r.Config.Daemon.WithDefaults()
+			mo := remediate.Options{Store: r.Store, Log: r.Log, Gate: r.Gate, Gates: r.Config.Gates, Registry: r.Registry,
+				Observer: remediate.Readers(r.Clouds.Readers), Engine: r.Engine, Actor: r.Actor, Logger: a.log,
+				Versions: scan.VersionEvents(r.Engine, r.Config.File, r.Config.Version),
 				Limits: remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct,
 					PerHour: dc.MaxFixesPerHour, PerAccountPerHour: dc.MaxFixesPerAccountPerHour, PauseAfterFailures: dc.PauseAfterFailures},
 				// Replicas apply side by side: an action another one is applying is
@@ -103,17 +104,17 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 				InFlightLease: dc.RescueAfter}
 			m := remediate.New(mo)
 			opts := serve.Options{Machine: m, Logger: a.log, Routes: map[string]http.Handler{},
-				Ready: func(ctx context.Context) error { _, err := r.st.Scans(ctx, 1); return err }}
+				Ready: func(ctx context.Context) error { _, err := r.Store.Scans(ctx, 1); return err }}
 			var srv *serve.Server
 			var slackHandler *slackgate.Handler
 			endpoints := "healthz, readyz"
-			if r.cfg.Slack != nil {
-				secrets, err := slackgate.LoadSecrets(*r.cfg.Slack, os.Getenv)
+			if r.Config.Slack != nil {
+				secrets, err := slackgate.LoadSecrets(*r.Config.Slack, os.Getenv)
 				if err != nil {
 					return usageErr(err)
 				}
-				n, err := slackgate.NewNotifier(slackgate.Options{Config: *r.cfg.Slack, Identities: r.cfg.Identities, Secrets: secrets,
-					Store: r.st, Gate: r.gate, Actions: m, Logger: a.log,
+				n, err := slackgate.NewNotifier(slackgate.Options{Config: *r.Config.Slack, Identities: r.Config.Identities, Secrets: secrets,
+					Store: r.Store, Gate: r.Gate, Actions: m, Logger: a.log,
 					// The worker applies what reached its quorum at once, not at its next tick.
 					OnDecision: func(string) { srv.Wake() }})
 				if err != nil {
@@ -145,8 +146,8 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 					a.log.Warn("traces: the last spans were not sent", "err", err)
 				}
 			}()
-			opts.DryRun = df.dryRun || r.cfg.Daemon.DryRun
-			if r.cfg.Dashboard.IsEnabled() {
+			opts.DryRun = df.dryRun || r.Config.Daemon.DryRun
+			if r.Config.Dashboard.IsEnabled() {
 				dash, err := a.openDashboard(r, mo, m, isLoopback(addr), opts.DryRun, func() { srv.Wake() })
 				if err != nil {
 					return err
@@ -207,9 +208,9 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 // rollback from the pages runs through a machine like serve's own, acting as the
 // person who asked: the audit log names them. Without live targets, or in a dry run,
 // the pages offer no rollback.
-func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.Machine, loopback, dryRun bool, wake func()) (*dashboard.Dashboard, error) {
+func (a *app) openDashboard(r *env.Env, mo remediate.Options, m *remediate.Machine, loopback, dryRun bool, wake func()) (*dashboard.Dashboard, error) {
 	var policies []string
-	for _, p := range r.eng.Policies() {
+	for _, p := range r.Engine.Policies() {
 		policies = append(policies, p.ID)
 	}
 	_, verifier, err := (&auditFlags{}).key(false)
@@ -217,7 +218,7 @@ func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.M
 		return nil, err
 	}
 	var rollback func(ctx context.Context, actor, id string) (remediate.Item, error)
-	if !r.targets.Empty() && !dryRun {
+	if !r.Targets.Empty() && !dryRun {
 		rollback = func(ctx context.Context, actor, id string) (remediate.Item, error) {
 			o := mo
 			o.Actor = actor
@@ -239,15 +240,15 @@ func (a *app) openDashboard(r *remediation, mo remediate.Options, m *remediate.M
 		if err != nil {
 			return err
 		}
-		doc, err := evidence.Gather(ctx, r.st, r.log, fw, eo)
+		doc, err := evidence.Gather(ctx, r.Store, r.Log, fw, eo)
 		if err != nil {
 			return err
 		}
 		return wr.Write(w, doc)
 	}
-	d, err := dashboard.New(dashboard.Options{Store: r.st, Log: r.log, Gate: r.gate, Actions: m, Rollback: rollback,
-		Verifier: verifier, WaiverFile: r.cfg.Waivers, Policies: policies, Report: report, Formats: render.Formats(),
-		Config: r.cfg.Dashboard, Loopback: loopback, LocalActor: r.actor, OnDecision: func(string) { wake() }, Logger: a.log})
+	d, err := dashboard.New(dashboard.Options{Store: r.Store, Log: r.Log, Gate: r.Gate, Actions: m, Rollback: rollback,
+		Verifier: verifier, WaiverFile: r.Config.Waivers, Policies: policies, Report: report, Formats: render.Formats(),
+		Config: r.Config.Dashboard, Loopback: loopback, LocalActor: r.Actor, OnDecision: func(string) { wake() }, Logger: a.log})
 	if err != nil {
 		return nil, usageErr(err)
 	}
