@@ -107,7 +107,6 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-
 func writeFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
