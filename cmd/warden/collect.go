@@ -14,6 +14,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/progress"
 )
 
 // targetFlags name live targets; the same keys exist under targets: in the config.
@@ -114,20 +115,20 @@ func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (cs []co
 
 // collectOptions are the options of a collection that draws prog (nil: none) and says
 // what it read when it is over: on the terminal under the progress line, else in the log.
-func (a *app) collectOptions(prog *progress) collect.Options {
+func (a *app) collectOptions(prog *progress.Line) collect.Options {
 	opts := collect.Options{
 		Source: "warden " + version() + " collect",
 		Done: func(sum collect.Summary) {
-			prog.done()
+			prog.Done()
 			if prog != nil {
-				fmt.Fprintln(prog.w, sum)
+				fmt.Fprintln(prog.Writer(), sum)
 			} else {
 				a.log.Info(sum.String())
 			}
 		},
 	}
 	if prog != nil {
-		opts.Progress = prog.updateWith
+		opts.Progress = prog.UpdateWith
 	}
 	return opts
 }
@@ -181,7 +182,7 @@ does not resolve their findings.`,
 				return err
 			}
 			defer stop()
-			opts := a.collectOptions(newProgress(a.stderr, "collecting"))
+			opts := a.collectOptions(progress.New(a.stderr, "collecting"))
 			if out == "" || out == "-" {
 				_, err := collect.Run(cmd.Context(), a.stdout, cs, opts)
 				return err

@@ -2,12 +2,9 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"log/slog"
-	"os"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/demo"
@@ -86,10 +83,4 @@ func (a *app) runDemo(cmd *cobra.Command, df demoFlags) error {
 	}
 	return demo.Run(cmd.Context(), demo.Options{Dir: df.dir, Framework: fw, Interactive: df.interactive, You: you,
 		Stdout: a.stdout, Stdin: a.stdin, Logger: a.log, Version: version(), Collect: a.collectOptions(nil)})
-}
-
-// readerIsTerminal reports whether r is a terminal a person types into.
-func readerIsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/progress"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
@@ -169,9 +170,9 @@ report, nothing recorded.`,
 					return err
 				}
 				defer stop()
-				var prog *progress
+				var prog *progress.Line
 				if !noProgress {
-					prog = newProgress(a.stderr, "collected")
+					prog = progress.New(a.stderr, "collected")
 				}
 				src = scan.Live(cs, a.collectOptions(prog))
 			case "-":
@@ -193,15 +194,15 @@ report, nothing recorded.`,
 				recorded = scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...)
 			}
 			tuneGC()
-			var prog *progress
+			var prog *progress.Line
 			if !noProgress {
-				prog = newProgress(a.stderr, "evaluated")
+				prog = progress.New(a.stderr, "evaluated")
 			}
 			res, err := scan.Run(cmd.Context(), scan.Request{
 				Source: src, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
-				Progress: prog.update, Version: version(), Recorded: recorded,
+				Progress: prog.Update, Version: version(), Recorded: recorded,
 			})
-			prog.done()
+			prog.Done()
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
 					return err // run reports the interruption and its exit code
