@@ -46,10 +46,8 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 	if err != nil {
 		return nil, usageErr(err)
 	}
-	if rf.nowFlag != "" {
-		if rf.now, err = time.Parse(time.RFC3339, rf.nowFlag); err != nil {
-			return nil, usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
-		}
+	if rf.now, err = parseNow(rf.nowFlag); err != nil {
+		return nil, err
 	}
 	cfg, err := loadConfig(rf.pf.configFile)
 	if err != nil {

@@ -133,13 +133,12 @@ report, nothing recorded.`,
   warden synth --resources 1000 | warden scan --snapshot - --no-db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			failOnGiven := cmd.Flags().Changed("fail-on")
 			cfg, eng, err := a.loadPolicies(cmd, &pf)
 			if err != nil {
 				return err
 			}
-			if !failOnGiven && cfg.FailOn != "" {
-				failOn = cfg.FailOn
+			if !cmd.Flags().Changed("fail-on") && cfg.FailOn != "" {
+				failOn = cfg.FailOn // the flag, when given, wins over the config
 			}
 			threshold, err := findings.ParseSeverity(failOn)
 			if err != nil {
@@ -149,49 +148,26 @@ report, nothing recorded.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--format: %w", err))
 			}
-			var now time.Time
-			if nowFlag != "" {
-				if now, err = time.Parse(time.RFC3339, nowFlag); err != nil {
-					return usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
-				}
+			now, err := parseNow(nowFlag)
+			if err != nil {
+				return err
 			}
 			ws, err := loadWaivers(waiverFile, cfg)
 			if err != nil {
 				return err
 			}
-			var src scan.Source
-			switch snapPath {
-			case "":
-				cs, stop, err := tf.collectors(cfg, a.log)
-				if errors.Is(err, collect.ErrNoTargets) {
-					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
-				}
-				if err != nil {
-					return err
-				}
-				defer stop()
-				var prog *progress.Line
-				if !noProgress {
-					prog = progress.New(a.stderr, "collected")
-				}
-				src = scan.Live(cs, a.collectOptions(prog))
-			case "-":
-				src = scan.Reader(a.stdin, "-")
-			default:
-				src = scan.File(snapPath)
+			src, stop, err := a.scanSource(snapPath, &tf, cfg, noProgress)
+			if err != nil {
+				return err
 			}
+			defer stop()
 			var st *store.Store
 			var recorded func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error
 			if !noDB {
-				who, err := actor()
-				if err != nil {
-					return err
-				}
-				if st, err = openHistory(cmd.Context(), dbPath, cfg, true); err != nil {
+				if st, recorded, err = a.scanHistory(cmd.Context(), dbPath, cfg, eng); err != nil {
 					return err
 				}
 				defer st.Close()
-				recorded = scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...)
 			}
 			tuneGC()
 			var prog *progress.Line
@@ -213,14 +189,7 @@ report, nothing recorded.`,
 				return err
 			}
 			a.log.Info("scan done", "resources", res.Scan.Resources, "findings", res.Summary.Findings, "eval_errors", res.Summary.EvalErrors, "duration_ms", res.Scan.DurationMS)
-			if v := res.Verdict(threshold); v.Code != scan.ExitClean {
-				var reason error
-				if v.Reason != "" {
-					reason = errors.New(v.Reason)
-				}
-				return &exitErr{code: v.Code, err: reason}
-			}
-			return nil
+			return verdictErr(res.Verdict(threshold))
 		},
 	}
 	pf.register(cmd)
@@ -240,6 +209,69 @@ report, nothing recorded.`,
 	f.BoolVar(&pf.baseline, "baseline", false, "evaluate as before issue 13: topdown only, no folded constants, no memo, no planned programs (for measuring: the findings are the same)")
 	_ = f.MarkHidden("baseline")
 	return cmd
+}
+
+// verdictErr is a scan's verdict as the command's exit: nil when clean.
+func verdictErr(v scan.Verdict) error {
+	if v.Code == scan.ExitClean {
+		return nil
+	}
+	var reason error
+	if v.Reason != "" {
+		reason = errors.New(v.Reason)
+	}
+	return &exitErr{code: v.Code, err: reason}
+}
+
+// parseNow reads --now: an RFC 3339 time, or zero when not given.
+func parseNow(flag string) (time.Time, error) {
+	if flag == "" {
+		return time.Time{}, nil
+	}
+	now, err := time.Parse(time.RFC3339, flag)
+	if err != nil {
+		return time.Time{}, usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
+	}
+	return now, nil
+}
+
+// scanSource is what scan reads: a snapshot file, standard input (-), or without
+// --snapshot the live targets, collected as they are evaluated; stop ends the --sim
+// simulator once the scan is over.
+func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool) (src scan.Source, stop func(), err error) {
+	switch snapPath {
+	case "-":
+		return scan.Reader(a.stdin, "-"), func() {}, nil
+	case "":
+	default:
+		return scan.File(snapPath), func() {}, nil
+	}
+	cs, stop, err := tf.collectors(cfg, a.log)
+	if errors.Is(err, collect.ErrNoTargets) {
+		return nil, nil, usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var prog *progress.Line
+	if !noProgress {
+		prog = progress.New(a.stderr, "collected")
+	}
+	return scan.Live(cs, a.collectOptions(prog)), stop, nil
+}
+
+// scanHistory opens the history a scan is recorded in, and what records it in the audit
+// log, as the person running warden.
+func (a *app) scanHistory(ctx context.Context, dbPath string, cfg *config.Config, eng *engine.Engine) (*store.Store, func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error, error) {
+	who, err := actor()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openHistory(ctx, dbPath, cfg, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...), nil
 }
 
 // writeReport writes to path atomically, or to stdout.
