@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -47,7 +46,7 @@ func (tf *targetFlags) register(cmd *cobra.Command) {
 // target; --region replaces the config's regions, --gcp-project adds to its projects,
 // endpoints and the org role given as flags win.
 func (tf *targetFlags) targets(cfg *config.Config) collect.Targets {
-	t := targetsFromConfig(cfg.Targets)
+	t := cfg.Targets.Collect()
 	t.TLS = append(t.TLS, tf.tls...)
 	t.TLSTimeout = tf.timeout
 	if tf.aws || tf.awsOrg || tf.awsOrgRole != "" || len(tf.regions) > 0 {
@@ -70,20 +69,6 @@ func (tf *targetFlags) targets(cfg *config.Config) collect.Targets {
 		if tf.gcpEndpoint != "" {
 			t.GCP.Endpoint = tf.gcpEndpoint
 		}
-	}
-	return t
-}
-
-// targetsFromConfig copies a config's targets: section, so that laying flags over it
-// never changes the config.
-func targetsFromConfig(c config.Targets) collect.Targets {
-	t := collect.Targets{TLS: slices.Clone(c.TLS)}
-	if a := c.AWS; a != nil {
-		t.AWS = &collect.AWS{Org: a.Org, OrgRole: a.OrgRole, Regions: slices.Clone(a.Regions), Endpoint: a.Endpoint,
-			RateLimits: a.RateLimits, Concurrency: a.Concurrency}
-	}
-	if g := c.GCP; g != nil {
-		t.GCP = &collect.GCP{Projects: slices.Clone(g.Projects), Endpoint: g.Endpoint, RateLimit: g.RateLimit}
 	}
 	return t
 }
