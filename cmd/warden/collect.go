@@ -151,13 +151,9 @@ does not resolve their findings.`,
   warden collect --config warden.yaml | warden scan --snapshot -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := &config.Config{}
-			if configFile != "" {
-				c, err := config.Load(configFile)
-				if err != nil {
-					return usageErr(err)
-				}
-				cfg = c
+			cfg, err := loadConfig(configFile)
+			if err != nil {
+				return err
 			}
 			cs, stop, err := tf.collectors(cfg, a.log)
 			if errors.Is(err, collect.ErrNoTargets) {
