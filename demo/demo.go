@@ -13,12 +13,11 @@ import (
 	"strings"
 	"time"
 
-	acmefixture "github.com/warden-sec/warden/fixtures/acme"
-
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/config"
+	acmefixture "github.com/warden-sec/warden/fixtures/acme"
 	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/env"
