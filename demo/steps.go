@@ -68,37 +68,42 @@ func (d *run) ask(ctx context.Context, interactive bool) error {
 			d.line("approve", time.Since(began), "%d approved, %d denied, %d left pending", d.approved, d.denied, d.skipped)
 			return d.writeApproveScript()
 		}
-		switch answer {
-		case "a", "d":
-			reason := "approved in warden demo"
-			if answer == "d" {
-				r, err := prompt(d.o.Stdout, in, "  why deny? ")
-				if err != nil || r == "" {
-					r = "denied in warden demo"
-				}
-				reason = r
-			}
-			req, err := d.e.Gate.Decide(ctx, it.Request, d.you, string(gates.ChannelCLI), answer == "a", reason)
-			if err != nil {
-				fmt.Fprintf(d.o.Stdout, "  refused: %s\n", report.Escape(err.Error()))
-				d.skipped++
-				continue
-			}
-			if answer == "d" {
-				d.denied++
-				fmt.Fprintln(d.o.Stdout, "  denied: it will not run")
-				continue
-			}
-			d.approved++
-			if n := len(req.Approvals()); n < req.Quorum && !all {
-				fmt.Fprintf(d.o.Stdout, "  approved by you (%d of %d): it waits for %s too\n", n, req.Quorum, SecondApprover)
-			}
-		default:
+		if answer == "a" || answer == "d" {
+			d.decide(ctx, in, it, answer == "a", all)
+		} else {
 			d.skipped++
 		}
 	}
 	d.line("approve", time.Since(began), "%d approved, %d denied, %d left pending", d.approved, d.denied, d.skipped)
 	return d.writeApproveScript()
+}
+
+// decide records the terminal's decision on one fix (asking why, for a denial); quiet
+// leaves out what a second approver must still do, when every fix is being approved.
+func (d *run) decide(ctx context.Context, in *bufio.Reader, it remediate.Item, approve, quiet bool) {
+	reason := "approved in warden demo"
+	if !approve {
+		r, err := prompt(d.o.Stdout, in, "  why deny? ")
+		if err != nil || r == "" {
+			r = "denied in warden demo"
+		}
+		reason = r
+	}
+	req, err := d.e.Gate.Decide(ctx, it.Request, d.you, string(gates.ChannelCLI), approve, reason)
+	if err != nil {
+		fmt.Fprintf(d.o.Stdout, "  refused: %s\n", report.Escape(err.Error()))
+		d.skipped++
+		return
+	}
+	if !approve {
+		d.denied++
+		fmt.Fprintln(d.o.Stdout, "  denied: it will not run")
+		return
+	}
+	d.approved++
+	if n := len(req.Approvals()); n < req.Quorum && !quiet {
+		fmt.Fprintf(d.o.Stdout, "  approved by you (%d of %d): it waits for %s too\n", n, req.Quorum, SecondApprover)
+	}
 }
 
 func (d *run) showAction(i int, act remediate.PlannedAction) {
