@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/show"
 	"github.com/warden-sec/warden/remediators"
 )
 
@@ -78,8 +79,8 @@ rolled_back), with its history in JSON.`,
 			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 			fmt.Fprintln(tw, "ACTION\tREMEDIATOR\tTARGET\tPART\tRISK\tSTATE\tUPDATED\tDETAIL")
 			for _, r := range rs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Remediator, clip(r.Target, 70), clip(r.Part, 50), r.Risk, r.State,
-					r.UpdatedAt.Format(time.RFC3339), clip(r.Detail, 80))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Remediator, show.Clip(r.Target, 70), show.Clip(r.Part, 50), r.Risk, r.State,
+					r.UpdatedAt.Format(time.RFC3339), show.Clip(r.Detail, 80))
 			}
 			return tw.Flush()
 		},
@@ -107,8 +108,8 @@ live targets say where to call, as for apply. Audited.`,
 				return err
 			}
 			defer r.Close()
-			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
-				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log})
+			m := remediate.New(remediate.Options{Store: r.Store, Log: r.Log, Gate: r.Gate, Gates: r.Config.Gates, Registry: r.Registry,
+				Observer: remediate.Readers(r.Clouds.Readers), Engine: r.Engine, Actor: r.Actor, Logger: a.log})
 			it, err := m.Rollback(cmd.Context(), args[0])
 			if err != nil {
 				if errors.Is(err, remediators.ErrNoRollback) || errors.Is(err, remediate.ErrNoSuchAction) || errors.Is(err, remediate.ErrPaused) {

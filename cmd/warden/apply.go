@@ -5,13 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/remediate"
-	"github.com/warden-sec/warden/scan"
+	"github.com/warden-sec/warden/remediate/show"
 )
 
 func (a *app) planCmd() *cobra.Command {
@@ -50,7 +49,7 @@ approvals bind to.`,
 				return err
 			}
 			if out != "" {
-				if err := writeAtomically(out, func(w io.Writer) error { return writePlanJSON(w, p) }); err != nil {
+				if err := atomicfile.Write(out, func(w io.Writer) error { return show.PlanJSON(w, p) }); err != nil {
 					return err
 				}
 			}
@@ -58,9 +57,9 @@ approvals bind to.`,
 				if out != "" {
 					return nil
 				}
-				return writePlanJSON(a.stdout, p)
+				return show.PlanJSON(a.stdout, p)
 			}
-			writePlanTable(a.stdout, p, r.cfg.Gates.Approvers)
+			show.Plan(a.stdout, p, r.Config.Gates.Approvers)
 			if out != "" {
 				fmt.Fprintf(a.stdout, "\nsaved to %s: warden apply %s shows what it would do; add --confirm to apply\n", out, out)
 			}
@@ -71,56 +70,6 @@ approvals bind to.`,
 	cmd.Flags().StringVarP(&out, "out", "o", "", "save the plan to this file, for warden apply")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
-}
-
-func writePlanJSON(w io.Writer, p *remediate.Plan) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(p)
-}
-
-func writePlanTable(w io.Writer, p *remediate.Plan, approvers []string) {
-	fmt.Fprintf(w, "plan %s: %s, %s\n", p.Hash[:12], countOf(len(p.Actions), "action"), countOf(len(p.Notices), "notice"))
-	for _, a := range p.Actions {
-		fmt.Fprintf(w, "\n%s  %s  risk %s\n", a.ID, a.Remediator, a.Risk)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  target\t%s\n", a.Target)
-		fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, clip(string(a.Before), 100), remediate.After(a.Remediator))
-		fmt.Fprintf(tw, "  why\t%s: %s\n", a.Policy, a.Message)
-		fmt.Fprintf(tw, "  approval\t%s\n", approvalText(a.Approvals, approvers))
-		undo := "yes"
-		if !a.Rollback.Possible {
-			undo = "no: " + a.Rollback.Reason
-		}
-		fmt.Fprintf(tw, "  undo\t%s\n", undo)
-		tw.Flush()
-	}
-	if len(p.Notices) > 0 {
-		fmt.Fprintln(w, "\nnotices (no action):")
-		for _, n := range p.Notices {
-			fmt.Fprintf(w, "  %s on %s: %s\n", n.Policy, n.Resource, n.Reason)
-		}
-	}
-}
-
-func approvalText(ap remediate.Approvals, approvers []string) string {
-	switch ap.Verdict {
-	case "auto":
-		return "none: applied automatically"
-	case "refused":
-		return "refused: " + ap.Reason
-	}
-	if len(approvers) == 0 {
-		return fmt.Sprintf("%d needed, but no approvers are configured (gates.approvers): nobody can approve it yet", ap.Needed)
-	}
-	return fmt.Sprintf("%d of %s, never the requester", ap.Needed, strings.Join(approvers, ", "))
-}
-
-func clip(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n-1] + "…"
 }
 
 func (a *app) applyCmd() *cobra.Command {
@@ -178,11 +127,9 @@ run was stopped, remediation is paused, or bad input.`,
 			} else if p, err = a.makePlan(cmd.Context(), r, &rf); err != nil {
 				return err
 			}
-			m := remediate.New(remediate.Options{Store: r.st, Log: r.log, Gate: r.gate, Gates: r.cfg.Gates, Registry: r.reg,
-				Observer: r.clouds.readers, Engine: r.eng, Actor: r.actor, Logger: a.log,
-				Versions: scan.VersionEvents(r.eng, r.cfg.File, r.cfg.Version),
-				Limits:   remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}})
-			res, err := m.Apply(cmd.Context(), p, confirm)
+			mo := r.MachineOptions(a.log)
+			mo.Limits = remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}
+			res, err := remediate.New(mo).Apply(cmd.Context(), p, confirm)
 			if err != nil {
 				if errors.Is(err, remediate.ErrPaused) {
 					return usageErr(err)
@@ -196,7 +143,7 @@ run was stopped, remediation is paused, or bad input.`,
 					return err
 				}
 			} else {
-				writeApplyTable(a.stdout, res)
+				show.Apply(a.stdout, res)
 			}
 			if res.Failed() > 0 || res.Stopped != "" && !res.DryRun {
 				return &exitErr{code: exitError, err: fmt.Errorf("%d failed%s", res.Failed(), stoppedText(res.Stopped))}
@@ -218,34 +165,4 @@ func stoppedText(s string) string {
 		return ""
 	}
 	return "; stopped: " + s
-}
-
-func writeApplyTable(w io.Writer, res *remediate.Result) {
-	if res.DryRun {
-		fmt.Fprintln(w, "dry run: nothing is changed (add --confirm to apply)")
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ACTION\tREMEDIATOR\tPART\tRISK\tSTATE\tOUTCOME")
-	for _, it := range res.Items {
-		outcome := it.Outcome
-		if it.Request != "" {
-			outcome += " — warden approve " + it.Request
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Action, it.Remediator, clip(it.Part, 60), it.Risk, it.State, outcome)
-	}
-	tw.Flush()
-	if res.Recovered > 0 {
-		fmt.Fprintf(w, "resolved %s an interrupted run had left\n", countOf(res.Recovered, "action"))
-	}
-	if res.Stopped != "" {
-		fmt.Fprintf(w, "stopped: %s\n", res.Stopped)
-	}
-}
-
-// countOf is "1 action", "2 actions".
-func countOf(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

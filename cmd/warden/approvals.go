@@ -12,7 +12,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/gates"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -115,8 +115,8 @@ func writeRequestsTable(w io.Writer, reqs []gates.Request, withState bool) error
 	for _, r := range reqs {
 		// Targets and parts are cloud uids, actors come from the environment: escaped,
 		// so that none can drive the terminal.
-		line := strings.Join([]string{r.ID, report.Escape(r.Remediator), report.Escape(r.Target), report.Escape(r.Part),
-			r.Risk.String(), report.Escape(r.Requester), decisionsText(r), fmt.Sprintf("%d/%d", len(r.Approvals()), r.Quorum),
+		line := strings.Join([]string{r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target), termesc.Escape(r.Part),
+			r.Risk.String(), termesc.Escape(r.Requester), decisionsText(r), fmt.Sprintf("%d/%d", len(r.Approvals()), r.Quorum),
 			r.ExpiresAt.UTC().Format(time.RFC3339)}, "\t")
 		if withState {
 			line += "\t" + string(r.State)
@@ -137,7 +137,7 @@ func decisionsText(r gates.Request) string {
 		if d.Vote == gates.VoteDeny {
 			verb = "denied"
 		}
-		parts[i] = report.Escape(d.Actor) + " " + verb
+		parts[i] = termesc.Escape(d.Actor) + " " + verb
 	}
 	return strings.Join(parts, ", ")
 }
@@ -212,9 +212,9 @@ func (a *app) decide(cmd *cobra.Command, gf *gateFlags, id string, approve bool,
 	switch r.State {
 	case gates.StateApproved:
 		fmt.Fprintf(a.stdout, "request %s approved (%d of %d approvals): %s on %s runs on the next warden apply --confirm\n",
-			r.ID, n, r.Quorum, report.Escape(r.Remediator), report.Escape(r.Target))
+			r.ID, n, r.Quorum, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
 	case gates.StateDenied:
-		fmt.Fprintf(a.stdout, "request %s denied: %s on %s will not run\n", r.ID, report.Escape(r.Remediator), report.Escape(r.Target))
+		fmt.Fprintf(a.stdout, "request %s denied: %s on %s will not run\n", r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
 	default:
 		fmt.Fprintf(a.stdout, "approval of request %s recorded (%d of %d approvals): it waits for %d more before %s\n",
 			r.ID, n, r.Quorum, r.Quorum-n, r.ExpiresAt.UTC().Format(time.RFC3339))

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -195,7 +196,7 @@ that the export holds every entry.`,
 			if out == "" {
 				return l.Export(ctx, a.stdout, cp)
 			}
-			return writeAtomically(out, func(w io.Writer) error {
+			return atomicfile.Write(out, func(w io.Writer) error {
 				bw := bufio.NewWriter(w)
 				if err := l.Export(ctx, bw, cp); err != nil {
 					return err

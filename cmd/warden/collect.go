@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,6 +12,8 @@ import (
 	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/progress"
 )
 
 // targetFlags name live targets; the same keys exist under targets: in the config.
@@ -47,7 +46,7 @@ func (tf *targetFlags) register(cmd *cobra.Command) {
 // target; --region replaces the config's regions, --gcp-project adds to its projects,
 // endpoints and the org role given as flags win.
 func (tf *targetFlags) targets(cfg *config.Config) collect.Targets {
-	t := targetsFromConfig(cfg.Targets)
+	t := cfg.Targets.Collect()
 	t.TLS = append(t.TLS, tf.tls...)
 	t.TLSTimeout = tf.timeout
 	if tf.aws || tf.awsOrg || tf.awsOrgRole != "" || len(tf.regions) > 0 {
@@ -70,20 +69,6 @@ func (tf *targetFlags) targets(cfg *config.Config) collect.Targets {
 		if tf.gcpEndpoint != "" {
 			t.GCP.Endpoint = tf.gcpEndpoint
 		}
-	}
-	return t
-}
-
-// targetsFromConfig copies a config's targets: section, so that laying flags over it
-// never changes the config.
-func targetsFromConfig(c config.Targets) collect.Targets {
-	t := collect.Targets{TLS: slices.Clone(c.TLS)}
-	if a := c.AWS; a != nil {
-		t.AWS = &collect.AWS{Org: a.Org, OrgRole: a.OrgRole, Regions: slices.Clone(a.Regions), Endpoint: a.Endpoint,
-			RateLimits: a.RateLimits, Concurrency: a.Concurrency}
-	}
-	if g := c.GCP; g != nil {
-		t.GCP = &collect.GCP{Projects: slices.Clone(g.Projects), Endpoint: g.Endpoint, RateLimit: g.RateLimit}
 	}
 	return t
 }
@@ -115,20 +100,20 @@ func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (cs []co
 
 // collectOptions are the options of a collection that draws prog (nil: none) and says
 // what it read when it is over: on the terminal under the progress line, else in the log.
-func (a *app) collectOptions(prog *progress) collect.Options {
+func (a *app) collectOptions(prog *progress.Line) collect.Options {
 	opts := collect.Options{
 		Source: "warden " + version() + " collect",
 		Done: func(sum collect.Summary) {
-			prog.done()
+			prog.Done()
 			if prog != nil {
-				fmt.Fprintln(prog.w, sum)
+				fmt.Fprintln(prog.Writer(), sum)
 			} else {
 				a.log.Info(sum.String())
 			}
 		},
 	}
 	if prog != nil {
-		opts.Progress = prog.updateWith
+		opts.Progress = prog.UpdateWith
 	}
 	return opts
 }
@@ -166,13 +151,9 @@ does not resolve their findings.`,
   warden collect --config warden.yaml | warden scan --snapshot -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := &config.Config{}
-			if configFile != "" {
-				c, err := config.Load(configFile)
-				if err != nil {
-					return usageErr(err)
-				}
-				cfg = c
+			cfg, err := loadConfig(configFile)
+			if err != nil {
+				return err
 			}
 			cs, stop, err := tf.collectors(cfg, a.log)
 			if errors.Is(err, collect.ErrNoTargets) {
@@ -182,12 +163,12 @@ does not resolve their findings.`,
 				return err
 			}
 			defer stop()
-			opts := a.collectOptions(newProgress(a.stderr, "collecting"))
+			opts := a.collectOptions(progress.New(a.stderr, "collecting"))
 			if out == "" || out == "-" {
 				_, err := collect.Run(cmd.Context(), a.stdout, cs, opts)
 				return err
 			}
-			return writeAtomically(out, func(w io.Writer) error {
+			return atomicfile.Write(out, func(w io.Writer) error {
 				_, err := collect.Run(cmd.Context(), w, cs, opts)
 				return err
 			})
@@ -197,41 +178,4 @@ does not resolve their findings.`,
 	cmd.Flags().StringVar(&configFile, "config", "", "YAML config with a targets: section")
 	cmd.Flags().StringVarP(&out, "out", "o", "", "snapshot file to write (default standard output)")
 	return cmd
-}
-
-// writeAtomically writes a file through a temporary one renamed into place, so that a
-// failure never leaves half a file behind. A path that is not a regular file (/dev/null,
-// /dev/stdout, a pipe) is written in place: renaming over it would replace the device
-// with a file. A symbolic link is followed, so that its target is what gets replaced.
-func writeAtomically(path string, write func(io.Writer) error) error {
-	if target, err := filepath.EvalSymlinks(path); err == nil {
-		path = target
-	}
-	if st, err := os.Stat(path); err == nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		return nil
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".warden-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return os.Rename(tmp.Name(), path)
 }

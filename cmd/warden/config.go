@@ -7,7 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/config"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 func (a *app) configCmd() *cobra.Command {
@@ -82,7 +82,7 @@ read.`,
 				err = enc.Encode(r)
 			} else {
 				// A config quotes what it holds: no control character reaches the terminal raw.
-				err = r.WriteText(a.stdout, report.EscapeLines)
+				err = r.WriteText(a.stdout, termesc.EscapeLines)
 			}
 			if err != nil {
 				return err

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/config"
-	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
@@ -41,13 +38,9 @@ func (a *app) findingsDiffCmd() *cobra.Command {
   warden findings diff --config warden.yaml --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg := &config.Config{}
-			if configFile != "" {
-				c, err := config.Load(configFile)
-				if err != nil {
-					return usageErr(err)
-				}
-				cfg = c
+			cfg, err := loadConfig(configFile)
+			if err != nil {
+				return err
 			}
 			// Reading the history never creates one: a misspelt --db is an error.
 			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
@@ -61,35 +54,9 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			}
 			switch format {
 			case "json":
-				var buf bytes.Buffer
-				enc := json.NewEncoder(&buf)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(struct {
-					From     store.ScanRecord   `json:"from"`
-					To       store.ScanRecord   `json:"to"`
-					New      []findings.Finding `json:"new"`
-					Resolved []findings.Finding `json:"resolved"`
-					Open     []findings.Finding `json:"open"`
-					Unknown  []findings.Finding `json:"unknown"`
-				}{prev, cur, nonNil(d.New), nonNil(d.Resolved), nonNil(d.Open), nonNil(d.Unknown)}); err != nil {
-					return err
-				}
-				_, err := a.stdout.Write(report.EscapeJSON(buf.Bytes()))
-				return err
+				return report.DiffJSON(a.stdout, prev, cur, d)
 			case "table":
-				// Uids, messages and snapshot names come from resources: escaped, so that
-				// none can drive the terminal.
-				fmt.Fprintf(a.stdout, "scan %d (%s) → scan %d (%s)\n", prev.ID, report.Escape(prev.Snapshot), cur.ID, report.Escape(cur.Snapshot))
-				section := func(name string, fs []findings.Finding) {
-					fmt.Fprintf(a.stdout, "\n%s (%d)\n", name, len(fs))
-					for _, f := range fs {
-						fmt.Fprintf(a.stdout, "  %-8s %-20s %s\n    %s\n", f.Severity, report.Escape(f.Policy), report.Escape(f.Resource), report.Escape(f.Message))
-					}
-				}
-				section("NEW", d.New)
-				section("RESOLVED", d.Resolved)
-				section("UNKNOWN", d.Unknown)
-				fmt.Fprintf(a.stdout, "\n%d new, %d resolved, %d still open, %d unknown\n", len(d.New), len(d.Resolved), len(d.Open), len(d.Unknown))
+				report.DiffTable(a.stdout, prev, cur, d)
 				return nil
 			}
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
@@ -106,15 +73,9 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 // history other than the one scan writes. With create false, a history that does not
 // exist is an error (bad input), never an empty one made on the spot.
 func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create bool) (*store.Store, error) {
-	dsn := dbFlag
-	if dsn == "" && cfg != nil {
-		dsn = cfg.DB
-	}
-	if dsn == "" {
-		var err error
-		if dsn, err = store.DefaultPath(); err != nil {
-			return nil, err
-		}
+	dsn, err := historyDSN(dbFlag, cfg)
+	if err != nil {
+		return nil, err
 	}
 	if !create {
 		st, err := store.OpenExisting(ctx, dsn)
@@ -126,9 +87,13 @@ func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create 
 	return store.Open(ctx, dsn)
 }
 
-func nonNil(fs []findings.Finding) []findings.Finding {
-	if fs == nil {
-		return []findings.Finding{}
+// historyDSN is --db, else the config's db:, else the default path.
+func historyDSN(dbFlag string, cfg *config.Config) (string, error) {
+	if dbFlag != "" {
+		return dbFlag, nil
 	}
-	return fs
+	if cfg != nil && cfg.DB != "" {
+		return cfg.DB, nil
+	}
+	return store.DefaultPath()
 }

@@ -1,61 +1,28 @@
 package main
 
 import (
-	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/engine"
+	"github.com/warden-sec/warden/internal/bytesize"
 	"github.com/warden-sec/warden/snapshot"
 )
 
 // sizeFlag is a byte count given as 1048576, 512KiB, 16MiB or 2GiB.
 type sizeFlag int64
 
-func (s *sizeFlag) String() string { return formatSize(int64(*s)) }
+func (s *sizeFlag) String() string { return bytesize.Format(int64(*s)) }
 func (s *sizeFlag) Type() string   { return "size" }
 
 func (s *sizeFlag) Set(v string) error {
-	n, err := parseSize(v)
+	n, err := bytesize.Parse(v)
 	if err != nil {
 		return err
 	}
 	*s = sizeFlag(n)
 	return nil
-}
-
-func parseSize(v string) (int64, error) {
-	units := []struct {
-		suffix string
-		mult   int64
-	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}, {"B", 1}}
-	num, mult := strings.TrimSpace(v), int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(num, u.suffix) {
-			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseInt(num, 10, 64)
-	if err != nil || n <= 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("%q is not a size: want a positive number of bytes such as 1048576, 512KiB, 16MiB or 2GiB", v)
-	}
-	return n * mult, nil
-}
-
-func formatSize(n int64) string {
-	switch {
-	case n >= 1<<30 && n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%dKiB", n>>10)
-	}
-	return strconv.FormatInt(n, 10)
 }
 
 // limitFlags bound what one scan may read and spend: the snapshot reader's value and
@@ -81,11 +48,6 @@ func (lf *limitFlags) register(cmd *cobra.Command) {
 // snapshotLimits are the reader's limits; values too large for an int are capped.
 func (lf *limitFlags) snapshotLimits() snapshot.Limits {
 	return snapshot.Limits{MaxValue: capInt(int64(lf.maxValue)), MaxResource: capInt(int64(lf.maxResource))}
-}
-
-// apply sets the engine's evaluation limits.
-func (lf *limitFlags) apply(c *engine.Config) {
-	c.EvalTimeout, c.MemoryLimit = lf.evalTimeout, int64(lf.memoryLimit)
 }
 
 func capInt(n int64) int { return int(min(n, int64(^uint(0)>>1))) }

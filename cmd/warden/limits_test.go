@@ -6,31 +6,6 @@ import (
 	"testing"
 )
 
-func TestParseSize(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		err  bool
-	}{
-		{"1048576", 1 << 20, false},
-		{"512KiB", 512 << 10, false},
-		{"16MiB", 16 << 20, false},
-		{"2GiB", 2 << 30, false},
-		{"1MB", 1e6, false},
-		{"0", 0, true},
-		{"-1", 0, true},
-		{"lots", 0, true},
-		{"1.5MiB", 0, true},
-		{"99999999999GiB", 0, true},
-	}
-	for _, tt := range tests {
-		got, err := parseSize(tt.in)
-		if (err != nil) != tt.err || got != tt.want {
-			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tt.in, got, err, tt.want, tt.err)
-		}
-	}
-}
-
 func TestScan_limitsComeFromTheFlags(t *testing.T) {
 	dir := t.TempDir()
 	snap := write(t, dir, "s.json", `{"version": 1, "collected_at": "2026-11-30T12:00:00Z", "resources": [

@@ -15,7 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 // Exit codes, as DESIGN.md defines them, plus the shell's code for an interrupted run.
@@ -121,7 +121,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// Whatever the command made of it, a cancelled run did not finish: it never
 		// exits 0 or 1 as though it had judged everything.
 		if err != nil && !errors.Is(err, context.Canceled) {
-			fmt.Fprintf(stderr, "warden: %s\n", report.EscapeLines(err.Error()))
+			fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(err.Error()))
 		}
 		cause := context.Cause(ctx)
 		fmt.Fprintf(stderr, "warden: interrupted (%v): the run did not finish\n", cause)
@@ -138,11 +138,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		if ee.err != nil {
 			// Errors quote snapshots, policies and servers: no control character in
 			// them reaches the terminal raw.
-			fmt.Fprintf(stderr, "warden: %s\n", report.EscapeLines(ee.err.Error()))
+			fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintf(stderr, "warden: %s\n", report.EscapeLines(err.Error()))
+	fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(err.Error()))
 	return exitError
 }
 

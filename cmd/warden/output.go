@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 // writeEscapedJSON writes v as indented JSON whose strings cannot drive a terminal:
@@ -17,6 +17,6 @@ func writeEscapedJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(report.EscapeJSON(buf.Bytes()))
+	_, err := w.Write(termesc.EscapeJSON(buf.Bytes()))
 	return err
 }

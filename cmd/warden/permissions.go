@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/permissions"
 	"github.com/warden-sec/warden/remediators/builtin"
 )
@@ -131,7 +132,7 @@ func writeDocuments(dir string, docs []permissions.Document, w io.Writer) error 
 	}
 	for _, d := range docs {
 		path := filepath.Join(dir, d.Name)
-		if err := writeAtomically(path, func(out io.Writer) error { _, err := out.Write(d.Body); return err }); err != nil {
+		if err := atomicfile.Write(path, func(out io.Writer) error { _, err := out.Write(d.Body); return err }); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}
 		fmt.Fprintf(w, "wrote %s: %s\n", path, d.About)

@@ -1,17 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/engine"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/engine/inspect"
 )
 
 func (a *app) policyCmd() *cobra.Command {
@@ -42,48 +38,15 @@ func (a *app) policyListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if framework != "" && !slices.Contains(engine.Frameworks, framework) {
-				return usageErr(fmt.Errorf("--framework: unknown framework %q (want one of %s)", framework, strings.Join(engine.Frameworks, ", ")))
-			}
-			var list []*engine.Policy
-			for _, p := range eng.Policies() {
-				if framework != "" && len(p.Frameworks[framework]) == 0 {
-					continue
-				}
-				if typ != "" && !slices.Contains(p.ResourceTypes, typ) {
-					continue
-				}
-				list = append(list, p)
+			list, err := inspect.Policies(eng, framework, typ)
+			if err != nil {
+				return usageErr(fmt.Errorf("--framework: %w", err))
 			}
 			switch format {
 			case "json":
-				if list == nil {
-					list = []*engine.Policy{}
-				}
-				b, err := json.MarshalIndent(list, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = a.stdout.Write(append(report.EscapeJSON(b), '\n'))
-				return err
+				return inspect.PoliciesJSON(a.stdout, list)
 			case "table":
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "ID\tSEVERITY\tTITLE\tRESOURCE TYPES\tFRAMEWORKS")
-				for _, p := range list {
-					var fws []string
-					for _, fw := range engine.Frameworks {
-						if c := p.Frameworks[fw]; len(c) > 0 {
-							fws = append(fws, fw+" "+strings.Join(c, ","))
-						}
-					}
-					// A user policy's metadata is text from a file: escaped for the terminal.
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", report.Escape(p.ID), p.Severity, report.Escape(p.Title), strings.Join(p.ResourceTypes, ","), report.Escape(strings.Join(fws, "; ")))
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "%d policies\n", len(list))
-				return nil
+				return inspect.PoliciesTable(a.stdout, list)
 			}
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 		},
@@ -116,67 +79,12 @@ type, or a name no policy reads, is refused when the policies load.`,
 			if err != nil {
 				return err
 			}
-			byFile := map[string]string{}
-			for _, p := range eng.Policies() {
-				byFile[p.File] = p.ID
-			}
-			type row struct {
-				engine.Setting
-				ReadBy []string `json:"read_by"`
-				Value  any      `json:"value,omitempty"`
-				Set    bool     `json:"set"`
-			}
-			var rows []row
-			for _, s := range eng.SettingsSchema() {
-				r := row{Setting: s}
-				r.Value, r.Set = cfg.Settings[s.Name]
-				for _, w := range s.Where {
-					file, _, _ := strings.Cut(w, ":")
-					by := file // a library file: the policies reach it through it
-					if id, ok := byFile[file]; ok {
-						by = id
-					}
-					if !slices.Contains(r.ReadBy, by) {
-						r.ReadBy = append(r.ReadBy, by)
-					}
-				}
-				rows = append(rows, r)
-			}
+			rows := inspect.Settings(eng, cfg.Settings)
 			switch format {
 			case "json":
-				if rows == nil {
-					rows = []row{}
-				}
-				b, err := json.MarshalIndent(rows, "", "  ")
-				if err != nil {
-					return err
-				}
-				_, err = a.stdout.Write(append(report.EscapeJSON(b), '\n'))
-				return err
+				return inspect.SettingsJSON(a.stdout, rows)
 			case "table":
-				compact := func(v any) string {
-					b, err := json.Marshal(v)
-					if err != nil {
-						return fmt.Sprint(v)
-					}
-					return string(b)
-				}
-				tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "SETTING\tDEFAULT\tIN EFFECT\tREAD BY")
-				for _, r := range rows {
-					effect := "(default)"
-					if r.Set {
-						effect = compact(r.Value)
-					}
-					// Names, defaults and values come from policy and config files: escaped
-					// for the terminal.
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", report.Escape(r.Name), report.Escape(compact(r.Default)), report.Escape(effect), report.Escape(strings.Join(r.ReadBy, ", ")))
-				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-				fmt.Fprintf(a.stdout, "%d settings\n", len(rows))
-				return nil
+				return inspect.SettingsTable(a.stdout, rows)
 			}
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 		},
@@ -205,50 +113,11 @@ tests (its library stays: no user module may define it).`,
   warden policy test ./our-policies -v
   warden policy test --run ssh`,
 		RunE: func(cmd *cobra.Command, dirs []string) error {
-			sources := []engine.Source{engine.Builtin()}
-			if noBuiltin {
-				sources = []engine.Source{engine.BuiltinLibrary()}
-			}
-			for _, d := range dirs {
-				if st, err := os.Stat(d); err != nil || !st.IsDir() {
-					return usageErr(fmt.Errorf("policy test: %s is not a directory", d))
-				}
-				sources = append(sources, engine.Source{FS: os.DirFS(d), Prefix: d})
-			}
-			if len(dirs) == 0 && noBuiltin {
-				return usageErr(fmt.Errorf("policy test: --no-builtin needs at least one DIR"))
-			}
-			results, err := engine.Test(cmd.Context(), run, sources...)
+			results, err := inspect.Test(cmd.Context(), run, dirs, noBuiltin)
 			if err != nil {
 				return usageErr(err)
 			}
-			pass, fail := 0, 0
-			for _, r := range results {
-				if r.Pass() {
-					pass++
-					if verbose {
-						fmt.Fprintf(a.stdout, "PASS %s.%s (%s)\n", r.Package, r.Name, r.Duration)
-					}
-					continue
-				}
-				if r.Skip {
-					continue
-				}
-				fail++
-				loc := ""
-				if r.Location != nil {
-					loc = fmt.Sprintf("%s:%d: ", r.Location.File, r.Location.Row)
-				}
-				why := "FAIL"
-				if r.Error != nil {
-					why = "ERROR " + r.Error.Error()
-				}
-				fmt.Fprintf(a.stdout, "%s\n", report.EscapeLines(fmt.Sprintf("%s%s.%s: %s", loc, r.Package, r.Name, why)))
-				if len(r.Output) > 0 {
-					fmt.Fprintf(a.stdout, "  output: %s\n", report.EscapeLines(strings.TrimSpace(string(r.Output))))
-				}
-			}
-			fmt.Fprintf(a.stdout, "%d passed, %d failed\n", pass, fail)
+			pass, fail := inspect.WriteTests(a.stdout, results, verbose)
 			if fail > 0 {
 				return &exitErr{code: exitFindings}
 			}

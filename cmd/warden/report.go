@@ -6,7 +6,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,8 +14,8 @@ import (
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/compliance/evidence"
 	"github.com/warden-sec/warden/compliance/render"
-	"github.com/warden-sec/warden/report"
-	"github.com/warden-sec/warden/waivers"
+	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 func (a *app) reportCmd() *cobra.Command {
@@ -65,7 +64,7 @@ time before the first scan or to come) or an error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list || framework == "list" {
-				return a.listFrameworks()
+				return compliance.WriteFrameworks(a.stdout)
 			}
 			if framework == "" {
 				return usageErr(errors.New("--framework: name the framework to report on ('warden report --list' lists them)"))
@@ -80,7 +79,7 @@ time before the first scan or to come) or an error.`,
 			}
 			var at time.Time
 			if atFlag != "" {
-				if at, err = parseAt(atFlag, time.Now()); err != nil {
+				if at, err = evidence.ParseAt(atFlag, time.Now()); err != nil {
 					return usageErr(fmt.Errorf("--at: %w", err))
 				}
 			}
@@ -88,14 +87,9 @@ time before the first scan or to come) or an error.`,
 			if err != nil {
 				return err
 			}
-			if waiverFile == "" {
-				waiverFile = cfg.Waivers
-			}
-			var ws *waivers.Set
-			if waiverFile != "" {
-				if ws, err = waivers.Load(waiverFile); err != nil {
-					return usageErr(err)
-				}
+			ws, err := loadWaivers(waiverFile, cfg)
+			if err != nil {
+				return err
 			}
 			// Reading the history never creates one: a misspelt --db is an error.
 			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
@@ -113,12 +107,12 @@ time before the first scan or to come) or an error.`,
 			if outFile == "" {
 				return w.Write(a.stdout, doc)
 			}
-			if err := writeAtomically(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
+			if err := atomicfile.Write(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
 				return err
 			}
 			s := doc.Report.Score
 			fmt.Fprintf(a.stderr, "warden: %s report of %s (scan %d) written to %s: %d pass, %d fail, %d unknown, %d not covered, %d manual\n",
-				format, fw.ID, doc.Source.ScanID, report.Escape(outFile), s.Pass, s.Fail, s.Unknown, s.NotCovered, s.Manual)
+				format, fw.ID, doc.Source.ScanID, termesc.Escape(outFile), s.Pass, s.Fail, s.Unknown, s.NotCovered, s.Manual)
 			return nil
 		},
 	}
@@ -132,40 +126,4 @@ time before the first scan or to come) or an error.`,
 	f.StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers that also apply to the history's open findings (default: the config's waivers:)")
 	return cmd
-}
-
-// parseAt reads --at: an RFC 3339 time, or a date meaning the end of that day in UTC (so
-// that --at 2026-11-30 includes the scans of the 30th), or now when the day is not over.
-func parseAt(s string, now time.Time) (time.Time, error) {
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t, nil
-	}
-	if d, err := time.Parse(time.DateOnly, s); err == nil {
-		end := d.AddDate(0, 0, 1).Add(-time.Nanosecond)
-		if end.After(now) && !d.After(now) {
-			return now, nil
-		}
-		return end, nil
-	}
-	return time.Time{}, fmt.Errorf("%q is neither an RFC 3339 time (2026-11-30T12:00:00Z) nor a date (2026-11-30)", s)
-}
-
-// listFrameworks prints the embedded frameworks with their coverage.
-func (a *app) listFrameworks() error {
-	fws, err := compliance.Load()
-	if err != nil {
-		return err
-	}
-	tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tVERSION\tCONTROLS\tAUTOMATED")
-	for _, fw := range fws {
-		automated := 0
-		for _, c := range fw.Controls {
-			if c.Assessment == compliance.Automated && len(c.Policies) > 0 {
-				automated++
-			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\n", fw.ID, fw.Name, fw.Version, len(fw.Controls), automated)
-	}
-	return tw.Flush()
 }

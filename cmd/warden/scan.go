@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"runtime/debug"
 	"time"
@@ -16,8 +17,8 @@ import (
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/remediators"
-	"github.com/warden-sec/warden/remediators/builtin"
+	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/progress"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
@@ -32,8 +33,6 @@ type policyFlags struct {
 	baseline   bool // set by scan only: see engine.Config.Baseline
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
 	limits *limitFlags
-	// catalog, when set, is the remediation actions the policies are checked against.
-	catalog map[string][]remediators.Param
 }
 
 func (pf *policyFlags) register(cmd *cobra.Command) {
@@ -42,66 +41,54 @@ func (pf *policyFlags) register(cmd *cobra.Command) {
 	cmd.Flags().BoolVar(&pf.noBuiltin, "no-builtin", false, "leave out the built-in policies (their library, data.warden.lib, stays for yours)")
 }
 
-// load reads the config (if any) and compiles the policies it and the flags name.
+// loadPolicies reads the config (if any) and compiles the policies it and the flags name.
 func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config, *engine.Engine, error) {
-	cfg := &config.Config{}
-	if pf.configFile != "" {
-		c, err := config.Load(pf.configFile)
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		cfg = c
-	}
-	sources := []engine.Source{engine.Builtin()}
-	if pf.noBuiltin {
-		sources = []engine.Source{engine.BuiltinLibrary()}
-	}
-	for _, dir := range append(append([]string{}, cfg.Policies...), pf.policyDirs...) {
-		st, err := os.Stat(dir)
-		if err != nil {
-			return nil, nil, usageErr(fmt.Errorf("--policies: %w", err))
-		}
-		if !st.IsDir() {
-			return nil, nil, usageErr(fmt.Errorf("--policies %s: not a directory", dir))
-		}
-		sources = append(sources, engine.Source{FS: os.DirFS(dir), Prefix: dir})
-	}
-	if len(sources) == 1 && pf.noBuiltin {
-		return nil, nil, usageErr(fmt.Errorf("no policies: --no-builtin needs at least one --policies directory"))
-	}
-	catalog := pf.catalog
-	if catalog == nil {
-		// Policies are checked against the fixes this warden has, whatever the command.
-		reg, err := builtin.Registry(nil, nil)
-		if err != nil {
-			return nil, nil, err
-		}
-		catalog = reg.Catalog()
-	}
-	ec := engine.Config{Sources: sources, Settings: cfg.Settings, Logger: a.log, Actions: engineCatalog(catalog), Baseline: pf.baseline}
-	if pf.limits != nil {
-		if pf.limits.evalTimeout <= 0 {
-			return nil, nil, usageErr(fmt.Errorf("--eval-timeout: want a positive duration such as 10s"))
-		}
-		pf.limits.apply(&ec)
-	}
-	e, err := engine.New(cmd.Context(), ec)
-	if se, ok := err.(*engine.SettingsError); ok {
-		// Settings are judged against the policies; the config knows their lines.
-		var located error
-		for _, s := range se.Errors {
-			if e := cfg.SettingError(s.Name, s.Path, s.Msg); located == nil {
-				located = e
-			} else {
-				located = fmt.Errorf("%w\n%w", located, e)
-			}
-		}
-		return nil, nil, usageErr(located)
-	}
+	cfg, err := loadConfig(pf.configFile)
 	if err != nil {
-		return nil, nil, usageErr(fmt.Errorf("load policies:\n%w", err))
+		return nil, nil, err
+	}
+	e, err := cfg.Engine(cmd.Context(), pf.options(a.log))
+	if err != nil {
+		return nil, nil, usageErr(err)
 	}
 	return cfg, e, nil
+}
+
+// options are the policy flags as the config's policy options.
+func (pf *policyFlags) options(log *slog.Logger) config.PolicyOptions {
+	o := config.PolicyOptions{Dirs: pf.policyDirs, NoBuiltin: pf.noBuiltin, Baseline: pf.baseline, Logger: log}
+	if lf := pf.limits; lf != nil {
+		o.Limits = &config.EvalLimits{EvalTimeout: lf.evalTimeout, MemoryLimit: int64(lf.memoryLimit)}
+	}
+	return o
+}
+
+// loadConfig reads --config; without one, the config is empty.
+func loadConfig(file string) (*config.Config, error) {
+	if file == "" {
+		return &config.Config{}, nil
+	}
+	c, err := config.Load(file)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return c, nil
+}
+
+// loadWaivers reads --waivers, else the config's waivers: file; nil when neither names one.
+func loadWaivers(flag string, cfg *config.Config) (*waivers.Set, error) {
+	file := flag
+	if file == "" {
+		file = cfg.Waivers
+	}
+	if file == "" {
+		return nil, nil
+	}
+	ws, err := waivers.Load(file)
+	if err != nil {
+		return nil, usageErr(err)
+	}
+	return ws, nil
 }
 
 func (a *app) scanCmd() *cobra.Command {
@@ -146,13 +133,12 @@ report, nothing recorded.`,
   warden synth --resources 1000 | warden scan --snapshot - --no-db`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			failOnGiven := cmd.Flags().Changed("fail-on")
 			cfg, eng, err := a.loadPolicies(cmd, &pf)
 			if err != nil {
 				return err
 			}
-			if !failOnGiven && cfg.FailOn != "" {
-				failOn = cfg.FailOn
+			if !cmd.Flags().Changed("fail-on") && cfg.FailOn != "" {
+				failOn = cfg.FailOn // the flag, when given, wins over the config
 			}
 			threshold, err := findings.ParseSeverity(failOn)
 			if err != nil {
@@ -162,65 +148,37 @@ report, nothing recorded.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--format: %w", err))
 			}
-			var now time.Time
-			if nowFlag != "" {
-				if now, err = time.Parse(time.RFC3339, nowFlag); err != nil {
-					return usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
-				}
+			now, err := parseNow(nowFlag)
+			if err != nil {
+				return err
 			}
-			if waiverFile == "" {
-				waiverFile = cfg.Waivers
+			ws, err := loadWaivers(waiverFile, cfg)
+			if err != nil {
+				return err
 			}
-			var ws *waivers.Set
-			if waiverFile != "" {
-				if ws, err = waivers.Load(waiverFile); err != nil {
-					return usageErr(err)
-				}
+			src, stop, err := a.scanSource(snapPath, &tf, cfg, noProgress)
+			if err != nil {
+				return err
 			}
-			var src scan.Source
-			switch snapPath {
-			case "":
-				cs, stop, err := tf.collectors(cfg, a.log)
-				if errors.Is(err, collect.ErrNoTargets) {
-					return usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
-				}
-				if err != nil {
-					return err
-				}
-				defer stop()
-				var prog *progress
-				if !noProgress {
-					prog = newProgress(a.stderr, "collected")
-				}
-				src = scan.Live(cs, a.collectOptions(prog))
-			case "-":
-				src = scan.Reader(a.stdin, "-")
-			default:
-				src = scan.File(snapPath)
-			}
+			defer stop()
 			var st *store.Store
 			var recorded func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error
 			if !noDB {
-				who, err := actor()
-				if err != nil {
-					return err
-				}
-				if st, err = openHistory(cmd.Context(), dbPath, cfg, true); err != nil {
+				if st, recorded, err = a.scanHistory(cmd.Context(), dbPath, cfg, eng); err != nil {
 					return err
 				}
 				defer st.Close()
-				recorded = scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...)
 			}
 			tuneGC()
-			var prog *progress
+			var prog *progress.Line
 			if !noProgress {
-				prog = newProgress(a.stderr, "evaluated")
+				prog = progress.New(a.stderr, "evaluated")
 			}
 			res, err := scan.Run(cmd.Context(), scan.Request{
 				Source: src, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
-				Progress: prog.update, Version: version(), Recorded: recorded,
+				Progress: prog.Update, Version: version(), Recorded: recorded,
 			})
-			prog.done()
+			prog.Done()
 			if err != nil {
 				if errors.Is(err, context.Canceled) {
 					return err // run reports the interruption and its exit code
@@ -231,14 +189,7 @@ report, nothing recorded.`,
 				return err
 			}
 			a.log.Info("scan done", "resources", res.Scan.Resources, "findings", res.Summary.Findings, "eval_errors", res.Summary.EvalErrors, "duration_ms", res.Scan.DurationMS)
-			if v := res.Verdict(threshold); v.Code != scan.ExitClean {
-				var reason error
-				if v.Reason != "" {
-					reason = errors.New(v.Reason)
-				}
-				return &exitErr{code: v.Code, err: reason}
-			}
-			return nil
+			return verdictErr(res.Verdict(threshold))
 		},
 	}
 	pf.register(cmd)
@@ -260,28 +211,75 @@ report, nothing recorded.`,
 	return cmd
 }
 
+// verdictErr is a scan's verdict as the command's exit: nil when clean.
+func verdictErr(v scan.Verdict) error {
+	if v.Code == scan.ExitClean {
+		return nil
+	}
+	var reason error
+	if v.Reason != "" {
+		reason = errors.New(v.Reason)
+	}
+	return &exitErr{code: v.Code, err: reason}
+}
+
+// parseNow reads --now: an RFC 3339 time, or zero when not given.
+func parseNow(flag string) (time.Time, error) {
+	if flag == "" {
+		return time.Time{}, nil
+	}
+	now, err := time.Parse(time.RFC3339, flag)
+	if err != nil {
+		return time.Time{}, usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
+	}
+	return now, nil
+}
+
+// scanSource is what scan reads: a snapshot file, standard input (-), or without
+// --snapshot the live targets, collected as they are evaluated; stop ends the --sim
+// simulator once the scan is over.
+func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool) (src scan.Source, stop func(), err error) {
+	switch snapPath {
+	case "-":
+		return scan.Reader(a.stdin, "-"), func() {}, nil
+	case "":
+	default:
+		return scan.File(snapPath), func() {}, nil
+	}
+	cs, stop, err := tf.collectors(cfg, a.log)
+	if errors.Is(err, collect.ErrNoTargets) {
+		return nil, nil, usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var prog *progress.Line
+	if !noProgress {
+		prog = progress.New(a.stderr, "collected")
+	}
+	return scan.Live(cs, a.collectOptions(prog)), stop, nil
+}
+
+// scanHistory opens the history a scan is recorded in, and what records it in the audit
+// log, as the person running warden.
+func (a *app) scanHistory(ctx context.Context, dbPath string, cfg *config.Config, eng *engine.Engine) (*store.Store, func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error, error) {
+	who, err := actor()
+	if err != nil {
+		return nil, nil, err
+	}
+	st, err := openHistory(ctx, dbPath, cfg, true)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...), nil
+}
+
 // writeReport writes to path atomically, or to stdout.
 func writeReport(path string, stdout io.Writer, w report.Writer, r *scan.Result) error {
 	if path == "" {
 		return w.Write(stdout, r)
 	}
-	return writeAtomically(path, func(out io.Writer) error { return w.Write(out, r) })
-}
-
-// engineCatalog is the remediators' catalog as the engine checks policies against it.
-func engineCatalog(c map[string][]remediators.Param) map[string][]engine.ActionParam {
-	if c == nil {
-		return nil
-	}
-	out := make(map[string][]engine.ActionParam, len(c))
-	for name, ps := range c {
-		aps := make([]engine.ActionParam, 0, len(ps))
-		for _, p := range ps {
-			aps = append(aps, engine.ActionParam{Name: p.Name, Required: p.Required})
-		}
-		out[name] = aps
-	}
-	return out
+	return atomicfile.Write(path, func(out io.Writer) error { return w.Write(out, r) })
 }
 
 // tuneGC sets the collector for an evaluation, unless GOGC or GOMEMLIMIT say otherwise.

@@ -60,8 +60,8 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 				return err
 			}
 			defer r.Close()
-			so.Config, so.Store, so.Log, so.Gate, so.Engine, so.Registry = r.cfg, r.st, r.log, r.gate, r.eng, r.reg
-			so.Readers, so.Targets, so.Actor, so.Version, so.Stderr, so.Logger = r.clouds.readers, r.targets, r.actor, version(), a.stderr, a.log
+			so.Config, so.Store, so.Log, so.Gate, so.Engine, so.Registry = r.Config, r.Store, r.Log, r.Gate, r.Engine, r.Registry
+			so.Readers, so.Targets, so.Actor, so.Version, so.Stderr, so.Logger = r.Clouds.Readers, r.Targets, r.Actor, version(), a.stderr, a.log
 			return serve.Run(cmd.Context(), so)
 		},
 	}

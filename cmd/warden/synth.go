@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/internal/synth"
 )
 
@@ -57,7 +58,7 @@ across resources gains from it; 'go doc ./internal/synth' gives the numbers):
 			if out == "" || out == "-" {
 				return synth.Write(a.stdout, opts)
 			}
-			return writeAtomically(out, func(w io.Writer) error { return synth.Write(w, opts) })
+			return atomicfile.Write(out, func(w io.Writer) error { return synth.Write(w, opts) })
 		},
 	}
 	cmd.Flags().IntVarP(&n, "resources", "n", 10000, "number of resources")

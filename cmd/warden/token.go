@@ -9,7 +9,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/dashboard"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/internal/termesc"
 )
 
 // tokenFlags are the flags every token command shares: where the tokens are kept.
@@ -82,7 +82,7 @@ as (default: the token's id). Audited, as $WARDEN_ACTOR or the OS user.`,
 				return usageErr(err)
 			}
 			fmt.Fprintln(a.stdout, secret)
-			fmt.Fprintf(a.stderr, "warden token: created %s for %s (%s); it is shown this once\n", t.ID, report.Escape(t.Name), t.RoleName)
+			fmt.Fprintf(a.stderr, "warden token: created %s for %s (%s); it is shown this once\n", t.ID, termesc.Escape(t.Name), t.RoleName)
 			return nil
 		},
 	}
@@ -128,8 +128,8 @@ func (a *app) tokenListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tNAME\tROLE\tCREATED\tBY\tLAST USED\tREVOKED")
 			for _, t := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, report.Escape(t.Name), t.RoleName, stamp(t.CreatedAt),
-					report.Escape(t.CreatedBy), stamp(t.LastUsedAt), stamp(t.RevokedAt))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, termesc.Escape(t.Name), t.RoleName, stamp(t.CreatedAt),
+					termesc.Escape(t.CreatedBy), stamp(t.LastUsedAt), stamp(t.RevokedAt))
 			}
 			return tw.Flush()
 		},
@@ -160,7 +160,7 @@ func (a *app) tokenRevokeCmd() *cobra.Command {
 			if err != nil {
 				return usageErr(err)
 			}
-			fmt.Fprintf(a.stdout, "token %s (%s, %s) revoked\n", t.ID, report.Escape(t.Name), t.RoleName)
+			fmt.Fprintf(a.stdout, "token %s (%s, %s) revoked\n", t.ID, termesc.Escape(t.Name), t.RoleName)
 			return nil
 		},
 	}

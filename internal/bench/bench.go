@@ -1,7 +1,7 @@
 // Package bench measures warden's evaluation against the targets of BENCHMARKS.md: a
 // full pass over a large synthetic snapshot, the naive way side by side, and
 // re-evaluating a few changed resources; and it reads the decisions of a scan's report,
-// so that two engines' passes can be shown to decide the same.
+// so that two engines' passes can be shown to decide the same. Run is `warden bench`.
 package bench
 
 import (

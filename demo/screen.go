@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"context"
@@ -10,18 +10,19 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/show"
 	"github.com/warden-sec/warden/scan"
 )
 
 // screen is the demo's last word: what was found, fixed, and what waits for whom, where
 // everything is, and what to try next.
-func (d *demoRun) screen() {
-	w := d.a.stdout
+func (d *run) screen() {
+	w := d.o.Stdout
 	fmt.Fprintf(w, "\n── acme after one reconciliation (%.1fs) ─────────────────────────────\n", time.Since(d.start).Seconds())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	found := severityText(d.first)
 	if n := len(d.first.IncompleteScopes); n > 0 {
-		found += fmt.Sprintf("; %s unread (unknown, not clean): %s", countOf(n, "scope"), scopeNames(d.first))
+		found += fmt.Sprintf("; %s unread (unknown, not clean): %s", show.Count(n, "scope"), scopeNames(d.first))
 	}
 	fmt.Fprintf(tw, "found\t%s\n", found)
 	fmt.Fprintf(tw, "fixed\t%s, each verified in the cloud: %s\n", fixes(len(d.applied)), byRemediator(slices.Collect(maps.Values(d.applied))))
@@ -40,14 +41,14 @@ func (d *demoRun) screen() {
 	if d.denied > 0 {
 		fmt.Fprintf(tw, "denied\t%s: will not run\n", fixes(d.denied))
 	}
-	fmt.Fprintf(tw, "no fix\t%s: manual or notify-only policies, waived or unknown findings (%s)\n", countOf(len(d.plan.Notices), "notice"), d.rel(d.path("plan.json")))
+	fmt.Fprintf(tw, "no fix\t%s: manual or notify-only policies, waived or unknown findings (%s)\n", show.Count(len(d.plan.Notices), "notice"), d.rel(d.path("plan.json")))
 	tw.Flush()
 
 	fmt.Fprintln(w, "\nwhere things are")
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  report\t%s\t%s compliance: %d pass, %d fail, %d unknown\n", d.rel(d.reportPath), strings.TrimSuffix(d.reportPathBase(), ".html"), d.score.Pass, d.score.Fail, d.score.Unknown)
 	fmt.Fprintf(tw, "  store\t%s\tSQLite: scan history, actions, approvals, audit log\n", d.rel(d.path("warden.db")))
-	fmt.Fprintf(tw, "  audit\t%s\tsigned checkpoint: %d entries, root %s (key %s)\n", d.rel(d.path("checkpoint.txt")), d.audit.Entries, clip(d.audit.Root.String(), 16), d.rel(d.path("audit.key")))
+	fmt.Fprintf(tw, "  audit\t%s\tsigned checkpoint: %d entries, root %s (key %s)\n", d.rel(d.path("checkpoint.txt")), d.audit.Entries, show.Clip(d.audit.Root.String(), 16), d.rel(d.path("audit.key")))
 	fmt.Fprintf(tw, "  config\t%s\tthe gates: who approves what\n", d.rel(d.path("warden.yaml")))
 	if d.awaitingDecision() > 0 {
 		fmt.Fprintf(tw, "  approvals\t%s\tone 'warden approve' per fix waiting for a decision\n", d.rel(d.path("approve.sh")))
@@ -67,7 +68,7 @@ func (d *demoRun) screen() {
 	fmt.Fprintf(w, "  warden audit verify --config %s --audit-key %s --checkpoint %s\n      prove that no audit entry changed since the checkpoint\n", cfg, d.rel(d.path("audit.key")), d.rel(d.path("checkpoint.txt")))
 }
 
-func (d *demoRun) reportPathBase() string {
+func (d *run) reportPathBase() string {
 	i := strings.LastIndexByte(d.reportPath, '/')
 	return d.reportPath[i+1:]
 }
@@ -105,28 +106,28 @@ func byRemediator(items []remediate.Item) string {
 }
 
 // approverOf is who may give a waiting request its next approval.
-func (d *demoRun) approverOf(it remediate.Item) string {
-	req, err := d.r.gate.Get(context.Background(), it.Request)
+func (d *run) approverOf(it remediate.Item) string {
+	req, err := d.e.Gate.Get(context.Background(), it.Request)
 	if err != nil {
 		return d.you
 	}
 	for _, dec := range req.Approvals() {
 		if dec.Actor == d.you {
-			return demoSecondApprover
+			return SecondApprover
 		}
 	}
 	return d.you
 }
 
 // waiting groups what still waits by whom it waits for.
-func (d *demoRun) waiting() []string {
+func (d *run) waiting() []string {
 	var forAnyone, forSecond, approved int
 	for _, it := range d.pending {
 		if it.State == remediate.StateApproved {
 			approved++
 			continue
 		}
-		if d.approverOf(it) == demoSecondApprover {
+		if d.approverOf(it) == SecondApprover {
 			forSecond++
 		} else {
 			forAnyone++
@@ -134,10 +135,10 @@ func (d *demoRun) waiting() []string {
 	}
 	var out []string
 	if forAnyone > 0 {
-		out = append(out, fmt.Sprintf("%s for an approval by you (%s) or %s; critical ones need both", fixes(forAnyone), d.you, demoSecondApprover))
+		out = append(out, fmt.Sprintf("%s for an approval by you (%s) or %s; critical ones need both", fixes(forAnyone), d.you, SecondApprover))
 	}
 	if forSecond > 0 {
-		out = append(out, fmt.Sprintf("%s you approved for %s's approval too (critical: two approvers)", fixes(forSecond), demoSecondApprover))
+		out = append(out, fmt.Sprintf("%s you approved for %s's approval too (critical: two approvers)", fixes(forSecond), SecondApprover))
 	}
 	if approved > 0 {
 		out = append(out, fmt.Sprintf("%s approved, beyond this run's blast-radius cap: the next apply (or warden serve) runs them", fixes(approved)))
@@ -146,7 +147,7 @@ func (d *demoRun) waiting() []string {
 }
 
 // awaitingDecision counts the fixes whose requests still wait for an approver.
-func (d *demoRun) awaitingDecision() int {
+func (d *run) awaitingDecision() int {
 	n := 0
 	for _, it := range d.pending {
 		if it.State == remediate.StatePending {
@@ -157,7 +158,7 @@ func (d *demoRun) awaitingDecision() int {
 }
 
 // firstAwaiting is the first fix whose request still waits for an approver.
-func (d *demoRun) firstAwaiting() (remediate.Item, bool) {
+func (d *run) firstAwaiting() (remediate.Item, bool) {
 	for _, it := range d.pending {
 		if it.State == remediate.StatePending {
 			return it, true

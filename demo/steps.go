@@ -1,4 +1,4 @@
-package main
+package demo
 
 import (
 	"bufio"
@@ -11,26 +11,20 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/compliance/evidence"
 	"github.com/warden-sec/warden/compliance/render"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/termesc"
 	"github.com/warden-sec/warden/remediate"
-	"github.com/warden-sec/warden/report"
+	"github.com/warden-sec/warden/remediate/show"
 )
-
-// readerIsTerminal reports whether r is a terminal a person types into.
-func readerIsTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
 
 // ask puts each fix that waits for approval to the person at the terminal, or, without
 // one, writes down the commands that decide them.
-func (d *demoRun) ask(ctx context.Context, interactive bool) error {
+func (d *run) ask(ctx context.Context, interactive bool) error {
 	began := time.Now()
 	if len(d.pending) == 0 {
 		d.line("approve", 0, "nothing waits for approval")
@@ -48,9 +42,9 @@ func (d *demoRun) ask(ctx context.Context, interactive bool) error {
 	for _, act := range d.plan.Actions {
 		byID[act.ID] = act
 	}
-	fmt.Fprintf(d.a.stdout, "\n%s wait for approval. You decide as %s; each is shown with the exact change.\n", fixes(len(d.pending)), d.you)
-	fmt.Fprintln(d.a.stdout, "  a approve · d deny · s skip · A approve this one and all the rest · S skip all the rest · q stop asking")
-	in := bufio.NewReader(d.a.stdin)
+	fmt.Fprintf(d.o.Stdout, "\n%s wait for approval. You decide as %s; each is shown with the exact change.\n", fixes(len(d.pending)), d.you)
+	fmt.Fprintln(d.o.Stdout, "  a approve · d deny · s skip · A approve this one and all the rest · S skip all the rest · q stop asking")
+	in := bufio.NewReader(d.o.Stdin)
 	all := false
 	for i, it := range d.pending {
 		act := byID[it.Action]
@@ -60,7 +54,7 @@ func (d *demoRun) ask(ctx context.Context, interactive bool) error {
 		answer := "a"
 		if !all {
 			var err error
-			if answer, err = prompt(d.a.stdout, in, "  approve, deny or skip? [a/d/s/A/S/q] "); err != nil {
+			if answer, err = prompt(d.o.Stdout, in, "  approve, deny or skip? [a/d/s/A/S/q] "); err != nil {
 				answer = "S" // the input ended: whatever is left stays pending
 			}
 		}
@@ -70,36 +64,13 @@ func (d *demoRun) ask(ctx context.Context, interactive bool) error {
 			answer = "a"
 		case "S", "q":
 			d.skipped += len(d.pending) - i
-			fmt.Fprintf(d.a.stdout, "  %s left pending\n", fixes(len(d.pending)-i))
+			fmt.Fprintf(d.o.Stdout, "  %s left pending\n", fixes(len(d.pending)-i))
 			d.line("approve", time.Since(began), "%d approved, %d denied, %d left pending", d.approved, d.denied, d.skipped)
 			return d.writeApproveScript()
 		}
-		switch answer {
-		case "a", "d":
-			reason := "approved in warden demo"
-			if answer == "d" {
-				r, err := prompt(d.a.stdout, in, "  why deny? ")
-				if err != nil || r == "" {
-					r = "denied in warden demo"
-				}
-				reason = r
-			}
-			req, err := d.r.gate.Decide(ctx, it.Request, d.you, string(gates.ChannelCLI), answer == "a", reason)
-			if err != nil {
-				fmt.Fprintf(d.a.stdout, "  refused: %s\n", report.Escape(err.Error()))
-				d.skipped++
-				continue
-			}
-			if answer == "d" {
-				d.denied++
-				fmt.Fprintln(d.a.stdout, "  denied: it will not run")
-				continue
-			}
-			d.approved++
-			if n := len(req.Approvals()); n < req.Quorum && !all {
-				fmt.Fprintf(d.a.stdout, "  approved by you (%d of %d): it waits for %s too\n", n, req.Quorum, demoSecondApprover)
-			}
-		default:
+		if answer == "a" || answer == "d" {
+			d.decide(ctx, in, it, answer == "a", all)
+		} else {
 			d.skipped++
 		}
 	}
@@ -107,21 +78,49 @@ func (d *demoRun) ask(ctx context.Context, interactive bool) error {
 	return d.writeApproveScript()
 }
 
-func (d *demoRun) showAction(i int, act remediate.PlannedAction) {
-	w := d.a.stdout
-	fmt.Fprintf(w, "\n[%d/%d] %s · risk %s · %s\n", i+1, len(d.pending), report.Escape(act.Remediator), act.Risk,
-		approvalText(act.Approvals, []string{d.you, demoSecondApprover}))
+// decide records the terminal's decision on one fix (asking why, for a denial); quiet
+// leaves out what a second approver must still do, when every fix is being approved.
+func (d *run) decide(ctx context.Context, in *bufio.Reader, it remediate.Item, approve, quiet bool) {
+	reason := "approved in warden demo"
+	if !approve {
+		r, err := prompt(d.o.Stdout, in, "  why deny? ")
+		if err != nil || r == "" {
+			r = "denied in warden demo"
+		}
+		reason = r
+	}
+	req, err := d.e.Gate.Decide(ctx, it.Request, d.you, string(gates.ChannelCLI), approve, reason)
+	if err != nil {
+		fmt.Fprintf(d.o.Stdout, "  refused: %s\n", termesc.Escape(err.Error()))
+		d.skipped++
+		return
+	}
+	if !approve {
+		d.denied++
+		fmt.Fprintln(d.o.Stdout, "  denied: it will not run")
+		return
+	}
+	d.approved++
+	if n := len(req.Approvals()); n < req.Quorum && !quiet {
+		fmt.Fprintf(d.o.Stdout, "  approved by you (%d of %d): it waits for %s too\n", n, req.Quorum, SecondApprover)
+	}
+}
+
+func (d *run) showAction(i int, act remediate.PlannedAction) {
+	w := d.o.Stdout
+	fmt.Fprintf(w, "\n[%d/%d] %s · risk %s · %s\n", i+1, len(d.pending), termesc.Escape(act.Remediator), act.Risk,
+		show.Approval(act.Approvals, []string{d.you, SecondApprover}))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "  target\t%s\n", report.Escape(act.Target))
-	fmt.Fprintf(tw, "  part\t%s\n", report.Escape(act.Part))
-	fmt.Fprintf(tw, "  now\t%s\n", report.Escape(clip(string(act.Before), 200)))
+	fmt.Fprintf(tw, "  target\t%s\n", termesc.Escape(act.Target))
+	fmt.Fprintf(tw, "  part\t%s\n", termesc.Escape(act.Part))
+	fmt.Fprintf(tw, "  now\t%s\n", termesc.Escape(show.Clip(string(act.Before), 200)))
 	fmt.Fprintf(tw, "  after\t%s\n", remediate.After(act.Remediator))
-	fmt.Fprintf(tw, "  why\t%s: %s\n", act.Policy, report.Escape(act.Message))
+	fmt.Fprintf(tw, "  why\t%s: %s\n", act.Policy, termesc.Escape(act.Message))
 	undo := "yes: warden rollback ACTION"
 	if !act.Rollback.Possible {
 		undo = "no: " + act.Rollback.Reason
 	}
-	fmt.Fprintf(tw, "  undo\t%s\n", report.Escape(undo))
+	fmt.Fprintf(tw, "  undo\t%s\n", termesc.Escape(undo))
 	tw.Flush()
 }
 
@@ -138,7 +137,7 @@ func prompt(w io.Writer, in *bufio.Reader, q string) (string, error) {
 
 // writeApproveScript writes the commands that decide what still waits: one 'warden
 // approve' per pending request, as whoever may still approve it.
-func (d *demoRun) writeApproveScript() error {
+func (d *run) writeApproveScript() error {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# Written by warden demo: the fixes that wait for approval, one command each.\n")
 	b.WriteString("# Run the lines you agree with; 'warden serve' (or 'warden apply') then applies them.\n")
@@ -148,15 +147,15 @@ func (d *demoRun) writeApproveScript() error {
 			continue // approved already: it waits for a run, not for a decision
 		}
 		who := d.you
-		if req, err := d.r.gate.Get(context.Background(), it.Request); err == nil {
+		if req, err := d.e.Gate.Get(context.Background(), it.Request); err == nil {
 			for _, dec := range req.Decisions {
 				if dec.Actor == d.you {
-					who = demoSecondApprover
+					who = SecondApprover
 				}
 			}
 		}
 		fmt.Fprintf(&b, "WARDEN_ACTOR=%s warden approve %s --config %s   # %s %s\n", shellQuote(who), it.Request,
-			d.rel(d.path("warden.yaml")), it.Remediator, oneLine(clip(it.Part, 100)))
+			d.rel(d.path("warden.yaml")), it.Remediator, oneLine(show.Clip(it.Part, 100)))
 	}
 	return os.WriteFile(d.path("approve.sh"), []byte(b.String()), 0o600)
 }
@@ -180,7 +179,7 @@ func shellQuote(s string) string {
 
 // verify reads the clouds again, evaluates them, and checks that every applied fix's
 // finding is gone; then verifies the audit log and signs a checkpoint of it.
-func (d *demoRun) verify(ctx context.Context) error {
+func (d *run) verify(ctx context.Context) error {
 	began := time.Now()
 	if err := d.scan(ctx, "verify", "snapshot-after.json", &d.last); err != nil {
 		return err
@@ -200,32 +199,32 @@ func (d *demoRun) verify(ctx context.Context) error {
 		}
 	}
 	if len(stillOpen) > 0 {
-		return fmt.Errorf("verify: the findings of %s are still open after their fixes were verified: %s", countOf(len(stillOpen), "action"), strings.Join(stillOpen, ", "))
+		return fmt.Errorf("verify: the findings of %s are still open after their fixes were verified: %s", show.Count(len(stillOpen), "action"), strings.Join(stillOpen, ", "))
 	}
 	signer, verifier, err := audit.LoadOrCreateKey(d.path("audit.key"))
 	if err != nil {
 		return err
 	}
-	cp, err := audit.New(d.r.st, audit.Options{Signer: signer}).Checkpoint(ctx)
+	cp, err := audit.New(d.e.Store, audit.Options{Signer: signer}).Checkpoint(ctx)
 	if err != nil {
 		return fmt.Errorf("sign an audit checkpoint: %w", err)
 	}
 	if err := os.WriteFile(d.path("checkpoint.txt"), cp, 0o600); err != nil {
 		return err
 	}
-	if d.audit, err = audit.New(d.r.st, audit.Options{}).Verify(ctx, verifier, cp); err != nil {
+	if d.audit, err = audit.New(d.e.Store, audit.Options{}).Verify(ctx, verifier, cp); err != nil {
 		return fmt.Errorf("verify the audit log: %w", err)
 	}
 	d.line("verify", time.Since(began), "read again: %s (%d fewer), every applied fix's finding gone; audit log intact (%d entries), checkpoint signed",
-		countOf(d.last.Summary.Findings, "finding"), d.first.Summary.Findings-d.last.Summary.Findings, d.audit.Entries)
+		show.Count(d.last.Summary.Findings, "finding"), d.first.Summary.Findings-d.last.Summary.Findings, d.audit.Entries)
 	return nil
 }
 
-func (d *demoRun) writeReport(ctx context.Context, fw *compliance.Framework) error {
+func (d *run) writeReport(ctx context.Context, fw *compliance.Framework) error {
 	began := time.Now()
-	doc, err := evidence.Gather(ctx, d.r.st, audit.New(d.r.st, audit.Options{}), fw, evidence.Options{
-		Policies: d.r.eng.Policies(), Settings: evidence.SettingsInEffect(d.r.eng.SettingsSchema(), d.r.cfg.Settings),
-		Tool: "warden " + version(),
+	doc, err := evidence.Gather(ctx, d.e.Store, audit.New(d.e.Store, audit.Options{}), fw, evidence.Options{
+		Policies: d.e.Engine.Policies(), Settings: evidence.SettingsInEffect(d.e.Engine.SettingsSchema(), d.e.Config.Settings),
+		Tool: "warden " + d.o.Version,
 	})
 	if err != nil {
 		return fmt.Errorf("gather the %s report: %w", fw.ID, err)
@@ -235,7 +234,7 @@ func (d *demoRun) writeReport(ctx context.Context, fw *compliance.Framework) err
 		return err
 	}
 	d.reportPath = d.path(fw.ID + ".html")
-	if err := writeAtomically(d.reportPath, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
+	if err := atomicfile.Write(d.reportPath, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
 		return err
 	}
 	d.score = doc.Report.Score
@@ -246,8 +245,8 @@ func (d *demoRun) writeReport(ctx context.Context, fw *compliance.Framework) err
 }
 
 // saveWorld keeps the simulated clouds as the demo left them, for 'warden serve --sim'.
-func (d *demoRun) saveWorld() error {
-	b, err := d.r.sim.World()
+func (d *run) saveWorld() error {
+	b, err := d.e.Sim.World()
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,69 @@
+package env_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/warden-sec/warden/config"
+	acmefixture "github.com/warden-sec/warden/fixtures/acme"
+	"github.com/warden-sec/warden/remediate/env"
+)
+
+// acmeWorld writes the acme world where the simulator can serve it.
+func acmeWorld(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "world.yaml")
+	if err := os.WriteFile(p, acmefixture.World(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A plan changes nothing: its environment reads the clouds but opens no store.
+func TestOpen_withoutAStoreForPlanning(t *testing.T) {
+	e, err := env.Open(context.Background(), env.Options{Config: &config.Config{}, Sim: acmeWorld(t), Actor: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Store != nil || e.Log != nil || e.Gate != nil {
+		t.Errorf("a store was opened without a DB: %+v", e)
+	}
+	if e.Sim == nil || e.Targets.AWS == nil || e.Targets.AWS.Endpoint != e.Sim.URL || e.Targets.GCP == nil {
+		t.Fatalf("the targets are not the simulator's: %+v", e.Targets)
+	}
+	if e.Clouds.Sessions == nil || e.Clouds.GCP == nil || len(e.Clouds.Readers) != 3 {
+		t.Errorf("clouds: sessions %v, GCP %v, %d readers; want both and AWS, GCP and TLS readers", e.Clouds.Sessions != nil, e.Clouds.GCP != nil, len(e.Clouds.Readers))
+	}
+	if len(e.Engine.Policies()) == 0 || len(e.Registry.Catalog()) == 0 {
+		t.Errorf("%d policies, %d remediators", len(e.Engine.Policies()), len(e.Registry.Catalog()))
+	}
+	if o := e.MachineOptions(nil); o.Actor != "alice" || o.Observer == nil || len(o.Versions) == 0 {
+		t.Errorf("machine options: actor %q, observer %v, %d version events", o.Actor, o.Observer, len(o.Versions))
+	}
+}
+
+func TestOpen_withAStoreToApply(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "warden.db")
+	e, err := env.Open(context.Background(), env.Options{Config: &config.Config{}, Sim: acmeWorld(t), DB: db, Actor: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if e.Store == nil || e.Log == nil || e.Gate == nil {
+		t.Fatalf("store %v, log %v, gate %v", e.Store != nil, e.Log != nil, e.Gate != nil)
+	}
+	if _, err := os.Stat(db); err != nil {
+		t.Errorf("the store was not made: %v", err)
+	}
+}
+
+func TestOpen_refusesAPolicyDirThatIsNone(t *testing.T) {
+	_, err := env.Open(context.Background(), env.Options{Config: &config.Config{},
+		Policies: config.PolicyOptions{Dirs: []string{filepath.Join(t.TempDir(), "missing")}}})
+	if err == nil {
+		t.Fatal("a missing --policies directory was accepted")
+	}
+}

@@ -1,0 +1,100 @@
+// Package show words plans and apply results for a person at a terminal: the tables
+// `warden plan` and `warden apply` print, and the lines the demo asks approvals with.
+package show
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/warden-sec/warden/remediate"
+)
+
+// PlanJSON writes the plan as indented JSON: the plan file `warden apply` reads.
+func PlanJSON(w io.Writer, p *remediate.Plan) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(p)
+}
+
+// Plan writes the plan's actions, each with its target, change, reason, approvals and
+// undo, then the notices; approvers are the gates' approvers.
+func Plan(w io.Writer, p *remediate.Plan, approvers []string) {
+	fmt.Fprintf(w, "plan %s: %s, %s\n", p.Hash[:12], Count(len(p.Actions), "action"), Count(len(p.Notices), "notice"))
+	for _, a := range p.Actions {
+		fmt.Fprintf(w, "\n%s  %s  risk %s\n", a.ID, a.Remediator, a.Risk)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "  target\t%s\n", a.Target)
+		fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, Clip(string(a.Before), 100), remediate.After(a.Remediator))
+		fmt.Fprintf(tw, "  why\t%s: %s\n", a.Policy, a.Message)
+		fmt.Fprintf(tw, "  approval\t%s\n", Approval(a.Approvals, approvers))
+		undo := "yes"
+		if !a.Rollback.Possible {
+			undo = "no: " + a.Rollback.Reason
+		}
+		fmt.Fprintf(tw, "  undo\t%s\n", undo)
+		tw.Flush()
+	}
+	if len(p.Notices) > 0 {
+		fmt.Fprintln(w, "\nnotices (no action):")
+		for _, n := range p.Notices {
+			fmt.Fprintf(w, "  %s on %s: %s\n", n.Policy, n.Resource, n.Reason)
+		}
+	}
+}
+
+// Approval says what the gates ask of an action, naming who may approve it.
+func Approval(ap remediate.Approvals, approvers []string) string {
+	switch ap.Verdict {
+	case "auto":
+		return "none: applied automatically"
+	case "refused":
+		return "refused: " + ap.Reason
+	}
+	if len(approvers) == 0 {
+		return fmt.Sprintf("%d needed, but no approvers are configured (gates.approvers): nobody can approve it yet", ap.Needed)
+	}
+	return fmt.Sprintf("%d of %s, never the requester", ap.Needed, strings.Join(approvers, ", "))
+}
+
+// Apply writes an apply run's result: one row per action, then what the run recovered
+// and why it stopped.
+func Apply(w io.Writer, res *remediate.Result) {
+	if res.DryRun {
+		fmt.Fprintln(w, "dry run: nothing is changed (add --confirm to apply)")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ACTION\tREMEDIATOR\tPART\tRISK\tSTATE\tOUTCOME")
+	for _, it := range res.Items {
+		outcome := it.Outcome
+		if it.Request != "" {
+			outcome += " — warden approve " + it.Request
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.Action, it.Remediator, Clip(it.Part, 60), it.Risk, it.State, outcome)
+	}
+	tw.Flush()
+	if res.Recovered > 0 {
+		fmt.Fprintf(w, "resolved %s an interrupted run had left\n", Count(res.Recovered, "action"))
+	}
+	if res.Stopped != "" {
+		fmt.Fprintf(w, "stopped: %s\n", res.Stopped)
+	}
+}
+
+// Clip cuts s to n bytes, the last an ellipsis.
+func Clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n-1] + "…"
+}
+
+// Count is "1 action", "2 actions".
+func Count(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

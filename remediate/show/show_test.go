@@ -1,0 +1,51 @@
+package show_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/show"
+)
+
+func TestApproval_saysWhoMayApprove(t *testing.T) {
+	for _, tc := range []struct {
+		ap        remediate.Approvals
+		approvers []string
+		want      string
+	}{
+		{remediate.Approvals{Verdict: "auto"}, nil, "none: applied automatically"},
+		{remediate.Approvals{Verdict: "refused", Reason: "risk critical is never applied"}, nil, "refused: risk critical is never applied"},
+		{remediate.Approvals{Verdict: "approval", Needed: 2}, []string{"alice", "bob"}, "2 of alice, bob, never the requester"},
+		{remediate.Approvals{Verdict: "approval", Needed: 1}, nil, "1 needed, but no approvers are configured (gates.approvers): nobody can approve it yet"},
+	} {
+		if got := show.Approval(tc.ap, tc.approvers); got != tc.want {
+			t.Errorf("Approval(%+v) = %q, want %q", tc.ap, got, tc.want)
+		}
+	}
+}
+
+func TestApply_namesTheRequestToApproveAndWhyTheRunStopped(t *testing.T) {
+	var buf bytes.Buffer
+	show.Apply(&buf, &remediate.Result{DryRun: true, Stopped: "circuit breaker", Recovered: 1, Items: []remediate.Item{
+		{Action: "act-1", Remediator: "aws.ec2.revoke_ingress", Part: strings.Repeat("p", 80), Risk: "medium", State: remediate.StatePending,
+			Outcome: "waits for approval", Request: "apr-1"},
+	}})
+	got := buf.String()
+	for _, want := range []string{"dry run: nothing is changed", "waits for approval — warden approve apr-1", strings.Repeat("p", 59) + "…",
+		"resolved 1 action an interrupted run had left", "stopped: circuit breaker"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("output lacks %q:\n%s", want, got)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	if got := show.Count(1, "fix"); got != "1 fix" {
+		t.Errorf("Count(1) = %q", got)
+	}
+	if got := show.Count(3, "action"); got != "3 actions" {
+		t.Errorf("Count(3) = %q", got)
+	}
+}
