@@ -14,6 +14,7 @@ type demoFlags struct {
 	dir         string
 	framework   string
 	interactive bool
+	now         string
 }
 
 func (a *app) demoCmd() *cobra.Command {
@@ -62,6 +63,8 @@ You approve as $WARDEN_ACTOR, or else your OS user name; the fixes are requested
 	f.StringVar(&df.dir, "dir", "warden-demo", "the folder everything is written to (made if missing; emptied first if an earlier demo made it)")
 	f.StringVar(&df.framework, "framework", "cis-aws-3.0", "the framework of the compliance report ('warden report --list')")
 	f.BoolVar(&df.interactive, "interactive", false, "ask for each approval on standard input (default: when it is a terminal)")
+	f.StringVar(&df.now, "now", "", "judge ages (keys, certificates) as of this RFC 3339 time instead of now: acme ages with the calendar")
+	_ = f.MarkHidden("now")
 	return cmd
 }
 
@@ -69,6 +72,10 @@ func (a *app) runDemo(cmd *cobra.Command, df demoFlags) error {
 	fw, err := compliance.Lookup(df.framework)
 	if err != nil {
 		return usageErr(fmt.Errorf("--framework: %w", err))
+	}
+	now, err := parseNow(df.now)
+	if err != nil {
+		return err
 	}
 	you, err := actor()
 	if err != nil {
@@ -82,5 +89,5 @@ func (a *app) runDemo(cmd *cobra.Command, df demoFlags) error {
 		a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	}
 	return demo.Run(cmd.Context(), demo.Options{Dir: df.dir, Framework: fw, Interactive: df.interactive, You: you,
-		Stdout: a.stdout, Stdin: a.stdin, Logger: a.log, Version: version(), Collect: a.collectOptions(nil)})
+		Stdout: a.stdout, Stdin: a.stdin, Logger: a.log, Version: version(), Collect: a.collectOptions(nil), Now: now})
 }

@@ -11,6 +11,10 @@ import (
 	"github.com/warden-sec/warden/remediate"
 )
 
+// demoNow is when the demo's tests judge acme: its keys and certificates age with the
+// calendar, so counted findings hold only at a fixed time.
+const demoNow = "2026-12-01T12:00:00Z"
+
 // demoPlan reads the plan a demo wrote.
 func demoPlan(t *testing.T, dir string) *remediate.Plan {
 	t.Helper()
@@ -25,7 +29,7 @@ func demoPlan(t *testing.T, dir string) *remediate.Plan {
 // the SDK clients, and returns the fingerprints of the findings still open there.
 func openFindings(t *testing.T, world string) map[string]bool {
 	t.Helper()
-	code, out, stderr := warden(t, "", "scan", "--sim", world, "--no-db", "--format", "json")
+	code, out, stderr := warden(t, "", "scan", "--sim", world, "--no-db", "--format", "json", "--now", demoNow)
 	if code != 1 {
 		t.Fatalf("scan of the demo's world: exit %d, want 1 (findings)\n%s", code, stderr)
 	}
@@ -47,7 +51,7 @@ func openFindings(t *testing.T, world string) map[string]bool {
 func TestDemo_withoutTerminal(t *testing.T) {
 	t.Setenv("WARDEN_ACTOR", "alice")
 	dir := filepath.Join(t.TempDir(), "demo")
-	code, out, stderr := warden(t, "", "demo", "--dir", dir)
+	code, out, stderr := warden(t, "", "demo", "--dir", dir, "--now", demoNow)
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -128,7 +132,7 @@ func TestDemo_withoutTerminal(t *testing.T) {
 	}
 
 	// A second run starts fresh: its scan is the first of a new history.
-	code, out, stderr = warden(t, "", "demo", "--dir", dir)
+	code, out, stderr = warden(t, "", "demo", "--dir", dir, "--now", demoNow)
 	if code != 0 || !strings.Contains(out, "scan 1 recorded") {
 		t.Fatalf("second demo: exit %d\n%s\n%s", code, out, stderr)
 	}
@@ -137,7 +141,7 @@ func TestDemo_withoutTerminal(t *testing.T) {
 func TestDemo_refusesAFolderItDidNotMake(t *testing.T) {
 	dir := t.TempDir()
 	write(t, dir, "notes.txt", "mine")
-	code, _, stderr := warden(t, "", "demo", "--dir", dir)
+	code, _, stderr := warden(t, "", "demo", "--dir", dir, "--now", demoNow)
 	if code != 2 || !strings.Contains(stderr, "an earlier demo did not write") {
 		t.Fatalf("demo in a folder of other files: exit %d, %s", code, stderr)
 	}
