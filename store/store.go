@@ -154,6 +154,9 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 			if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 				return nil, fmt.Errorf("open store %s: %w", path, err)
 			}
+			if err := createOwnerOnly(path); err != nil {
+				return nil, fmt.Errorf("open store %s: %w", path, err)
+			}
 		} else {
 			if _, err := os.Stat(path); err != nil {
 				if errors.Is(err, fs.ErrNotExist) {
@@ -179,6 +182,21 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}
 	return s, nil
+}
+
+// createOwnerOnly creates the database file empty (an empty file is an empty SQLite
+// database) and readable by its owner only, unless it exists. SQLite gives the -wal and
+// -shm files it makes beside it the database file's mode, so the history, its audit log
+// and its approvals are never readable by other users, whatever the umask.
+func createOwnerOnly(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return f.Close()
 }
 
 // migrateSQLite migrates, waiting out the one lock SQLite's busy timeout does not: a

@@ -389,3 +389,45 @@ func TestOpenExisting_refusesMissingHistory(t *testing.T) {
 	}
 	st2.Close()
 }
+
+// A database file warden creates, and the -wal and -shm files SQLite makes beside it,
+// are readable by their owner only, whatever the umask; a file that exists keeps its mode.
+func TestOpen_createsOwnerOnlyFiles(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "elsewhere", "warden.db")
+	st, err := store.Open(context.Background(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.SaveScan(context.Background(), &store.ScanRecord{Snapshot: "s.json", CollectedAt: time.Now()}, nil, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Stat(f)
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		if m := fi.Mode().Perm(); m != 0o600 {
+			t.Errorf("%s has mode %v, want -rw-------", filepath.Base(f), m)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	shared := filepath.Join(dir, "shared.db")
+	if err := os.WriteFile(shared, nil, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(shared, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	st, err = store.Open(context.Background(), shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	if fi, err := os.Stat(shared); err != nil || fi.Mode().Perm() != 0o640 {
+		t.Errorf("an existing database's mode changed: %v, %v", fi.Mode().Perm(), err)
+	}
+}
