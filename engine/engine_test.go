@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"reflect"
 	"strconv"
@@ -201,6 +202,8 @@ func TestScan_refusesDuplicateAndUndeclaredScopes(t *testing.T) {
 	e := builtin(t, 2)
 	tests := []struct{ name, in, want string }{
 		{"duplicate uid", `{"version":1,"resources":[{"uid":"a","type":"aws.iam.user","account":"1"},{"uid":"a","type":"aws.iam.user","account":"1"}]}`, "resources[1].uid: duplicate resource"},
+		{"duplicate uid, located", "{\"version\":1,\"resources\":[\n{\"uid\":\"a\",\"type\":\"aws.iam.user\",\"account\":\"1\"},\n{\"uid\":\"b\",\"type\":\"aws.iam.user\",\"account\":\"1\"},\n{\"uid\":\"a\",\"type\":\"aws.iam.user\",\"account\":\"1\"}]}",
+			"line 4: resources[2].uid: duplicate resource: same account and uid as resources[0] (line 2)"},
 		{"undeclared scope", `{"version":1,"scopes":[{"id":"aws/1/iam","status":"ok"}],"resources":[{"uid":"a","type":"aws.iam.user","account":"2","region":"global"}]}`, `resources[0].scope: scope "aws/2/iam" is not declared`},
 		{"bad resource", "{\"version\":1,\"resources\":[\n{\"uid\":\"a\",\"type\":\"nope\"}]}", "line 2: resources[0].type: unknown resource type"},
 	}
@@ -211,6 +214,26 @@ func TestScan_refusesDuplicateAndUndeclaredScopes(t *testing.T) {
 				t.Errorf("error = %v, want it to contain %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// A snapshot refused before its first resource (empty, not JSON, another version) is
+// reported as that alone: no warning about the collected_at it could not have.
+func TestScan_refusedSnapshotWarnsNothingElse(t *testing.T) {
+	for _, in := range []string{"", "garbage", `{"version": 2, "resources": []}`} {
+		var logs strings.Builder
+		e, err := engine.New(context.Background(), engine.Config{Sources: []engine.Source{engine.Builtin()},
+			Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = e.Scan(context.Background(), snapshot.NewReader(strings.NewReader(in), "s.json"), engine.Options{})
+		if err == nil {
+			t.Fatalf("%q: no error", in)
+		}
+		if logs.Len() > 0 {
+			t.Errorf("%q: refused with %v, and logged besides:\n%s", in, err, logs.String())
+		}
 	}
 }
 

@@ -48,7 +48,8 @@ type batch struct {
 type batchResult struct {
 	seq      int
 	uids     []uint64
-	first    int // index of the batch's first element
+	lines    []int // the line each resource starts on, for errors
+	first    int   // index of the batch's first element
 	types    map[string]int
 	scopes   map[string]scopeUse // first resource of each scope seen
 	findings []findings.Finding
@@ -75,6 +76,9 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 		now        time.Time
 		collected  time.Time
 		ready      = make(chan struct{})
+		// readFailed: the snapshot was refused before its first resource (empty,
+		// garbage, another version), and only that error is worth saying.
+		readFailed bool
 	)
 	setup := func() {
 		h := rd.Header()
@@ -85,7 +89,9 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 		}
 		if now.IsZero() {
 			now = time.Now()
-			e.log.Warn("snapshot has no collected_at: ages are measured from now", "snapshot", rd.Name())
+			if !readFailed {
+				e.log.Warn("snapshot has no collected_at: ages are measured from now", "snapshot", rd.Name())
+			}
 		}
 		ev = e.newEvaluation(ctx, e.workers, now)
 		snapInfo = snapshotTerm(h, now)
@@ -108,6 +114,7 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 				break
 			}
 			if err != nil {
+				readFailed = true
 				return err
 			}
 			headerOnce.Do(setup)
@@ -142,13 +149,14 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 			for b := range jobs {
 				<-ready
 				p.SetCollectedAt(collected)
-				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]scopeUse{}, uids: make([]uint64, len(b.elems))}
+				br := batchResult{seq: b.seq, first: b.elems[0].Index, types: map[string]int{}, scopes: map[string]scopeUse{}, uids: make([]uint64, len(b.elems)), lines: make([]int, len(b.elems))}
 				for i, el := range b.elems {
 					res, v, err := p.Parse(el)
 					if err != nil {
 						return err
 					}
 					br.uids[i] = xxhash.Sum64String(res.Account + "\x00" + res.UID)
+					br.lines[i] = el.Line
 					br.types[res.Type]++
 					if _, ok := br.scopes[res.Scope]; !ok {
 						br.scopes[res.Scope] = scopeUse{index: el.Index, line: el.Line}
@@ -182,13 +190,15 @@ func (e *Engine) Scan(ctx context.Context, rd *snapshot.Reader, opts Options) (*
 	scopes := map[string]scopeUse{}
 	var dupErr error
 	g.Go(func() error {
-		seen := make(map[uint64]int, 1<<16)
+		type at struct{ index, line int }
+		seen := make(map[uint64]at, 1<<16)
 		for br := range results {
 			for i, h := range br.uids {
 				if prev, ok := seen[h]; ok && dupErr == nil {
-					dupErr = fmt.Errorf("read snapshot %s: resources[%d].uid: duplicate resource: same account and uid as resources[%d]", rd.Name(), br.first+i, prev)
+					dupErr = fmt.Errorf("read snapshot %s: line %d: resources[%d].uid: duplicate resource: same account and uid as resources[%d] (line %d)",
+						rd.Name(), br.lines[i], br.first+i, prev.index, prev.line)
 				}
-				seen[h] = br.first + i
+				seen[h] = at{br.first + i, br.lines[i]}
 			}
 			out.Resources += len(br.uids)
 			for t, n := range br.types {
