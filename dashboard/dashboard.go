@@ -237,12 +237,31 @@ func (d *Dashboard) action(role Role, fn handler) http.HandlerFunc {
 			refuse(http.StatusForbidden, fmt.Sprintf("This needs the %s role; you (%s) hold %s.", role, p.Name, p.Role))
 			return
 		}
+		if code, why := readForm(r); code != 0 {
+			refuse(code, why)
+			return
+		}
 		if err := d.checkForgery(r, p); err != nil {
 			refuse(http.StatusForbidden, "Refused: "+err.Error()+".")
 			return
 		}
 		fn(w, r.WithContext(withPrincipal(r.Context(), p)), p)
 	}
+}
+
+// readForm reads a posted form whole before anything looks at its fields, so that a
+// form over the body's limit is refused as too large (413), not as missing its CSRF
+// token; it returns 0 when the form was read.
+func readForm(r *http.Request) (int, string) {
+	err := r.ParseForm()
+	if err == nil {
+		return 0, ""
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return http.StatusRequestEntityTooLarge, fmt.Sprintf("Refused: the form is over %d KiB.", tooLarge.Limit>>10)
+	}
+	return http.StatusBadRequest, "Refused: the form could not be read."
 }
 
 // view is what every page template gets.

@@ -15,7 +15,7 @@ import (
 // it), as the Slack channel tells them apart.
 func refusal(err error) bool {
 	for _, e := range []error{gates.ErrSelfApproval, gates.ErrNotApprover, gates.ErrAlreadyDecided, gates.ErrExpired,
-		gates.ErrVoided, gates.ErrDenyNeedsReason, gates.ErrRefused, gates.ErrNotFound} {
+		gates.ErrVoided, gates.ErrDenyNeedsReason, gates.ErrReasonTooLong, gates.ErrRefused, gates.ErrNotFound} {
 		if errors.Is(err, e) {
 			return true
 		}
@@ -112,6 +112,11 @@ func (d *Dashboard) login(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 8<<10)
 	if !d.authOn {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	if code, why := readForm(r); code != 0 {
+		d.log.Warn("dashboard: login refused", "remote", r.RemoteAddr, "status", code, "reason", why)
+		d.fail(w, r, nil, code, why)
 		return
 	}
 	if err := d.checkForgery(r, nil); err != nil {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,11 @@ func TestDecide_refusalsThenApproval(t *testing.T) {
 				{"approver revoking a token (admin only)", sessions["carol"], "/tokens/tok-00000000/revoke",
 					url.Values{"csrf": {token("carol")}}, nil, http.StatusForbidden},
 				{"bearer token without the CSRF token", bearer, approve, url.Values{}, http.Header{}, http.StatusForbidden},
+				// Too large a form is that, not a form missing its token.
+				{"a form over 64 KiB", sessions["carol"], approve, url.Values{"csrf": {token("carol")}, "reason": {strings.Repeat("x", 65<<10)}},
+					nil, http.StatusRequestEntityTooLarge},
+				{"a login form over 8 KiB", f.client(t, ""), "/login", url.Values{"token": {strings.Repeat("x", 9<<10)}}, nil,
+					http.StatusRequestEntityTooLarge},
 			}
 			for _, tt := range cases {
 				h := tt.header
@@ -93,6 +99,9 @@ func TestDecide_refusalsThenApproval(t *testing.T) {
 				{"alice", approve, "", "the requester of an action cannot decide its approval"},
 				{"carol", "/approvals/" + id + "/deny", "", "a deny needs a reason"},
 				{"carol", "/approvals/apr-000000000000/approve", "", "no such approval request"},
+				// One limit for a reason, whatever the channel: the gate's, which Slack's
+				// dialog and this page's field say too.
+				{"carol", "/approvals/" + id + "/deny", strings.Repeat("é", gates.MaxReason+1), "the reason is longer than 500 characters"},
 			}
 			for _, rf := range refusals {
 				c := sessions[rf.who]
@@ -180,6 +189,33 @@ func TestWaive_addsToTheWaiverFile(t *testing.T) {
 				if page := c.get("/findings"); !strings.Contains(page.body, b.says) {
 					t.Errorf("%s: the page does not say %q", b.name, b.says)
 				}
+			}
+			// A waiver file warden cannot read (a folder stands in its place, which fails
+			// even for root): the page says so without the server's paths, which go to
+			// the log.
+			saved, err := os.ReadFile(f.waivers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Remove(f.waivers); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(f.waivers, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			c.post("/findings/waive", form)
+			page := c.get("/findings").body
+			if err := os.Remove(f.waivers); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(f.waivers, saved, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(f.waivers, 0o640); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(page, "could not update its waiver file") || strings.Contains(page, filepath.Dir(f.waivers)) {
+				t.Errorf("a failed edit: the page does not say so, or shows the server's path:\n%s", page)
 			}
 			if r := c.post("/findings/waive", form); r.StatusCode != http.StatusSeeOther || r.Header.Get("Location") != "/findings?status=open" {
 				t.Fatalf("waive: %d %q", r.StatusCode, r.Header.Get("Location"))

@@ -10,6 +10,8 @@ import (
 	"path"
 	"strings"
 	"time"
+
+	"github.com/warden-sec/warden/gates"
 )
 
 // pageNames are the page templates under templates/, each rendered inside layout.html.
@@ -27,8 +29,10 @@ func (d *Dashboard) parseTemplates() error {
 		"add":      func(a, b int) int { return a + b },
 		"json":     func(v any) string { b, _ := json.Marshal(v); return string(b) },
 		"upper":    strings.ToUpper,
-		"now":      d.now,
-		"deref":    func(p *float64) float64 { return *p },
+		// maxReason is the gate's limit of a decision's reason, which the field says.
+		"maxReason": func() int { return gates.MaxReason },
+		"now":       d.now,
+		"deref":     func(p *float64) float64 { return *p },
 		"role": func(name string) Role {
 			r, err := ParseRole(name)
 			if err != nil {

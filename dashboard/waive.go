@@ -46,13 +46,31 @@ func (d *Dashboard) waive(w http.ResponseWriter, r *http.Request, p *Principal) 
 	}
 	wv.Expires = exp
 	if err := d.AddWaiver(r.Context(), wv, p.Name, r.PostFormValue("fingerprint")); err != nil {
-		d.setFlash(w, true, "Not waived: %s.", err)
+		var refused *waiverRefusal
+		if errors.As(err, &refused) {
+			d.setFlash(w, true, "Not waived: %s.", err)
+		} else {
+			// Reading, checking or replacing the file failed: the details (paths on the
+			// server, the error of its file system) are the operator's, in the log.
+			d.log.Error("dashboard: add a waiver", "policy", wv.Policy, "resource", wv.Resource, "actor", p.Name, "err", err)
+			d.setFlash(w, true, "Not waived: warden could not update its waiver file (the server's log says why); nothing changed.")
+		}
 		back(w, r, "/findings")
 		return
 	}
 	d.setFlash(w, false, "Waived %s on %s until %s (owner %s), in %s. It suppresses the finding from the next scan on, and from the daemon's next read of its scope.",
 		wv.Policy, wv.Resource, wv.Expires.Format(time.DateOnly), wv.Owner, d.o.WaiverFile)
 	back(w, r, "/findings")
+}
+
+// waiverRefusal is a waiver the page refuses for what was typed into it, as opposed to
+// a failure to edit the file: its message is for the person who typed it.
+type waiverRefusal struct{ msg string }
+
+func (e *waiverRefusal) Error() string { return e.msg }
+
+func refuseWaiver(format string, args ...any) error {
+	return &waiverRefusal{msg: fmt.Sprintf(format, args...)}
 }
 
 // AddWaiver appends wv to the waiver file, as actor, and audits it (KindWaiverAdded,
@@ -64,27 +82,27 @@ func (d *Dashboard) waive(w http.ResponseWriter, r *http.Request, p *Principal) 
 func (d *Dashboard) AddWaiver(ctx context.Context, wv Waiver, actor, fingerprint string) error {
 	file := d.o.WaiverFile
 	if file == "" {
-		return errors.New("the config names no waiver file (waivers:)")
+		return refuseWaiver("the config names no waiver file (waivers:)")
 	}
 	today := d.now().UTC().Truncate(24 * time.Hour)
 	switch {
 	case wv.Policy == "" || wv.Resource == "":
-		return errors.New("a waiver names a policy and a resource")
+		return refuseWaiver("a waiver names a policy and a resource")
 	case strings.ContainsAny(wv.Policy+wv.Resource, "*?"):
-		return errors.New("the page waives one policy on one resource: a glob is a reviewed edit of the waiver file")
+		return refuseWaiver("the page waives one policy on one resource: a glob is a reviewed edit of the waiver file")
 	case wv.Reason == "":
-		return errors.New("a waiver needs a reason: why the risk is accepted")
+		return refuseWaiver("a waiver needs a reason: why the risk is accepted")
 	case wv.Expires.Before(today):
-		return fmt.Errorf("the expiry %s is past: a waiver ends in the future", wv.Expires.Format(time.DateOnly))
+		return refuseWaiver("the expiry %s is past: a waiver ends in the future", wv.Expires.Format(time.DateOnly))
 	case wv.Expires.After(today.AddDate(0, 0, maxWaiverDays)):
-		return fmt.Errorf("the expiry %s is more than %d days away: waivers from the page last a year at most", wv.Expires.Format(time.DateOnly), maxWaiverDays)
+		return refuseWaiver("the expiry %s is more than %d days away: waivers from the page last a year at most", wv.Expires.Format(time.DateOnly), maxWaiverDays)
 	}
 	for _, s := range []string{wv.Policy, wv.Resource, wv.Reason, wv.Owner} {
 		if strings.ContainsAny(s, "\x00\r\n") {
-			return errors.New("a waiver's fields are single lines")
+			return refuseWaiver("a waiver's fields are single lines")
 		}
 		if !utf8.ValidString(s) {
-			return errors.New("a waiver's fields are UTF-8 text")
+			return refuseWaiver("a waiver's fields are UTF-8 text")
 		}
 	}
 	d.waiverMu.Lock()
@@ -103,6 +121,11 @@ func (d *Dashboard) AddWaiver(ctx context.Context, wv Waiver, actor, fingerprint
 	}
 	if len(d.o.Policies) > 0 {
 		if err := set.CheckPolicies(d.o.Policies); err != nil {
+			// Said without the file's place on the server, which is not the visitor's.
+			var we *waivers.Error
+			if errors.As(err, &we) {
+				return refuseWaiver("%s", we.Msg)
+			}
 			return err
 		}
 	}

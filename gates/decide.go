@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/store"
@@ -59,6 +60,8 @@ func (g *Gate) decide(ctx context.Context, id, actor, channel string, approve bo
 		return fail(fmt.Errorf("no actor: a decision names who made it"))
 	case !approve && reason == "":
 		return fail(ErrDenyNeedsReason)
+	case utf8.RuneCountInString(reason) > MaxReason:
+		return fail(ErrReasonTooLong)
 	}
 	// refusal is a refusal whose transaction must still commit: deciding after the expiry
 	// records the expiry.

@@ -50,11 +50,18 @@ var (
 	ErrVoided = errors.New("the request was voided")
 	// ErrDenyNeedsReason: a deny must say why.
 	ErrDenyNeedsReason = errors.New("a deny needs a reason")
+	// ErrReasonTooLong: a decision's reason is over MaxReason characters.
+	ErrReasonTooLong = fmt.Errorf("the reason is longer than %d characters", MaxReason)
 	// ErrRefused: the gates refuse actions of this risk (gates.refuse).
 	ErrRefused = errors.New("refused by the gates")
 	// ErrNotRequired: actions of this risk run without approval.
 	ErrNotRequired = errors.New("no approval needed")
 )
+
+// MaxReason bounds a decision's reason, in characters: the one limit of every channel
+// (the CLI, Slack's deny dialog, the dashboard's field), so that a reason one channel
+// takes is never one another refuses.
+const MaxReason = 500
 
 // Gate keeps approval requests in the store and records every change in the audit log.
 // It is safe for concurrent use, and several processes may share one store.

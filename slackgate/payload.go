@@ -10,10 +10,13 @@ import (
 	"unicode/utf8"
 
 	"github.com/slack-go/slack"
+
+	"github.com/warden-sec/warden/gates"
 )
 
-// maxReason bounds a deny's reason, in characters.
-const maxReason = 500
+// maxReason bounds a deny's reason, in characters: the gate's own limit, which the
+// dialog's field says and the payload is checked against before the gate is asked.
+const maxReason = gates.MaxReason
 
 // errIgnored marks a valid interaction that is not a decision (another app's button,
 // a view closed): acknowledged, and nothing else.
