@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/gates"
-	"github.com/warden-sec/warden/internal/termesc"
+	"github.com/warden-sec/warden/remediate/show"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -64,8 +61,8 @@ list never shows as open what can no longer be approved.`,
   warden approvals list --all --format json --config warden.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "table" && format != "json" {
-				return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			if err := checkFormat(format, "table", "json"); err != nil {
+				return err
 			}
 			g, st, err := gf.open(cmd.Context())
 			if err != nil {
@@ -76,70 +73,13 @@ list never shows as open what can no longer be approved.`,
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				return writeRequestsJSON(a.stdout, reqs)
-			}
-			return writeRequestsTable(a.stdout, reqs, all)
+			return writeList(a.stdout, format, "requests", reqs, func(w io.Writer, reqs []gates.Request) error { return show.Requests(w, reqs, all) })
 		},
 	}
 	gf.register(cmd)
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	cmd.Flags().BoolVar(&all, "all", false, "list every request, decided, expired and voided ones too")
 	return cmd
-}
-
-func writeRequestsJSON(w io.Writer, reqs []gates.Request) error {
-	if reqs == nil {
-		reqs = []gates.Request{}
-	}
-	return writeEscapedJSON(w, struct {
-		Requests []gates.Request `json:"requests"`
-	}{reqs})
-}
-
-func writeRequestsTable(w io.Writer, reqs []gates.Request, withState bool) error {
-	if len(reqs) == 0 {
-		what := "pending approval requests"
-		if withState {
-			what = "approval requests"
-		}
-		_, err := fmt.Fprintf(w, "no %s\n", what)
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "ID\tREMEDIATOR\tTARGET\tPART\tRISK\tREQUESTER\tDECISIONS\tQUORUM\tEXPIRES"
-	if withState {
-		head += "\tSTATE"
-	}
-	fmt.Fprintln(tw, head)
-	for _, r := range reqs {
-		// Targets and parts are cloud uids, actors come from the environment: escaped,
-		// so that none can drive the terminal.
-		line := strings.Join([]string{r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target), termesc.Escape(r.Part),
-			r.Risk.String(), termesc.Escape(r.Requester), decisionsText(r), fmt.Sprintf("%d/%d", len(r.Approvals()), r.Quorum),
-			r.ExpiresAt.UTC().Format(time.RFC3339)}, "\t")
-		if withState {
-			line += "\t" + string(r.State)
-		}
-		fmt.Fprintln(tw, line)
-	}
-	return tw.Flush()
-}
-
-// decisionsText is the decisions so far, "bob approved, carol denied", or "-".
-func decisionsText(r gates.Request) string {
-	if len(r.Decisions) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(r.Decisions))
-	for i, d := range r.Decisions {
-		verb := "approved"
-		if d.Vote == gates.VoteDeny {
-			verb = "denied"
-		}
-		parts[i] = termesc.Escape(d.Actor) + " " + verb
-	}
-	return strings.Join(parts, ", ")
 }
 
 func (a *app) approveCmd() *cobra.Command {
@@ -208,16 +148,6 @@ func (a *app) decide(cmd *cobra.Command, gf *gateFlags, id string, approve bool,
 		// exit 2 with its reason, as for any other error.
 		return usageErr(err)
 	}
-	n := len(r.Approvals())
-	switch r.State {
-	case gates.StateApproved:
-		fmt.Fprintf(a.stdout, "request %s approved (%d of %d approvals): %s on %s runs on the next warden apply --confirm\n",
-			r.ID, n, r.Quorum, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
-	case gates.StateDenied:
-		fmt.Fprintf(a.stdout, "request %s denied: %s on %s will not run\n", r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
-	default:
-		fmt.Fprintf(a.stdout, "approval of request %s recorded (%d of %d approvals): it waits for %d more before %s\n",
-			r.ID, n, r.Quorum, r.Quorum-n, r.ExpiresAt.UTC().Format(time.RFC3339))
-	}
+	show.Decided(a.stdout, r)
 	return nil
 }

@@ -27,7 +27,7 @@ type auditFlags struct {
 }
 
 func (af *auditFlags) register(cmd *cobra.Command) {
-	af.db.register(cmd, dbHelp, "YAML config whose db: names warden's database")
+	af.db.register(cmd, dbHelp, dbConfigHelp)
 	cmd.Flags().StringVar(&af.keyFile, "audit-key", "", "checkpoint signing key file, created (mode 0600) if missing; $"+auditKeyEnv+", the key text itself, wins over it (default $XDG_STATE_HOME/warden/audit.key)")
 }
 
