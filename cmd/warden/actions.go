@@ -123,16 +123,7 @@ func (a *app) pauseCmd() *cobra.Command {
 		Short: "Stop every apply and rollback until 'warden resume'",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, closeDB, err := a.machine(cmd, &af)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			if err := m.SetPause(cmd.Context(), true, reason); err != nil {
-				return usageErr(err)
-			}
-			fmt.Fprintln(a.stdout, "remediation paused: apply and rollback refuse to run until warden resume")
-			return nil
+			return a.setPause(cmd, &af, true, reason, "remediation paused: apply and rollback refuse to run until warden resume")
 		},
 	}
 	af.register(cmd)
@@ -147,18 +138,23 @@ func (a *app) resumeCmd() *cobra.Command {
 		Short: "Lift a pause",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, closeDB, err := a.machine(cmd, &af)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			if err := m.SetPause(cmd.Context(), false, ""); err != nil {
-				return usageErr(err)
-			}
-			fmt.Fprintln(a.stdout, "remediation resumed")
-			return nil
+			return a.setPause(cmd, &af, false, "", "remediation resumed")
 		},
 	}
 	af.register(cmd)
 	return cmd
+}
+
+// setPause pauses remediation (paused, with reason) or resumes it, and says so (done).
+func (a *app) setPause(cmd *cobra.Command, af *actionFlags, paused bool, reason, done string) error {
+	m, closeDB, err := a.machine(cmd, af)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if err := m.SetPause(cmd.Context(), paused, reason); err != nil {
+		return usageErr(err)
+	}
+	fmt.Fprintln(a.stdout, done)
+	return nil
 }

@@ -83,9 +83,7 @@ list never shows as open what can no longer be approved.`,
 }
 
 func (a *app) approveCmd() *cobra.Command {
-	var gf gateFlags
-	var reason string
-	cmd := &cobra.Command{
+	return a.decisionCmd(&cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve an approval request (as $WARDEN_ACTOR, or the OS user)",
 		Long: `Approve an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
@@ -96,20 +94,11 @@ next 'warden apply --confirm'.
 A refusal (self-approval, not an approver, already decided, expired, voided) exits 2
 with the reason.`,
 		Example: `  WARDEN_ACTOR=carol warden approve apr-3f9a2c1b7d4e --reason "change ticket CHG-1234"`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.decide(cmd, &gf, args[0], true, reason)
-		},
-	}
-	gf.register(cmd)
-	cmd.Flags().StringVar(&reason, "reason", "", "why you approve (recorded with the decision and in the audit log)")
-	return cmd
+	}, true, "why you approve (recorded with the decision and in the audit log)")
 }
 
 func (a *app) denyCmd() *cobra.Command {
-	var gf gateFlags
-	var reason string
-	cmd := &cobra.Command{
+	return a.decisionCmd(&cobra.Command{
 		Use:   "deny ID --reason TEXT",
 		Short: "Deny an approval request (as $WARDEN_ACTOR, or the OS user)",
 		Long: `Deny an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
@@ -119,35 +108,39 @@ request: its action does not run. A deny must say why.
 A refusal (self-denial, not an approver, already decided, expired, voided) exits 2 with
 the reason.`,
 		Example: `  WARDEN_ACTOR=carol warden deny apr-3f9a2c1b7d4e --reason "breaks the nightly export"`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.decide(cmd, &gf, args[0], false, reason)
-		},
-	}
-	gf.register(cmd)
-	cmd.Flags().StringVar(&reason, "reason", "", "why you deny (required; recorded with the decision and in the audit log)")
-	cmd.MarkFlagRequired("reason")
-	return cmd
+	}, false, "why you deny (required; recorded with the decision and in the audit log)")
 }
 
-// decide records the actor's decision through the CLI channel and says where the
-// request stands.
-func (a *app) decide(cmd *cobra.Command, gf *gateFlags, id string, approve bool, reason string) error {
-	who, err := actor()
-	if err != nil {
-		return usageErr(err)
+// decisionCmd makes cmd record the actor's decision on the request its argument names
+// (approve, or deny: then --reason is required) through the CLI channel, and say where
+// the request stands.
+func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *cobra.Command {
+	var gf gateFlags
+	var reason string
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		who, err := actor()
+		if err != nil {
+			return usageErr(err)
+		}
+		g, st, err := gf.open(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		r, err := g.Decide(cmd.Context(), args[0], who, string(gates.ChannelCLI), approve, reason)
+		if err != nil {
+			// A refusal (gates.ErrSelfApproval, ErrNotApprover, …) is the user's to act on:
+			// exit 2 with its reason, as for any other error.
+			return usageErr(err)
+		}
+		show.Decided(a.stdout, r)
+		return nil
 	}
-	g, st, err := gf.open(cmd.Context())
-	if err != nil {
-		return err
+	gf.register(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", reasonHelp)
+	if !approve {
+		cmd.MarkFlagRequired("reason")
 	}
-	defer st.Close()
-	r, err := g.Decide(cmd.Context(), id, who, string(gates.ChannelCLI), approve, reason)
-	if err != nil {
-		// A refusal (gates.ErrSelfApproval, ErrNotApprover, …) is the user's to act on:
-		// exit 2 with its reason, as for any other error.
-		return usageErr(err)
-	}
-	show.Decided(a.stdout, r)
-	return nil
+	return cmd
 }

@@ -9,11 +9,11 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/internal/cpuprofile"
 	"github.com/warden-sec/warden/internal/interrupt"
 	"github.com/warden-sec/warden/internal/termesc"
 )
@@ -160,15 +160,11 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
 	if a.cpuProfile != "" {
-		f, err := os.Create(a.cpuProfile)
+		stop, err := cpuprofile.Start(a.cpuProfile)
 		if err != nil {
 			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
-		}
-		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		a.stopProfile = stop
 	}
 	return nil
 }
