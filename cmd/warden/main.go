@@ -85,17 +85,16 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if err == nil {
 		return exitOK
 	}
-	var ee *exitErr
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			// Errors quote snapshots, policies and servers: no control character in
-			// them reaches the terminal raw.
-			fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(ee.err.Error()))
-		}
-		return ee.code
+	code := exitError
+	if ee, ok := errors.AsType[*exitErr](err); ok {
+		code, err = ee.code, ee.err
 	}
-	fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(err.Error()))
-	return exitError
+	if err != nil {
+		// Errors quote snapshots, policies and servers: no control character in them
+		// reaches the terminal raw.
+		fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(err.Error()))
+	}
+	return code
 }
 
 func (a *app) rootCmd() *cobra.Command {
