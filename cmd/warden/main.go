@@ -27,7 +27,7 @@ const (
 	exitError = 2
 	// exitInterrupted is 128 + SIGINT; a run stopped by another signal exits 128 + its
 	// number (143 for SIGTERM).
-	exitInterrupted = interrupt.ExitCode
+	exitInterrupted = interrupt.CanceledCode
 )
 
 // exitErr carries an exit code out of a command.

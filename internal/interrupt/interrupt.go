@@ -12,9 +12,9 @@ import (
 	"syscall"
 )
 
-// ExitCode is the exit code of a run cancelled without a signal: 128 + SIGINT. A run
+// CanceledCode is the exit code of a run cancelled without a signal: 128 + SIGINT. A run
 // stopped by a signal exits 128 + its number (143 for SIGTERM).
-const ExitCode = 130
+const CanceledCode = 130
 
 // Signal is the cause of a run cancelled by a signal.
 type Signal struct{ Sig os.Signal }
@@ -29,16 +29,16 @@ func (e Signal) ExitCode() int {
 	if s, ok := e.Sig.(syscall.Signal); ok {
 		return 128 + int(s)
 	}
-	return ExitCode
+	return CanceledCode
 }
 
 // ExitCodeOf is the exit code of a run whose context was cancelled with cause: the
-// signal's when a signal cancelled it, else ExitCode.
+// signal's when a signal cancelled it, else CanceledCode.
 func ExitCodeOf(cause error) int {
 	if in, ok := errors.AsType[Signal](cause); ok {
 		return in.ExitCode()
 	}
-	return ExitCode
+	return CanceledCode
 }
 
 // NotifyContext is signal.NotifyContext with two differences: the context's cause says

@@ -19,8 +19,8 @@ func TestExitCodeOf_isTheShellsCodeOfTheSignal(t *testing.T) {
 		{Signal{syscall.SIGINT}, 130},
 		{Signal{syscall.SIGTERM}, 143},
 		{fmt.Errorf("scan: %w", Signal{syscall.SIGTERM}), 143},
-		{context.Canceled, ExitCode},
-		{nil, ExitCode},
+		{context.Canceled, CanceledCode},
+		{nil, CanceledCode},
 	} {
 		if got := ExitCodeOf(tc.cause); got != tc.want {
 			t.Errorf("ExitCodeOf(%v) = %d, want %d", tc.cause, got, tc.want)
