@@ -28,16 +28,7 @@ func (f *dbFlags) register(cmd *cobra.Command, dbUsage, configUsage string) {
 }
 
 // config is --config loaded, or the empty config without one.
-func (f *dbFlags) config() (*config.Config, error) {
-	if f.configFile == "" {
-		return &config.Config{}, nil
-	}
-	c, err := config.Load(f.configFile)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return c, nil
-}
+func (f *dbFlags) config() (*config.Config, error) { return loadConfig(f.configFile) }
 
 // open loads the config and opens the database (openHistory: with create false, a
 // missing database is a wrong --db, not an empty one).
