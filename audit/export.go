@@ -13,6 +13,7 @@ import (
 	"golang.org/x/mod/sumdb/note"
 	"golang.org/x/mod/sumdb/tlog"
 
+	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -38,6 +39,28 @@ type ExportLine struct {
 
 // exportChunk is how many entries Export reads per query.
 const exportChunk = 1 << 14
+
+// ExportTo writes the export (Export) against checkpoint, or against one signed now
+// when checkpoint is nil, so that the export holds every entry (this needs the log's
+// Signer): to the file path, whole or not at all, or to w when path is empty.
+func (l *Log) ExportTo(ctx context.Context, w io.Writer, path string, checkpoint []byte) error {
+	if checkpoint == nil {
+		var err error
+		if checkpoint, err = l.Checkpoint(ctx); err != nil {
+			return err
+		}
+	}
+	if path == "" {
+		return l.Export(ctx, w, checkpoint)
+	}
+	return atomicfile.Write(path, func(f io.Writer) error {
+		bw := bufio.NewWriter(f)
+		if err := l.Export(ctx, bw, checkpoint); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
+}
 
 // Export writes the log as JSON Lines: an ExportHeader holding checkpoint (a signed
 // checkpoint of this log; nil means the latest stored one), then one ExportLine per

@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -122,5 +125,35 @@ func TestVerifyExport_refusesTamperedExport(t *testing.T) {
 	other := newFixture(t, storetest.Backends(t)["sqlite"])
 	if err := audit.VerifyExport(strings.NewReader(buf.String()), other.verify); !errors.Is(err, audit.ErrTampered) {
 		t.Errorf("VerifyExport with another key = %v, want refused", err)
+	}
+}
+
+func TestExportTo_signsACheckpointNowAndWritesTheFileWhole(t *testing.T) {
+	f := newFixture(t, storetest.Backends(t)["sqlite"])
+	ctx := context.Background()
+	f.appendN(t, 7, 7)
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	if err := f.log.ExportTo(ctx, io.Discard, path, nil); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(string(b), "\n"); lines != 8 {
+		t.Errorf("export has %d lines, want a header and every one of the 7 entries", lines)
+	}
+	if err := audit.VerifyExport(bytes.NewReader(b), f.verify); err != nil {
+		t.Fatalf("VerifyExport: %v", err)
+	}
+	// Against a given checkpoint, to w: what it covers, nothing signed.
+	cp := f.checkpoint(t)
+	f.appendN(t, 3, 3)
+	var buf bytes.Buffer
+	if err := f.log.ExportTo(ctx, &buf, "", cp); err != nil {
+		t.Fatal(err)
+	}
+	if lines := strings.Count(buf.String(), "\n"); lines != 8 {
+		t.Errorf("export against the given checkpoint has %d lines, want 8", lines)
 	}
 }

@@ -3,12 +3,32 @@ package permissions
 import (
 	"fmt"
 	"slices"
+	"strings"
 )
 
 // Selection picks documents: Role "scanner", "remediator" or "all"; Cloud "aws", "gcp"
 // or "all"; Format one document format, or "" for any.
 type Selection struct {
 	Role, Cloud, Format string
+}
+
+// Check refuses a selection of an unknown role, cloud or format, naming the flag
+// (--role, --cloud, --format) and the values it takes.
+func (s Selection) Check() error {
+	for _, c := range []struct {
+		flag, got string
+		want      []string
+		optional  bool
+	}{
+		{"--role", s.Role, []string{"scanner", "remediator", "all"}, false},
+		{"--cloud", s.Cloud, []string{"aws", "gcp", "all"}, false},
+		{"--format", s.Format, []string{"json", "yaml", "cloudformation"}, true},
+	} {
+		if !slices.Contains(c.want, c.got) && (c.got != "" || !c.optional) {
+			return fmt.Errorf("%s: unknown value %q (want %s)", c.flag, c.got, strings.Join(c.want, ", "))
+		}
+	}
+	return nil
 }
 
 // Select keeps the documents of the selection, in their order; none is an error that

@@ -1,6 +1,8 @@
 package permissions_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -40,5 +42,52 @@ func TestSelect_keepsTheSelectedDocumentsInOrder(t *testing.T) {
 	}
 	if len(docs) != 4 || docs[1].Name != "b" {
 		t.Errorf("Select changed its input: %+v", docs)
+	}
+}
+
+func TestSelection_Check_namesTheFlagAndItsValues(t *testing.T) {
+	for _, tt := range []struct {
+		sel   permissions.Selection
+		inErr string
+	}{
+		{permissions.Selection{Role: "all", Cloud: "all"}, ""},
+		{permissions.Selection{Role: "scanner", Cloud: "gcp", Format: "yaml"}, ""},
+		{permissions.Selection{Role: "admin", Cloud: "all"}, `--role: unknown value "admin" (want scanner, remediator, all)`},
+		{permissions.Selection{Role: "all", Cloud: "azure"}, `--cloud: unknown value "azure" (want aws, gcp, all)`},
+		{permissions.Selection{Role: "all", Cloud: "all", Format: "xml"}, `--format: unknown value "xml" (want json, yaml, cloudformation)`},
+		{permissions.Selection{Cloud: "all"}, `--role: unknown value ""`},
+	} {
+		err := tt.sel.Check()
+		if tt.inErr == "" && err != nil || tt.inErr != "" && (err == nil || !strings.Contains(err.Error(), tt.inErr)) {
+			t.Errorf("%+v: Check() = %v, want %q", tt.sel, err, tt.inErr)
+		}
+	}
+}
+
+func TestWrite_headsEachOfSeveralDocuments(t *testing.T) {
+	one := []permissions.Document{{Name: "a.json", About: "A", Body: []byte("{}\n")}}
+	var b strings.Builder
+	permissions.Write(&b, one)
+	if b.String() != "{}\n" {
+		t.Errorf("one document: %q, want it as it is", b.String())
+	}
+	b.Reset()
+	permissions.Write(&b, append(one, permissions.Document{Name: "b.yaml", About: "B", Body: []byte("b: 1\n")}))
+	if want := "# file: a.json (A)\n{}\n\n# file: b.yaml (B)\nb: 1\n"; b.String() != want {
+		t.Errorf("two documents: %q, want %q", b.String(), want)
+	}
+}
+
+func TestWriteDir_writesEachFileAndNamesIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "iam")
+	var b strings.Builder
+	if err := permissions.WriteDir(dir, []permissions.Document{{Name: "a.json", About: "A", Body: []byte("{}\n")}}, &b); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := os.ReadFile(filepath.Join(dir, "a.json")); err != nil || string(got) != "{}\n" {
+		t.Errorf("a.json: %q, %v", got, err)
+	}
+	if !strings.Contains(b.String(), "wrote "+filepath.Join(dir, "a.json")+": A") {
+		t.Errorf("output %q does not name the file", b.String())
 	}
 }

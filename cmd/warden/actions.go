@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,20 +67,12 @@ rolled_back), with its history in JSON.`,
 				if rs == nil {
 					rs = []*remediate.Record{}
 				}
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rs)
+				return writeJSON(a.stdout, rs)
 			}
 			if format != "table" {
 				return usageErr(fmt.Errorf("--format: want table or json, not %q", format))
 			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-			fmt.Fprintln(tw, "ACTION\tREMEDIATOR\tTARGET\tPART\tRISK\tSTATE\tUPDATED\tDETAIL")
-			for _, r := range rs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, r.Remediator, show.Clip(r.Target, 70), show.Clip(r.Part, 50), r.Risk, r.State,
-					r.UpdatedAt.Format(time.RFC3339), show.Clip(r.Detail, 80))
-			}
-			return tw.Flush()
+			return show.Actions(a.stdout, rs)
 		},
 	}
 	af.register(list)
@@ -108,9 +98,7 @@ live targets say where to call, as for apply. Audited.`,
 				return err
 			}
 			defer r.Close()
-			m := remediate.New(remediate.Options{Store: r.Store, Log: r.Log, Gate: r.Gate, Gates: r.Config.Gates, Registry: r.Registry,
-				Observer: remediate.Readers(r.Clouds.Readers), Engine: r.Engine, Actor: r.Actor, Logger: a.log})
-			it, err := m.Rollback(cmd.Context(), args[0])
+			it, err := remediate.New(r.MachineOptions(a.log)).Rollback(cmd.Context(), args[0])
 			if err != nil {
 				if errors.Is(err, remediators.ErrNoRollback) || errors.Is(err, remediate.ErrNoSuchAction) || errors.Is(err, remediate.ErrPaused) {
 					return usageErr(err)
@@ -135,16 +123,7 @@ func (a *app) pauseCmd() *cobra.Command {
 		Short: "Stop every apply and rollback until 'warden resume'",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, closeDB, err := a.machine(cmd, &af)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			if err := m.SetPause(cmd.Context(), true, reason); err != nil {
-				return usageErr(err)
-			}
-			fmt.Fprintln(a.stdout, "remediation paused: apply and rollback refuse to run until warden resume")
-			return nil
+			return a.setPause(cmd, &af, true, reason, "remediation paused: apply and rollback refuse to run until warden resume")
 		},
 	}
 	af.register(cmd)
@@ -159,18 +138,23 @@ func (a *app) resumeCmd() *cobra.Command {
 		Short: "Lift a pause",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			m, closeDB, err := a.machine(cmd, &af)
-			if err != nil {
-				return err
-			}
-			defer closeDB()
-			if err := m.SetPause(cmd.Context(), false, ""); err != nil {
-				return usageErr(err)
-			}
-			fmt.Fprintln(a.stdout, "remediation resumed")
-			return nil
+			return a.setPause(cmd, &af, false, "", "remediation resumed")
 		},
 	}
 	af.register(cmd)
 	return cmd
+}
+
+// setPause pauses remediation (paused, with reason) or resumes it, and says so (done).
+func (a *app) setPause(cmd *cobra.Command, af *actionFlags, paused bool, reason, done string) error {
+	m, closeDB, err := a.machine(cmd, af)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	if err := m.SetPause(cmd.Context(), paused, reason); err != nil {
+		return usageErr(err)
+	}
+	fmt.Fprintln(a.stdout, done)
+	return nil
 }

@@ -2,17 +2,14 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/gates"
-	"github.com/warden-sec/warden/internal/termesc"
+	"github.com/warden-sec/warden/remediate/show"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -64,8 +61,8 @@ list never shows as open what can no longer be approved.`,
   warden approvals list --all --format json --config warden.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "table" && format != "json" {
-				return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			if err := checkFormat(format, "table", "json"); err != nil {
+				return err
 			}
 			g, st, err := gf.open(cmd.Context())
 			if err != nil {
@@ -76,10 +73,7 @@ list never shows as open what can no longer be approved.`,
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				return writeRequestsJSON(a.stdout, reqs)
-			}
-			return writeRequestsTable(a.stdout, reqs, all)
+			return writeList(a.stdout, format, "requests", reqs, func(w io.Writer, reqs []gates.Request) error { return show.Requests(w, reqs, all) })
 		},
 	}
 	gf.register(cmd)
@@ -88,64 +82,8 @@ list never shows as open what can no longer be approved.`,
 	return cmd
 }
 
-func writeRequestsJSON(w io.Writer, reqs []gates.Request) error {
-	if reqs == nil {
-		reqs = []gates.Request{}
-	}
-	return writeEscapedJSON(w, struct {
-		Requests []gates.Request `json:"requests"`
-	}{reqs})
-}
-
-func writeRequestsTable(w io.Writer, reqs []gates.Request, withState bool) error {
-	if len(reqs) == 0 {
-		what := "pending approval requests"
-		if withState {
-			what = "approval requests"
-		}
-		_, err := fmt.Fprintf(w, "no %s\n", what)
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	head := "ID\tREMEDIATOR\tTARGET\tPART\tRISK\tREQUESTER\tDECISIONS\tQUORUM\tEXPIRES"
-	if withState {
-		head += "\tSTATE"
-	}
-	fmt.Fprintln(tw, head)
-	for _, r := range reqs {
-		// Targets and parts are cloud uids, actors come from the environment: escaped,
-		// so that none can drive the terminal.
-		line := strings.Join([]string{r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target), termesc.Escape(r.Part),
-			r.Risk.String(), termesc.Escape(r.Requester), decisionsText(r), fmt.Sprintf("%d/%d", len(r.Approvals()), r.Quorum),
-			r.ExpiresAt.UTC().Format(time.RFC3339)}, "\t")
-		if withState {
-			line += "\t" + string(r.State)
-		}
-		fmt.Fprintln(tw, line)
-	}
-	return tw.Flush()
-}
-
-// decisionsText is the decisions so far, "bob approved, carol denied", or "-".
-func decisionsText(r gates.Request) string {
-	if len(r.Decisions) == 0 {
-		return "-"
-	}
-	parts := make([]string, len(r.Decisions))
-	for i, d := range r.Decisions {
-		verb := "approved"
-		if d.Vote == gates.VoteDeny {
-			verb = "denied"
-		}
-		parts[i] = termesc.Escape(d.Actor) + " " + verb
-	}
-	return strings.Join(parts, ", ")
-}
-
 func (a *app) approveCmd() *cobra.Command {
-	var gf gateFlags
-	var reason string
-	cmd := &cobra.Command{
+	return a.decisionCmd(&cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve an approval request (as $WARDEN_ACTOR, or the OS user)",
 		Long: `Approve an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
@@ -156,20 +94,11 @@ next 'warden apply --confirm'.
 A refusal (self-approval, not an approver, already decided, expired, voided) exits 2
 with the reason.`,
 		Example: `  WARDEN_ACTOR=carol warden approve apr-3f9a2c1b7d4e --reason "change ticket CHG-1234"`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.decide(cmd, &gf, args[0], true, reason)
-		},
-	}
-	gf.register(cmd)
-	cmd.Flags().StringVar(&reason, "reason", "", "why you approve (recorded with the decision and in the audit log)")
-	return cmd
+	}, true, "why you approve (recorded with the decision and in the audit log)")
 }
 
 func (a *app) denyCmd() *cobra.Command {
-	var gf gateFlags
-	var reason string
-	cmd := &cobra.Command{
+	return a.decisionCmd(&cobra.Command{
 		Use:   "deny ID --reason TEXT",
 		Short: "Deny an approval request (as $WARDEN_ACTOR, or the OS user)",
 		Long: `Deny an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
@@ -179,45 +108,39 @@ request: its action does not run. A deny must say why.
 A refusal (self-denial, not an approver, already decided, expired, voided) exits 2 with
 the reason.`,
 		Example: `  WARDEN_ACTOR=carol warden deny apr-3f9a2c1b7d4e --reason "breaks the nightly export"`,
-		Args:    cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.decide(cmd, &gf, args[0], false, reason)
-		},
-	}
-	gf.register(cmd)
-	cmd.Flags().StringVar(&reason, "reason", "", "why you deny (required; recorded with the decision and in the audit log)")
-	cmd.MarkFlagRequired("reason")
-	return cmd
+	}, false, "why you deny (required; recorded with the decision and in the audit log)")
 }
 
-// decide records the actor's decision through the CLI channel and says where the
-// request stands.
-func (a *app) decide(cmd *cobra.Command, gf *gateFlags, id string, approve bool, reason string) error {
-	who, err := actor()
-	if err != nil {
-		return usageErr(err)
+// decisionCmd makes cmd record the actor's decision on the request its argument names
+// (approve, or deny: then --reason is required) through the CLI channel, and say where
+// the request stands.
+func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *cobra.Command {
+	var gf gateFlags
+	var reason string
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.RunE = func(cmd *cobra.Command, args []string) error {
+		who, err := actor()
+		if err != nil {
+			return usageErr(err)
+		}
+		g, st, err := gf.open(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		r, err := g.Decide(cmd.Context(), args[0], who, string(gates.ChannelCLI), approve, reason)
+		if err != nil {
+			// A refusal (gates.ErrSelfApproval, ErrNotApprover, …) is the user's to act on:
+			// exit 2 with its reason, as for any other error.
+			return usageErr(err)
+		}
+		show.Decided(a.stdout, r)
+		return nil
 	}
-	g, st, err := gf.open(cmd.Context())
-	if err != nil {
-		return err
+	gf.register(cmd)
+	cmd.Flags().StringVar(&reason, "reason", "", reasonHelp)
+	if !approve {
+		cmd.MarkFlagRequired("reason")
 	}
-	defer st.Close()
-	r, err := g.Decide(cmd.Context(), id, who, string(gates.ChannelCLI), approve, reason)
-	if err != nil {
-		// A refusal (gates.ErrSelfApproval, ErrNotApprover, …) is the user's to act on:
-		// exit 2 with its reason, as for any other error.
-		return usageErr(err)
-	}
-	n := len(r.Approvals())
-	switch r.State {
-	case gates.StateApproved:
-		fmt.Fprintf(a.stdout, "request %s approved (%d of %d approvals): %s on %s runs on the next warden apply --confirm\n",
-			r.ID, n, r.Quorum, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
-	case gates.StateDenied:
-		fmt.Fprintf(a.stdout, "request %s denied: %s on %s will not run\n", r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
-	default:
-		fmt.Fprintf(a.stdout, "approval of request %s recorded (%d of %d approvals): it waits for %d more before %s\n",
-			r.ID, n, r.Quorum, r.Quorum-n, r.ExpiresAt.UTC().Format(time.RFC3339))
-	}
-	return nil
+	return cmd
 }

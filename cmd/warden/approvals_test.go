@@ -139,14 +139,3 @@ func TestApprovalsCLI_missingDatabase(t *testing.T) {
 		t.Errorf("exit %d, %s; want 2 naming the file", code, stderr)
 	}
 }
-
-func TestActor(t *testing.T) {
-	t.Setenv(actorEnv, "  carol ")
-	if a, err := actor(); err != nil || a != "carol" {
-		t.Errorf("actor() = %q, %v; want carol from $WARDEN_ACTOR", a, err)
-	}
-	t.Setenv(actorEnv, "")
-	if a, err := actor(); err != nil || a == "" {
-		t.Errorf("actor() without $WARDEN_ACTOR = %q, %v; want the OS user name", a, err)
-	}
-}

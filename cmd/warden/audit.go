@@ -1,41 +1,31 @@
 package main
 
 import (
-	"bufio"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/warden-sec/warden/audit"
-	"github.com/warden-sec/warden/internal/atomicfile"
-	"github.com/warden-sec/warden/store"
 )
 
 // auditKeyEnv holds the checkpoint signing key itself (PRIVATE+KEY+…), for hosts that
 // keep secrets in the environment rather than in files; it wins over any key file.
 const auditKeyEnv = audit.KeyEnv
 
-// auditFlags are the flags every audit command shares.
+// auditFlags are the flags every audit command shares. The commands open the existing
+// database (af.db.open(ctx, false)): the audit log is written by the commands that change
+// state, so a missing database is a wrong --db, not an empty log.
 type auditFlags struct {
 	db      dbFlags
 	keyFile string
 }
 
 func (af *auditFlags) register(cmd *cobra.Command) {
-	af.db.register(cmd, dbHelp, "YAML config whose db: names warden's database")
+	af.db.register(cmd, dbHelp, dbConfigHelp)
 	cmd.Flags().StringVar(&af.keyFile, "audit-key", "", "checkpoint signing key file, created (mode 0600) if missing; $"+auditKeyEnv+", the key text itself, wins over it (default $XDG_STATE_HOME/warden/audit.key)")
-}
-
-// open opens the existing database: the audit log is written by the commands that
-// change state, so a missing database is a wrong --db, not an empty log.
-func (af *auditFlags) open(ctx context.Context) (*store.Store, error) {
-	_, st, err := af.db.open(ctx, false)
-	return st, err
 }
 
 // key returns the signing key (audit.SigningKey): with create false, a missing file is
@@ -46,6 +36,19 @@ func (af *auditFlags) key(create bool) (note.Signer, note.Verifier, error) {
 		return nil, nil, usageErr(err)
 	}
 	return s, v, nil
+}
+
+// readCheckpoints reads the signed checkpoint files --checkpoint names.
+func readCheckpoints(paths ...string) ([][]byte, error) {
+	var cps [][]byte
+	for _, path := range paths {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, usageErr(fmt.Errorf("--checkpoint: %w", err))
+		}
+		cps = append(cps, b)
+	}
+	return cps, nil
 }
 
 func (a *app) auditCmd() *cobra.Command {
@@ -84,19 +87,15 @@ hash); 1 it was tampered with: the first bad entry is named, and what is wrong w
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			var given [][]byte
-			for _, path := range checkpoints {
-				b, err := os.ReadFile(path)
-				if err != nil {
-					return usageErr(fmt.Errorf("--checkpoint: %w", err))
-				}
-				given = append(given, b)
+			given, err := readCheckpoints(checkpoints...)
+			if err != nil {
+				return err
 			}
 			_, v, err := af.key(false)
 			if err != nil {
 				return err
 			}
-			st, err := af.open(ctx)
+			_, st, err := af.db.open(ctx, false)
 			if err != nil {
 				return err
 			}
@@ -132,7 +131,7 @@ print it (a C2SP tlog-checkpoint signed note). Keep a copy outside warden's data
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			// The database first: a wrong --db must not leave a new key behind.
-			st, err := af.open(cmd.Context())
+			_, st, err := af.db.open(cmd.Context(), false)
 			if err != nil {
 				return err
 			}
@@ -170,39 +169,25 @@ that the export holds every entry.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
 			var cp []byte
-			var signer note.Signer
 			if checkpoint != "" {
-				var err error
-				if cp, err = os.ReadFile(checkpoint); err != nil {
-					return usageErr(fmt.Errorf("--checkpoint: %w", err))
+				cps, err := readCheckpoints(checkpoint)
+				if err != nil {
+					return err
 				}
+				cp = cps[0]
 			}
-			st, err := af.open(ctx)
+			_, st, err := af.db.open(ctx, false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
+			var signer note.Signer
 			if cp == nil {
 				if signer, _, err = af.key(true); err != nil {
 					return err
 				}
 			}
-			l := audit.New(st, audit.Options{Signer: signer})
-			if cp == nil {
-				if cp, err = l.Checkpoint(ctx); err != nil {
-					return err
-				}
-			}
-			if out == "" {
-				return l.Export(ctx, a.stdout, cp)
-			}
-			return atomicfile.Write(out, func(w io.Writer) error {
-				bw := bufio.NewWriter(w)
-				if err := l.Export(ctx, bw, cp); err != nil {
-					return err
-				}
-				return bw.Flush()
-			})
+			return audit.New(st, audit.Options{Signer: signer}).ExportTo(ctx, a.stdout, out, cp)
 		},
 	}
 	af.register(cmd)

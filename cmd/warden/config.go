@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/config"
@@ -23,11 +20,8 @@ validates one and names every problem at once. docs/config.md describes the sect
 
 func (a *app) configCheckCmd() *cobra.Command {
 	var (
-		format       string
-		policyDirs   []string
-		noBuiltin    bool
-		skipSecrets  bool
-		auditKeyFile string
+		format string
+		opts   config.CheckOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "check FILE",
@@ -69,17 +63,13 @@ read.`,
   warden config check deploy/warden.yaml --skip-secrets`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if format != "text" && format != "json" {
-				return usageErr(fmt.Errorf("--format: unknown format %q (want text or json)", format))
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
 			}
-			r := config.Check(cmd.Context(), args[0], config.CheckOptions{
-				PolicyDirs: policyDirs, NoBuiltin: noBuiltin, SkipSecrets: skipSecrets, AuditKeyFile: auditKeyFile,
-			})
+			r := config.Check(cmd.Context(), args[0], opts)
 			var err error
 			if format == "json" {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				err = enc.Encode(r)
+				err = writeJSON(a.stdout, r)
 			} else {
 				// A config quotes what it holds: no control character reaches the terminal raw.
 				err = r.WriteText(a.stdout, termesc.EscapeLines)
@@ -95,9 +85,9 @@ read.`,
 	}
 	f := cmd.Flags()
 	f.StringVarP(&format, "format", "f", "text", "output format: text or json")
-	f.StringArrayVar(&policyDirs, "policies", nil, "directory of extra Rego policies whose settings are known too (repeatable)")
-	f.BoolVar(&noBuiltin, "no-builtin", false, "judge the settings without the built-in policy pack")
-	f.BoolVar(&skipSecrets, "skip-secrets", false, "check the file alone: do not look for the secrets")
-	f.StringVar(&auditKeyFile, "audit-key", "", "the checkpoint signing key file to look at (default $XDG_STATE_HOME/warden/audit.key)")
+	f.StringArrayVar(&opts.PolicyDirs, "policies", nil, "directory of extra Rego policies whose settings are known too (repeatable)")
+	f.BoolVar(&opts.NoBuiltin, "no-builtin", false, "judge the settings without the built-in policy pack")
+	f.BoolVar(&opts.SkipSecrets, "skip-secrets", false, "check the file alone: do not look for the secrets")
+	f.StringVar(&opts.AuditKeyFile, "audit-key", "", "the checkpoint signing key file to look at (default $XDG_STATE_HOME/warden/audit.key)")
 	return cmd
 }

@@ -12,6 +12,9 @@ import (
 // dbHelp is --db's help where the database's forms are spelled out.
 const dbHelp = "warden's database: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default the config's db:, else $XDG_STATE_HOME/warden/warden.db)"
 
+// dbConfigHelp is --config's help where only its db: is read.
+const dbConfigHelp = "YAML config whose db: names warden's database"
+
 // dbFlags are the flags of the commands over warden's database alone (audit, approvals,
 // tokens, actions): --db, else the db: of --config, whose other sections (gates:) they
 // may read too.
@@ -25,16 +28,7 @@ func (f *dbFlags) register(cmd *cobra.Command, dbUsage, configUsage string) {
 }
 
 // config is --config loaded, or the empty config without one.
-func (f *dbFlags) config() (*config.Config, error) {
-	if f.configFile == "" {
-		return &config.Config{}, nil
-	}
-	c, err := config.Load(f.configFile)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return c, nil
-}
+func (f *dbFlags) config() (*config.Config, error) { return loadConfig(f.configFile) }
 
 // open loads the config and opens the database (openHistory: with create false, a
 // missing database is a wrong --db, not an empty one).

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/warden-sec/warden/internal/interrupt"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -194,8 +195,8 @@ func TestScan_interruptedWhileEvaluating(t *testing.T) {
 		cause error
 		code  int
 	}{
-		{"SIGINT", interrupted{syscall.SIGINT}, 130},
-		{"SIGTERM", interrupted{syscall.SIGTERM}, 143},
+		{"SIGINT", interrupt.Signal{Sig: syscall.SIGINT}, 130},
+		{"SIGTERM", interrupt.Signal{Sig: syscall.SIGTERM}, 143},
 		{"cancelled", nil, exitInterrupted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -247,7 +248,7 @@ func TestHelperProcess(t *testing.T) {
 			break
 		}
 	}
-	ctx, stop := notifyContext(context.Background(), os.Stderr, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupt.NotifyContext(context.Background(), os.Stderr, os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, args, os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)

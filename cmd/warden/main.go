@@ -9,12 +9,12 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/internal/cpuprofile"
+	"github.com/warden-sec/warden/internal/interrupt"
 	"github.com/warden-sec/warden/internal/termesc"
 )
 
@@ -27,7 +27,7 @@ const (
 	exitError = 2
 	// exitInterrupted is 128 + SIGINT; a run stopped by another signal exits 128 + its
 	// number (143 for SIGTERM).
-	exitInterrupted = 130
+	exitInterrupted = interrupt.CanceledCode
 )
 
 // exitErr carries an exit code out of a command.
@@ -56,55 +56,10 @@ type app struct {
 }
 
 func main() {
-	ctx, stop := notifyContext(context.Background(), os.Stderr, os.Interrupt, syscall.SIGTERM)
+	ctx, stop := interrupt.NotifyContext(context.Background(), os.Stderr, os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()
 	os.Exit(code)
-}
-
-// interrupted is the cause of a run cancelled by a signal.
-type interrupted struct{ sig os.Signal }
-
-func (e interrupted) Error() string { return e.sig.String() + " signal received" }
-
-// Is makes an interruption a cancellation for errors.Is.
-func (e interrupted) Is(target error) bool { return target == context.Canceled }
-
-// exitCode is the shell's convention for a process ended by a signal: 128 + its number.
-func (e interrupted) exitCode() int {
-	if s, ok := e.sig.(syscall.Signal); ok {
-		return 128 + int(s)
-	}
-	return exitInterrupted
-}
-
-// notifyContext is signal.NotifyContext with two differences: the context's cause says
-// which signal arrived (so that the exit code can), and a second signal ends the process
-// at once, so that nothing that fails to notice the cancellation can hold it.
-func notifyContext(parent context.Context, stderr io.Writer, sigs ...os.Signal) (context.Context, func()) {
-	ctx, cancel := context.WithCancelCause(parent)
-	ch := make(chan os.Signal, 2)
-	signal.Notify(ch, sigs...)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-ch:
-			cancel(interrupted{s})
-		case <-done:
-			return
-		}
-		select {
-		case s := <-ch:
-			fmt.Fprintf(stderr, "warden: %v again: exiting now, the run is incomplete\n", s)
-			os.Exit(interrupted{s}.exitCode())
-		case <-done:
-		}
-	}()
-	return ctx, func() {
-		signal.Stop(ch)
-		close(done)
-		cancel(nil)
-	}
 }
 
 // run executes warden with args and returns the process exit code.
@@ -125,25 +80,21 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		}
 		cause := context.Cause(ctx)
 		fmt.Fprintf(stderr, "warden: interrupted (%v): the run did not finish\n", cause)
-		if in, ok := errors.AsType[interrupted](cause); ok {
-			return in.exitCode()
-		}
-		return exitInterrupted
+		return interrupt.ExitCodeOf(cause)
 	}
 	if err == nil {
 		return exitOK
 	}
-	var ee *exitErr
-	if errors.As(err, &ee) {
-		if ee.err != nil {
-			// Errors quote snapshots, policies and servers: no control character in
-			// them reaches the terminal raw.
-			fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(ee.err.Error()))
-		}
-		return ee.code
+	code := exitError
+	if ee, ok := errors.AsType[*exitErr](err); ok {
+		code, err = ee.code, ee.err
 	}
-	fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(err.Error()))
-	return exitError
+	if err != nil {
+		// Errors quote snapshots, policies and servers: no control character in them
+		// reaches the terminal raw.
+		fmt.Fprintf(stderr, "warden: %s\n", termesc.EscapeLines(err.Error()))
+	}
+	return code
 }
 
 func (a *app) rootCmd() *cobra.Command {
@@ -208,15 +159,11 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
 	if a.cpuProfile != "" {
-		f, err := os.Create(a.cpuProfile)
+		stop, err := cpuprofile.Start(a.cpuProfile)
 		if err != nil {
 			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
-		}
-		a.stopProfile = func() { pprof.StopCPUProfile(); f.Close() }
+		a.stopProfile = stop
 	}
 	return nil
 }

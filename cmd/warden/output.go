@@ -1,22 +1,38 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/warden-sec/warden/internal/termesc"
 )
 
-// writeEscapedJSON writes v as indented JSON whose strings cannot drive a terminal:
-// control characters in what clouds, configs and the environment gave are escaped.
-func writeEscapedJSON(w io.Writer, v any) error {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
+// checkFormat refuses a --format that is none of want: bad input, exit 2.
+func checkFormat(format string, want ...string) error {
+	if slices.Contains(want, format) {
+		return nil
 	}
-	_, err := w.Write(termesc.EscapeJSON(buf.Bytes()))
-	return err
+	return usageErr(fmt.Errorf("--format: unknown format %q (want %s)", format, strings.Join(want, " or ")))
+}
+
+// writeJSON writes v as indented JSON.
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// writeList writes items as --format says: a JSON object holding them under key (a list,
+// never null), its strings escaped for the terminal, or table's rendering of them.
+func writeList[T any](w io.Writer, format, key string, items []T, table func(io.Writer, []T) error) error {
+	if format != "json" {
+		return table(w, items)
+	}
+	if items == nil {
+		items = []T{}
+	}
+	return termesc.WriteJSON(w, map[string][]T{key: items})
 }

@@ -1,25 +1,17 @@
 package main
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"path/filepath"
-	"slices"
-	"strings"
-
 	"github.com/spf13/cobra"
 
-	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/permissions"
 	"github.com/warden-sec/warden/remediators/builtin"
 )
 
 func (a *app) permissionsCmd() *cobra.Command {
 	var (
-		role, cloud, format, out string
-		actions                  []string
-		opts                     permissions.Options
+		out  string
+		sel  permissions.Selection
+		opts permissions.Options
 	)
 	cmd := &cobra.Command{
 		Use:   "permissions [--role scanner|remediator|all] [--cloud aws|gcp|all] [--format json|yaml|cloudformation]",
@@ -75,67 +67,34 @@ more.`,
   warden permissions --out ./iam`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			for flag, v := range map[string]struct {
-				got  string
-				want []string
-			}{"--role": {role, []string{"scanner", "remediator", "all"}}, "--cloud": {cloud, []string{"aws", "gcp", "all"}},
-				"--format": {format, []string{"", "json", "yaml", "cloudformation"}}} {
-				if !slices.Contains(v.want, v.got) {
-					return usageErr(fmt.Errorf("%s: unknown value %q (want %s)", flag, v.got, strings.Join(slices.DeleteFunc(v.want, func(s string) bool { return s == "" }), ", ")))
-				}
+			if err := sel.Check(); err != nil {
+				return usageErr(err)
 			}
 			// Planning only: generating the documents calls no cloud.
 			reg, err := builtin.Registry(nil, nil)
 			if err != nil {
 				return err
 			}
-			opts.Actions = actions
 			docs, err := permissions.Documents(reg, opts)
 			if err != nil {
 				return usageErr(err)
 			}
-			if docs, err = permissions.Select(docs, permissions.Selection{Role: role, Cloud: cloud, Format: format}); err != nil {
+			if docs, err = permissions.Select(docs, sel); err != nil {
 				return usageErr(err)
 			}
 			if out != "" {
-				return writeDocuments(out, docs, a.stdout)
+				return permissions.WriteDir(out, docs, a.stdout)
 			}
-			for i, d := range docs {
-				if len(docs) > 1 {
-					if i > 0 {
-						fmt.Fprintln(a.stdout)
-					}
-					fmt.Fprintf(a.stdout, "# file: %s (%s)\n", d.Name, d.About)
-				}
-				if _, err := a.stdout.Write(d.Body); err != nil {
-					return err
-				}
-			}
-			return nil
+			return permissions.Write(a.stdout, docs)
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&role, "role", "all", "scanner, remediator or all")
-	f.StringVar(&cloud, "cloud", "all", "aws, gcp or all")
-	f.StringVarP(&format, "format", "f", "", "only documents of this format: json (AWS policies), cloudformation (the member role), yaml (GCP roles)")
-	f.StringSliceVar(&actions, "actions", nil, "the enabled fixes the remediator documents grant, comma-separated action names (default every registered one)")
+	f.StringVar(&sel.Role, "role", "all", "scanner, remediator or all")
+	f.StringVar(&sel.Cloud, "cloud", "all", "aws, gcp or all")
+	f.StringVarP(&sel.Format, "format", "f", "", "only documents of this format: json (AWS policies), cloudformation (the member role), yaml (GCP roles)")
+	f.StringSliceVar(&opts.Actions, "actions", nil, "the enabled fixes the remediator documents grant, comma-separated action names (default every registered one)")
 	f.StringVar(&opts.OrgRole, "org-role", permissions.DefaultOrgRole, "name of the member-account role the stack set creates and warden assumes (--aws-org-role)")
 	f.StringVar(&opts.RotationSecretName, "rotation-secret-name", "", "rotation.secret_name of the config, when changed: Secrets Manager is granted on the secrets it names")
 	f.StringVarP(&out, "out", "o", "", "write each document to a file in this directory instead of printing")
 	return cmd
-}
-
-// writeDocuments writes each document to dir/NAME, atomically, and names each file on w.
-func writeDocuments(dir string, docs []permissions.Document, w io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
-	}
-	for _, d := range docs {
-		path := filepath.Join(dir, d.Name)
-		if err := atomicfile.Write(path, func(out io.Writer) error { _, err := out.Write(d.Body); return err }); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
-		}
-		fmt.Fprintf(w, "wrote %s: %s\n", path, d.About)
-	}
-	return nil
 }

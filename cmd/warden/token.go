@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -12,18 +11,11 @@ import (
 	"github.com/warden-sec/warden/internal/termesc"
 )
 
-// tokenFlags are the flags every token command shares: where the tokens are kept.
-type tokenFlags struct{ db dbFlags }
-
-func (tf *tokenFlags) register(cmd *cobra.Command) {
-	tf.db.register(cmd, dbHelp, "YAML config whose db: names warden's database")
-}
-
-// open opens the token store of the database warden serve uses; creating a token
+// openTokens opens the token store of the database warden serve uses; creating a token
 // creates the database if needed (it may be the first thing set up), listing and
 // revoking need it to exist.
-func (tf *tokenFlags) open(cmd *cobra.Command, create bool) (*dashboard.Tokens, func(), error) {
-	_, st, err := tf.db.open(cmd.Context(), create)
+func openTokens(cmd *cobra.Command, db *dbFlags, create bool) (*dashboard.Tokens, func(), error) {
+	_, st, err := db.open(cmd.Context(), create)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +44,7 @@ and revoking tokens is audited.`,
 }
 
 func (a *app) tokenCreateCmd() *cobra.Command {
-	var tf tokenFlags
+	var db dbFlags
 	var role, name string
 	cmd := &cobra.Command{
 		Use:   "create --role viewer|approver|admin [--name NAME]",
@@ -72,7 +64,7 @@ as (default: the token's id). Audited, as $WARDEN_ACTOR or the OS user.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			ts, closeDB, err := tf.open(cmd, true)
+			ts, closeDB, err := openTokens(cmd, &db, true)
 			if err != nil {
 				return err
 			}
@@ -86,7 +78,7 @@ as (default: the token's id). Audited, as $WARDEN_ACTOR or the OS user.`,
 			return nil
 		},
 	}
-	tf.register(cmd)
+	db.register(cmd, dbHelp, dbConfigHelp)
 	cmd.Flags().StringVar(&role, "role", "", "viewer, approver or admin (required)")
 	cmd.Flags().StringVar(&name, "name", "", "the identity the token acts as (default its id)")
 	cmd.MarkFlagRequired("role")
@@ -94,17 +86,17 @@ as (default: the token's id). Audited, as $WARDEN_ACTOR or the OS user.`,
 }
 
 func (a *app) tokenListCmd() *cobra.Command {
-	var tf tokenFlags
+	var db dbFlags
 	var format string
 	cmd := &cobra.Command{
 		Use:   "list [--format table|json]",
 		Short: "List the tokens (never the tokens themselves)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if format != "table" && format != "json" {
-				return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			if err := checkFormat(format, "table", "json"); err != nil {
+				return err
 			}
-			ts, closeDB, err := tf.open(cmd, false)
+			ts, closeDB, err := openTokens(cmd, &db, false)
 			if err != nil {
 				return err
 			}
@@ -113,34 +105,16 @@ func (a *app) tokenListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if format == "json" {
-				if list == nil {
-					list = []dashboard.Token{}
-				}
-				return writeEscapedJSON(a.stdout, struct {
-					Tokens []dashboard.Token `json:"tokens"`
-				}{list})
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(a.stdout, "no tokens")
-				return nil
-			}
-			tw := tabwriter.NewWriter(a.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tROLE\tCREATED\tBY\tLAST USED\tREVOKED")
-			for _, t := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, termesc.Escape(t.Name), t.RoleName, stamp(t.CreatedAt),
-					termesc.Escape(t.CreatedBy), stamp(t.LastUsedAt), stamp(t.RevokedAt))
-			}
-			return tw.Flush()
+			return writeList(a.stdout, format, "tokens", list, dashboard.WriteTokens)
 		},
 	}
-	tf.register(cmd)
+	db.register(cmd, dbHelp, dbConfigHelp)
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
 }
 
 func (a *app) tokenRevokeCmd() *cobra.Command {
-	var tf tokenFlags
+	var db dbFlags
 	cmd := &cobra.Command{
 		Use:     "revoke ID",
 		Short:   "Revoke a token: it and the sessions it opened stop working at once",
@@ -151,7 +125,7 @@ func (a *app) tokenRevokeCmd() *cobra.Command {
 			if err != nil {
 				return usageErr(err)
 			}
-			ts, closeDB, err := tf.open(cmd, false)
+			ts, closeDB, err := openTokens(cmd, &db, false)
 			if err != nil {
 				return err
 			}
@@ -164,14 +138,6 @@ func (a *app) tokenRevokeCmd() *cobra.Command {
 			return nil
 		},
 	}
-	tf.register(cmd)
+	db.register(cmd, dbHelp, dbConfigHelp)
 	return cmd
-}
-
-// stamp is a time for a table: RFC 3339, or "-" for none.
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return "-"
-	}
-	return t.UTC().Format(time.RFC3339)
 }

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/internal/buildinfo"
@@ -35,16 +32,13 @@ was built: the same source gives the same output and the same binary.`,
   warden version --format json | jq -r .revision`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			info := readBuildInfo()
-			switch format {
-			case "text":
-				return info.WriteText(a.stdout)
-			case "json":
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(info)
+			if err := checkFormat(format, "text", "json"); err != nil {
+				return err
 			}
-			return usageErr(fmt.Errorf("--format: unknown format %q (want text or json)", format))
+			if format == "json" {
+				return writeJSON(a.stdout, readBuildInfo())
+			}
+			return readBuildInfo().WriteText(a.stdout)
 		},
 	}
 	cmd.Flags().StringVarP(&format, "format", "f", "text", "output format: text or json")

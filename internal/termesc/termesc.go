@@ -7,7 +7,9 @@ package termesc
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"unicode"
@@ -124,4 +126,17 @@ func EscapeJSON(b []byte) []byte {
 		i += size
 	}
 	return out
+}
+
+// WriteJSON writes v as indented JSON whose strings cannot drive a terminal: control
+// characters in what clouds, configs and the environment gave are escaped (EscapeJSON).
+func WriteJSON(w io.Writer, v any) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(EscapeJSON(buf.Bytes()))
+	return err
 }

@@ -97,3 +97,13 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestWriteJSON_escapesWhatTheEncoderLeavesRaw(t *testing.T) {
+	var b strings.Builder
+	if err := termesc.WriteJSON(&b, map[string]string{"name": "a\u009bb\u202ec"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := b.String(), "{\n  \"name\": \"a\\u009bb\\u202ec\"\n}\n"; got != want {
+		t.Errorf("WriteJSON = %q, want %q", got, want)
+	}
+}

@@ -1,5 +1,7 @@
-// Package show words plans and apply results for a person at a terminal: the tables
-// `warden plan` and `warden apply` print, and the lines the demo asks approvals with.
+// Package show words plans, apply results, recorded actions and approval requests for a
+// person at a terminal: the tables `warden plan`, `apply`, `actions list` and
+// `approvals list` print, what `warden approve` and `deny` answer, and the lines the demo
+// asks approvals with.
 package show
 
 import (
