@@ -33,32 +33,16 @@ func (d *Dashboard) decide(approve bool) handler {
 	return func(w http.ResponseWriter, r *http.Request, p *Principal) {
 		id := r.PathValue("id")
 		reason := strings.TrimSpace(r.PostFormValue("reason"))
-		verb := "approve"
-		if !approve {
-			verb = "deny"
-		}
-		ctx := r.Context()
-		var req gates.Request
-		var err error
-		if p.Vouched() {
-			req, err = d.o.Gate.DecideAuthorized(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
-		} else {
-			req, err = d.o.Gate.Decide(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
-		}
+		word := verb(approve)
+		req, err := d.decideOne(r.Context(), p, id, approve, reason)
 		if err != nil {
 			if !refusal(err) {
-				d.log.Error("dashboard: record a decision", "request", id, "actor", p.Name, "err", err)
-				d.setFlash(w, true, "Your %s of request %s could not be recorded (warden could not reach its store); nothing was decided. Try again in a moment.", verb, id)
+				d.setFlash(w, true, "Your %s of request %s could not be recorded (warden could not reach its store); nothing was decided. Try again in a moment.", word, id)
 			} else {
-				d.log.Info("dashboard: decision refused", "request", id, "actor", p.Name, "decision", verb, "err", err)
-				d.setFlash(w, true, "Refused: you (%s) cannot %s request %s: %s.", p.Name, verb, id, strings.TrimSuffix(err.Error(), "."))
+				d.setFlash(w, true, "Refused: you (%s) cannot %s request %s: %s.", p.Name, word, id, strings.TrimSuffix(err.Error(), "."))
 			}
 			back(w, r, "/approvals")
 			return
-		}
-		d.log.Info("dashboard: decision recorded", "request", id, "actor", p.Name, "decision", verb, "via", p.Via)
-		if d.o.OnDecision != nil {
-			d.o.OnDecision(id)
 		}
 		switch req.State {
 		case gates.StateApproved:
