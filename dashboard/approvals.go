@@ -587,3 +587,22 @@ func confirmToken(p *Principal, verb string, ids []string) string {
 func checkConfirm(p *Principal, verb string, ids []string, got string) bool {
 	return got != "" && hmac.Equal([]byte(got), []byte(confirmToken(p, verb, ids)))
 }
+
+// shortUID is the end of a resource uid a person recognizes a resource by: an ARN's
+// resource (user/jane, security-group/sg-…), a Google full name's last two segments;
+// the page shows the whole uid beside it.
+func shortUID(uid string) string {
+	if strings.HasPrefix(uid, "arn:") {
+		if parts := strings.SplitN(uid, ":", 6); len(parts) == 6 && parts[5] != "" {
+			return parts[5]
+		}
+		return uid
+	}
+	if strings.HasPrefix(uid, "//") {
+		segs := strings.Split(uid, "/")
+		if len(segs) > 4 {
+			return strings.Join(segs[len(segs)-2:], "/")
+		}
+	}
+	return uid
+}

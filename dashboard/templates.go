@@ -21,6 +21,7 @@ func (d *Dashboard) parseTemplates() error {
 	funcs := template.FuncMap{
 		"time":     func(t time.Time) string { return fmtTime(t) },
 		"ago":      func(t time.Time) string { return ago(d.now(), t) },
+		"short":    shortUID,
 		"until":    func(t time.Time) string { return expiresIn(d.now(), t) },
 		"duration": fmtDuration,
 		"pct":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
