@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -196,8 +197,10 @@ type approvalChoices struct {
 }
 
 type approvalsData struct {
-	Filter   approvalFilter
-	Choices  approvalChoices
+	Filter  approvalFilter
+	Choices approvalChoices
+	// Titles are the policies' titles, for the policy filter's choices.
+	Titles   map[string]string
 	States   []string
 	Sorts    []string
 	Groups   []approvalGroup
@@ -260,13 +263,7 @@ func (d *Dashboard) policyTitles(ctx context.Context) (map[string]string, error)
 	if err != nil {
 		return nil, fmt.Errorf("read the findings: %w", err)
 	}
-	titles := map[string]string{}
-	for _, f := range pos.Findings {
-		if f.Title != "" {
-			titles[f.Policy] = f.Title
-		}
-	}
-	return titles, nil
+	return pos.titles(), nil
 }
 
 func (d *Dashboard) approvalsPage(w http.ResponseWriter, r *http.Request, p *Principal) {
@@ -276,12 +273,15 @@ func (d *Dashboard) approvalsPage(w http.ResponseWriter, r *http.Request, p *Pri
 		return
 	}
 	fl := parseApprovalFilter(r)
-	data := approvalsData{Filter: fl, States: approvalStates, Sorts: approvalSorts, Grouping: approvalGroups,
+	data := approvalsData{Filter: fl, Titles: map[string]string{}, States: approvalStates, Sorts: approvalSorts, Grouping: approvalGroups,
 		MaxBatch: maxBatch, Vouched: p.Vouched()}
 	var rows []approvalView
 	for i := range all {
 		v := &all[i]
 		data.Choices.Policies = append(data.Choices.Policies, v.Policy())
+		if v.Title != "" {
+			data.Titles[v.Policy()] = v.Title
+		}
 		data.Choices.Accounts = append(data.Choices.Accounts, v.Account())
 		data.Choices.Remediators = append(data.Choices.Remediators, v.Remediator)
 		if fl.keep(v) {
@@ -401,12 +401,17 @@ func bulkForm(r *http.Request) (approve bool, ids []string, reason, problem stri
 }
 
 // bulkBack is where the bulk pages send the browser back to: the approvals page it came
-// from, filters kept.
+// from, its filters kept and its selection dropped (those requests are decided now).
 func bulkBack(r *http.Request) string {
-	if ref := r.PostFormValue("back"); localPath(ref) && strings.HasPrefix(ref, "/approvals") {
-		return ref
+	ref := r.PostFormValue("back")
+	u, err := url.Parse(ref)
+	if !localPath(ref) || err != nil || u.Path != "/approvals" {
+		return "/approvals"
 	}
-	return "/approvals"
+	q := u.Query()
+	q.Del("select")
+	u.RawQuery = q.Encode()
+	return u.RequestURI()
 }
 
 // confirmBulk is the first POST of a bulk decision: it decides nothing, and answers with

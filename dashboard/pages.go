@@ -89,6 +89,7 @@ type findingsData struct {
 	Source     string
 	Filter     filter
 	Choices    choices
+	Titles     map[string]string
 	Rows       []finding
 	Total      int
 	Pages      int
@@ -117,7 +118,7 @@ func (d *Dashboard) findingsPage(w http.ResponseWriter, r *http.Request, p *Prin
 			rows = append(rows, pos.Findings[i])
 		}
 	}
-	data := findingsData{Source: pos.Source(), Filter: fl, Choices: pos.choices(), Total: len(rows), Daemon: pos.Daemon,
+	data := findingsData{Source: pos.Source(), Filter: fl, Choices: pos.choices(), Titles: pos.titles(), Total: len(rows), Daemon: pos.Daemon,
 		Pages: max(1, (len(rows)+pageSize-1)/pageSize), CanWaive: p.May(RoleApprover) && d.o.WaiverFile != ""}
 	for _, s := range findings.Severities {
 		data.Severities = append(data.Severities, s.String())
