@@ -261,9 +261,13 @@ func TestBulkDecide_confirmThenEach(t *testing.T) {
 			}
 
 			// The first POST: the confirmation, listing every change.
-			r := c.post("/approvals/confirm", form("csrf", csrf, "back", "/approvals?group=risk"))
+			r := c.post("/approvals/confirm", form("csrf", csrf, "back", "/approvals?group=risk&select=all"))
 			if r.StatusCode != http.StatusOK {
 				t.Fatalf("confirm: %d\n%s", r.StatusCode, r.body)
+			}
+			// The way back keeps the page's view, not its selection.
+			if !strings.Contains(r.body, `name="back" value="/approvals?group=risk"`) {
+				t.Error("the confirmation does not lead back to the page's view")
 			}
 			for _, id := range ids {
 				req, _ := f.env.Gate.Get(ctx, id)

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -55,6 +56,30 @@ func (d *Dashboard) decide(approve bool) handler {
 		}
 		back(w, r, "/approvals")
 	}
+}
+
+// decideOne records p's decision on one request through the web channel: the one gate
+// call of every decision from the pages, single or bulk.
+func (d *Dashboard) decideOne(ctx context.Context, p *Principal, id string, approve bool, reason string) (gates.Request, error) {
+	var req gates.Request
+	var err error
+	if p.Vouched() {
+		req, err = d.o.Gate.DecideAuthorized(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
+	} else {
+		req, err = d.o.Gate.Decide(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
+	}
+	switch {
+	case err == nil:
+		d.log.Info("dashboard: decision recorded", "request", id, "actor", p.Name, "decision", verb(approve), "via", p.Via)
+		if d.o.OnDecision != nil {
+			d.o.OnDecision(id)
+		}
+	case refusal(err):
+		d.log.Info("dashboard: decision refused", "request", id, "actor", p.Name, "decision", verb(approve), "err", err)
+	default:
+		d.log.Error("dashboard: record a decision", "request", id, "actor", p.Name, "err", err)
+	}
+	return req, err
 }
 
 // rollback undoes an applied fix through warden's one rollback path, as the principal.
