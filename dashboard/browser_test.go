@@ -233,8 +233,14 @@ func TestBrowser_acme(t *testing.T) {
 
 	// The approver approves through the page (htmx posts the form; without JS it posts
 	// itself), and sees the outcome.
-	carol.run("open the approvals", chromedp.Navigate(f.srv.URL+"/approvals"), chromedp.WaitVisible(chromedp.ID("approve-"+id)))
+	carol.run("open the approvals", chromedp.Navigate(f.srv.URL+"/approvals"), chromedp.WaitVisible(chromedp.ID("req-"+id)))
+	if n := value(carol, "rows", chromedp.Evaluate[int](`document.querySelectorAll("details.req").length`)); n != len(f.pending) {
+		t.Errorf("the approvals page shows %d rows, want the %d pending requests", n, len(f.pending))
+	}
 	carol.screenshot("approver-approvals-before")
+	// A row is compact until opened: its details hold the change and the buttons.
+	carol.run("open the row", chromedp.Click(chromedp.CSS(`[id="req-`+id+`"] > summary strong`)), chromedp.WaitVisible(chromedp.ID("approve-"+id)))
+	carol.screenshot("approver-approvals-open")
 	carol.run("approve", chromedp.SendKeys(chromedp.CSS(`form[action="/approvals/`+id+`/approve"] input[name="reason"]`), "CHG-2041"),
 		chromedp.Click(chromedp.ID("approve-"+id)), chromedp.WaitVisible(chromedp.CSS("p.flash")))
 	if msg := value(carol, "flash", chromedp.Text(chromedp.CSS("p.flash"))); !strings.Contains(msg, "Recorded: you approved request "+id) {
@@ -280,6 +286,55 @@ func TestBrowser_acme(t *testing.T) {
 	}
 	if req, err := f.env.Gate.Get(ctx, other); err != nil || req.State != gates.StatePending || len(req.Decisions) != 0 {
 		t.Errorf("request %s after the refused posts: %+v %v", other, req, err)
+	}
+
+	// Several at once: two ticked rows of the grouped page, approved behind one
+	// confirmation that lists them; the first POST decides nothing.
+	var two []string
+	for _, p := range f.pending {
+		if p != id && len(two) < 2 {
+			two = append(two, p)
+		}
+	}
+	carol.errors() // the refused POST above logged its 403
+	carol.run("group by policy", chromedp.Navigate(f.srv.URL+"/approvals?group=policy&sort=expiry"), chromedp.WaitVisible(chromedp.CSS("h2.group")))
+	carol.screenshot("approver-approvals-grouped")
+	for _, p := range two {
+		carol.run("tick "+p, chromedp.Click(chromedp.ID("sel-"+p)))
+	}
+	if n := value(carol, "ticked", chromedp.Evaluate[int](`document.querySelectorAll("input[form=bulk]:checked").length`)); n != 2 {
+		t.Fatalf("%d boxes ticked, want 2", n)
+	}
+	carol.run("approve selected", chromedp.Click(chromedp.ID("bulk-approve")), chromedp.WaitVisible(chromedp.ID("bulk-confirm")))
+	if h := value(carol, "heading", chromedp.Text(chromedp.CSS("main h1"))); h != "Confirm: approve 2 requests" {
+		t.Errorf("confirmation heading %q", h)
+	}
+	for _, p := range two {
+		if n := value(carol, "listed", chromedp.Evaluate[int](`document.querySelectorAll('tr[id="c-`+p+`"]').length`)); n != 1 {
+			t.Errorf("the confirmation does not list %s", p)
+		}
+		if req, err := f.env.Gate.Get(ctx, p); err != nil || len(req.Decisions) != 0 {
+			t.Errorf("%s was decided before the confirmation: %+v %v", p, req, err)
+		}
+	}
+	carol.screenshot("approver-bulk-confirm")
+	carol.run("confirm", chromedp.SendKeys(chromedp.CSS(`.confirm-form input[name="reason"]`), "CHG-2042"),
+		chromedp.Click(chromedp.ID("bulk-confirm")), chromedp.WaitVisible(chromedp.ID("bulk-summary")))
+	if msg := value(carol, "summary", chromedp.Text(chromedp.ID("bulk-summary"))); !strings.HasPrefix(msg, "2 recorded, 0 refused") {
+		t.Errorf("after the bulk approval: %q", msg)
+	}
+	carol.screenshot("approver-bulk-done")
+	if errs := carol.errors(); len(errs) > 0 {
+		t.Errorf("bulk approval: console errors:\n%s", strings.Join(errs, "\n"))
+	}
+	for _, p := range two {
+		req, err := f.env.Gate.Get(ctx, p)
+		if d, ok := req.DecisionBy("carol"); err != nil || !ok || d.Channel != gates.ChannelWeb || d.Reason != "CHG-2042" {
+			t.Errorf("%s after the bulk approval: %+v %v", p, req.Decisions, err)
+		}
+		if es := f.audit(t, audit.KindApprovalApproved, p); len(es) != 1 || es[0].Actor != "carol" {
+			t.Errorf("%s: audit %+v", p, es)
+		}
 	}
 	f.verifyAudit(t)
 }

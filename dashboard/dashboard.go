@@ -141,6 +141,8 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /approvals", d.page(RoleViewer, d.approvalsPage))
 	m.HandleFunc("POST /approvals/{id}/approve", d.action(RoleApprover, d.decide(true)))
 	m.HandleFunc("POST /approvals/{id}/deny", d.action(RoleApprover, d.decide(false)))
+	m.HandleFunc("POST /approvals/confirm", d.action(RoleApprover, d.confirmBulk))
+	m.HandleFunc("POST /approvals/decide", d.action(RoleApprover, d.decideBulk))
 	m.HandleFunc("GET /actions", d.page(RoleViewer, d.actionsPage))
 	m.HandleFunc("POST /actions/{id}/rollback", d.action(RoleAdmin, d.rollback))
 	m.HandleFunc("GET /audit", d.page(RoleViewer, d.auditPage))

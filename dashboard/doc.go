@@ -1,7 +1,9 @@
 // Package dashboard is warden's web dashboard, served by warden serve: server-rendered
 // pages (html/template) over the store — the overview (posture score, open findings by
 // severity, convergence over the history and the daemon's finding state), the findings
-// (filters, search, waive), the approval requests (the exact change; approve and deny),
+// (filters, search, waive), the approval requests (filtered, sorted and grouped as
+// compact rows that open to the exact change; approve and deny one, or several behind
+// one confirmation that lists every change and binds the deciding post to it),
 // the actions (history; roll back), the audit log (verification, last checkpoint,
 // entries) and the compliance reports — with htmx 2.0.11 embedded for the little
 // interaction there is. Every page works without JavaScript, and nothing is loaded from

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -33,32 +34,16 @@ func (d *Dashboard) decide(approve bool) handler {
 	return func(w http.ResponseWriter, r *http.Request, p *Principal) {
 		id := r.PathValue("id")
 		reason := strings.TrimSpace(r.PostFormValue("reason"))
-		verb := "approve"
-		if !approve {
-			verb = "deny"
-		}
-		ctx := r.Context()
-		var req gates.Request
-		var err error
-		if p.Vouched() {
-			req, err = d.o.Gate.DecideAuthorized(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
-		} else {
-			req, err = d.o.Gate.Decide(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
-		}
+		word := verb(approve)
+		req, err := d.decideOne(r.Context(), p, id, approve, reason)
 		if err != nil {
 			if !refusal(err) {
-				d.log.Error("dashboard: record a decision", "request", id, "actor", p.Name, "err", err)
-				d.setFlash(w, true, "Your %s of request %s could not be recorded (warden could not reach its store); nothing was decided. Try again in a moment.", verb, id)
+				d.setFlash(w, true, "Your %s of request %s could not be recorded (warden could not reach its store); nothing was decided. Try again in a moment.", word, id)
 			} else {
-				d.log.Info("dashboard: decision refused", "request", id, "actor", p.Name, "decision", verb, "err", err)
-				d.setFlash(w, true, "Refused: you (%s) cannot %s request %s: %s.", p.Name, verb, id, strings.TrimSuffix(err.Error(), "."))
+				d.setFlash(w, true, "Refused: you (%s) cannot %s request %s: %s.", p.Name, word, id, strings.TrimSuffix(err.Error(), "."))
 			}
 			back(w, r, "/approvals")
 			return
-		}
-		d.log.Info("dashboard: decision recorded", "request", id, "actor", p.Name, "decision", verb, "via", p.Via)
-		if d.o.OnDecision != nil {
-			d.o.OnDecision(id)
 		}
 		switch req.State {
 		case gates.StateApproved:
@@ -71,6 +56,30 @@ func (d *Dashboard) decide(approve bool) handler {
 		}
 		back(w, r, "/approvals")
 	}
+}
+
+// decideOne records p's decision on one request through the web channel: the one gate
+// call of every decision from the pages, single or bulk.
+func (d *Dashboard) decideOne(ctx context.Context, p *Principal, id string, approve bool, reason string) (gates.Request, error) {
+	var req gates.Request
+	var err error
+	if p.Vouched() {
+		req, err = d.o.Gate.DecideAuthorized(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
+	} else {
+		req, err = d.o.Gate.Decide(ctx, id, p.Name, string(gates.ChannelWeb), approve, reason)
+	}
+	switch {
+	case err == nil:
+		d.log.Info("dashboard: decision recorded", "request", id, "actor", p.Name, "decision", verb(approve), "via", p.Via)
+		if d.o.OnDecision != nil {
+			d.o.OnDecision(id)
+		}
+	case refusal(err):
+		d.log.Info("dashboard: decision refused", "request", id, "actor", p.Name, "decision", verb(approve), "err", err)
+	default:
+		d.log.Error("dashboard: record a decision", "request", id, "actor", p.Name, "err", err)
+	}
+	return req, err
 }
 
 // rollback undoes an applied fix through warden's one rollback path, as the principal.

@@ -89,6 +89,7 @@ type findingsData struct {
 	Source     string
 	Filter     filter
 	Choices    choices
+	Titles     map[string]string
 	Rows       []finding
 	Total      int
 	Pages      int
@@ -117,7 +118,7 @@ func (d *Dashboard) findingsPage(w http.ResponseWriter, r *http.Request, p *Prin
 			rows = append(rows, pos.Findings[i])
 		}
 	}
-	data := findingsData{Source: pos.Source(), Filter: fl, Choices: pos.choices(), Total: len(rows), Daemon: pos.Daemon,
+	data := findingsData{Source: pos.Source(), Filter: fl, Choices: pos.choices(), Titles: pos.titles(), Total: len(rows), Daemon: pos.Daemon,
 		Pages: max(1, (len(rows)+pageSize-1)/pageSize), CanWaive: p.May(RoleApprover) && d.o.WaiverFile != ""}
 	for _, s := range findings.Severities {
 		data.Severities = append(data.Severities, s.String())
@@ -135,56 +136,6 @@ func (d *Dashboard) findingsPage(w http.ResponseWriter, r *http.Request, p *Prin
 	from := min((fl.Page-1)*pageSize, len(rows))
 	data.Rows = rows[from:min(from+pageSize, len(rows))]
 	d.render(w, r, p, http.StatusOK, "findings", "Findings", data)
-}
-
-type approvalView struct {
-	gates.Request
-	Action  *remediate.Record
-	Expired bool
-	// CanDecide shows the buttons; Why says why they are not shown.
-	CanDecide bool
-	Why       string
-}
-
-type approvalsData struct {
-	Pending, Decided []approvalView
-	Vouched          bool
-}
-
-func (d *Dashboard) approvalsPage(w http.ResponseWriter, r *http.Request, p *Principal) {
-	ctx := r.Context()
-	reqs, err := d.o.Gate.List(ctx, gates.Filter{})
-	if err != nil {
-		d.failed(w, r, p, "read the approval requests", err)
-		return
-	}
-	now := d.now()
-	data := approvalsData{Vouched: p.Vouched()}
-	// Newest first: the latest requests are the ones someone is looking for.
-	for i := len(reqs) - 1; i >= 0; i-- {
-		req := reqs[i]
-		v := approvalView{Request: req, Expired: req.State == gates.StatePending && !now.Before(req.ExpiresAt)}
-		if v.Action, err = d.o.Actions.Action(ctx, req.ActionID); err != nil {
-			d.failed(w, r, p, "read the action of request "+req.ID, err)
-			return
-		}
-		if req.State == gates.StatePending && !v.Expired {
-			switch dec, decided := req.DecisionBy(p.Name); {
-			case !p.May(RoleApprover):
-				v.Why = "Deciding needs the approver role."
-			case p.Name == req.Requester:
-				v.Why = "You requested this fix: another approver must decide."
-			case decided:
-				v.Why = "You " + string(dec.Vote) + "d this request " + ago(now, dec.At) + "."
-			default:
-				v.CanDecide = true
-			}
-			data.Pending = append(data.Pending, v)
-		} else if len(data.Decided) < 50 {
-			data.Decided = append(data.Decided, v)
-		}
-	}
-	d.render(w, r, p, http.StatusOK, "approvals", "Approvals", data)
 }
 
 type actionView struct {

@@ -242,6 +242,17 @@ func (p *posture) choices() choices {
 	return c
 }
 
+// titles maps the policies of the findings to their titles.
+func (p *posture) titles() map[string]string {
+	out := map[string]string{}
+	for _, f := range p.Findings {
+		if f.Title != "" {
+			out[f.Policy] = f.Title
+		}
+	}
+	return out
+}
+
 // history is the open findings by severity at each of the latest scans, oldest first.
 func (d *Dashboard) history(ctx context.Context, n int) ([]historyPoint, error) {
 	scans, err := d.o.Store.Scans(ctx, n)

@@ -15,12 +15,14 @@ import (
 )
 
 // pageNames are the page templates under templates/, each rendered inside layout.html.
-var pageNames = []string{"overview", "findings", "approvals", "actions", "audit", "reports", "tokens", "login", "error"}
+var pageNames = []string{"overview", "findings", "approvals", "bulk", "actions", "audit", "reports", "tokens", "login", "error"}
 
 func (d *Dashboard) parseTemplates() error {
 	funcs := template.FuncMap{
 		"time":     func(t time.Time) string { return fmtTime(t) },
 		"ago":      func(t time.Time) string { return ago(d.now(), t) },
+		"short":    shortUID,
+		"until":    func(t time.Time) string { return expiresIn(d.now(), t) },
 		"duration": fmtDuration,
 		"pct":      func(v float64) string { return fmt.Sprintf("%.1f", v) },
 		"coord":    f,
