@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -121,7 +120,7 @@ run was stopped, remediation is paused, or bad input.`,
 			defer r.Close()
 			var p *remediate.Plan
 			if len(args) == 1 {
-				if p, err = readPlan(args[0]); err != nil {
+				if p, err = remediate.ReadPlan(args[0]); err != nil {
 					return err
 				}
 			} else if p, err = a.makePlan(cmd.Context(), r, &rf); err != nil {
@@ -130,25 +129,19 @@ run was stopped, remediation is paused, or bad input.`,
 			mo := r.MachineOptions(a.log)
 			mo.Limits = remediate.Limits{MaxActions: maxActions, MaxPerAccount: maxPerAcct}
 			res, err := remediate.New(mo).Apply(cmd.Context(), p, confirm)
-			if err != nil {
-				if errors.Is(err, remediate.ErrPaused) {
-					return usageErr(err)
-				}
-				return usageErr(fmt.Errorf("apply: %w", err))
+			if errors.Is(err, remediate.ErrPaused) {
+				return err
+			} else if err != nil {
+				return fmt.Errorf("apply: %w", err)
 			}
 			if format == "json" {
-				enc := json.NewEncoder(a.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(res); err != nil {
+				if err := show.ApplyJSON(a.stdout, res); err != nil {
 					return err
 				}
 			} else {
 				show.Apply(a.stdout, res)
 			}
-			if res.Failed() > 0 || res.Stopped != "" && !res.DryRun {
-				return &exitErr{code: exitError, err: fmt.Errorf("%d failed%s", res.Failed(), stoppedText(res.Stopped))}
-			}
-			return nil
+			return res.Err()
 		},
 	}
 	rf.register(cmd)
@@ -158,11 +151,4 @@ run was stopped, remediation is paused, or bad input.`,
 	f.IntVar(&maxActions, "max-actions", 25, "blast-radius cap: the most actions one run applies")
 	f.IntVar(&maxPerAcct, "max-per-account", 10, "blast-radius cap: the most actions one run applies in one account")
 	return cmd
-}
-
-func stoppedText(s string) string {
-	if s == "" {
-		return ""
-	}
-	return "; stopped: " + s
 }

@@ -38,7 +38,7 @@ func (a *app) findingsDiffCmd() *cobra.Command {
   warden findings diff --config warden.yaml --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(configFile)
+			cfg, err := config.LoadOptional(configFile)
 			if err != nil {
 				return err
 			}

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/collect"
+	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/env"
 	"github.com/warden-sec/warden/scan"
@@ -44,26 +41,22 @@ func (rf *remediationFlags) register(cmd *cobra.Command) {
 func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB bool) (*env.Env, error) {
 	who, err := actor()
 	if err != nil {
-		return nil, usageErr(err)
+		return nil, err
 	}
 	if rf.now, err = parseNow(rf.nowFlag); err != nil {
 		return nil, err
 	}
-	cfg, err := loadConfig(rf.pf.configFile)
+	cfg, err := config.LoadOptional(rf.pf.configFile)
 	if err != nil {
 		return nil, err
 	}
 	o := env.Options{Config: cfg, Policies: rf.pf.options(a.log), Targets: rf.tf.targets(cfg), Sim: rf.tf.sim, Actor: who, Logger: a.log}
 	if needDB {
-		if o.DB, err = historyDSN(rf.dbPath, cfg); err != nil {
+		if o.DB, err = cfg.DSN(rf.dbPath); err != nil {
 			return nil, err
 		}
 	}
-	e, err := env.Open(cmd.Context(), o)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return e, nil
+	return env.Open(cmd.Context(), o)
 }
 
 // makePlan scans (a snapshot file, or a live collection into a private file) and plans.
@@ -73,39 +66,18 @@ func (a *app) makePlan(ctx context.Context, e *env.Env, rf *remediationFlags) (*
 	if rf.snapPath == "" {
 		cs, err := collect.Resolve(e.Targets, a.log)
 		if errors.Is(err, collect.ErrNoTargets) {
-			return nil, usageErr(errors.New("plan needs --snapshot FILE or live targets (--aws, --aws-org, --gcp-project P, --sim WORLD, or targets: in --config)"))
+			return nil, errors.New("plan needs --snapshot FILE or live targets (--aws, --aws-org, --gcp-project P, --sim WORLD, or targets: in --config)")
 		}
 		if err != nil {
-			return nil, usageErr(err)
+			return nil, err
 		}
 		req.Collectors = cs
 	}
-	ws, err := loadWaivers(rf.waiverFile, e.Config)
+	ws, err := e.Config.LoadWaivers(rf.waiverFile)
 	if err != nil {
 		return nil, err
 	}
 	req.Scan = scan.Request{Engine: e.Engine, Waivers: ws, Now: rf.now, Version: version()}
-	tuneGC()
-	p, err := remediate.ScanAndPlan(ctx, req)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return p, nil
-}
-
-func readPlan(path string) (*remediate.Plan, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, usageErr(fmt.Errorf("read plan: %w", err))
-	}
-	var p remediate.Plan
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&p); err != nil {
-		return nil, usageErr(fmt.Errorf("read plan %s: %w", path, err))
-	}
-	if err := p.Check(); err != nil {
-		return nil, usageErr(fmt.Errorf("read plan %s: %w", path, err))
-	}
-	return &p, nil
+	scan.TuneGC()
+	return remediate.ScanAndPlan(ctx, req)
 }

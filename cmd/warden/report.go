@@ -87,7 +87,7 @@ time before the first scan or to come) or an error.`,
 			if err != nil {
 				return err
 			}
-			ws, err := loadWaivers(waiverFile, cfg)
+			ws, err := cfg.LoadWaivers(waiverFile)
 			if err != nil {
 				return err
 			}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -22,7 +20,6 @@ import (
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
-	"github.com/warden-sec/warden/waivers"
 )
 
 // policyFlags are the flags that choose policies, shared by scan and policy list.
@@ -43,15 +40,12 @@ func (pf *policyFlags) register(cmd *cobra.Command) {
 
 // loadPolicies reads the config (if any) and compiles the policies it and the flags name.
 func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config, *engine.Engine, error) {
-	cfg, err := loadConfig(pf.configFile)
+	cfg, err := config.LoadOptional(pf.configFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	e, err := cfg.Engine(cmd.Context(), pf.options(a.log))
-	if err != nil {
-		return nil, nil, usageErr(err)
-	}
-	return cfg, e, nil
+	return cfg, e, err
 }
 
 // options are the policy flags as the config's policy options.
@@ -61,34 +55,6 @@ func (pf *policyFlags) options(log *slog.Logger) config.PolicyOptions {
 		o.Limits = &config.EvalLimits{EvalTimeout: lf.evalTimeout, MemoryLimit: int64(lf.memoryLimit)}
 	}
 	return o
-}
-
-// loadConfig reads --config; without one, the config is empty.
-func loadConfig(file string) (*config.Config, error) {
-	if file == "" {
-		return &config.Config{}, nil
-	}
-	c, err := config.Load(file)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return c, nil
-}
-
-// loadWaivers reads --waivers, else the config's waivers: file; nil when neither names one.
-func loadWaivers(flag string, cfg *config.Config) (*waivers.Set, error) {
-	file := flag
-	if file == "" {
-		file = cfg.Waivers
-	}
-	if file == "" {
-		return nil, nil
-	}
-	ws, err := waivers.Load(file)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return ws, nil
 }
 
 func (a *app) scanCmd() *cobra.Command {
@@ -152,7 +118,7 @@ report, nothing recorded.`,
 			if err != nil {
 				return err
 			}
-			ws, err := loadWaivers(waiverFile, cfg)
+			ws, err := cfg.LoadWaivers(waiverFile)
 			if err != nil {
 				return err
 			}
@@ -169,7 +135,7 @@ report, nothing recorded.`,
 				}
 				defer st.Close()
 			}
-			tuneGC()
+			scan.TuneGC()
 			var prog *progress.Line
 			if !noProgress {
 				prog = progress.New(a.stderr, "evaluated")
@@ -180,12 +146,9 @@ report, nothing recorded.`,
 			})
 			prog.Done()
 			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return err // run reports the interruption and its exit code
-				}
-				return usageErr(err)
+				return err // exit 2, or run reports the interruption and its exit code
 			}
-			if err := writeReport(outFile, a.stdout, w, res); err != nil {
+			if err := atomicfile.WriteOr(outFile, a.stdout, func(out io.Writer) error { return w.Write(out, res) }); err != nil {
 				return err
 			}
 			a.log.Info("scan done", "resources", res.Scan.Resources, "findings", res.Summary.Findings, "eval_errors", res.Summary.EvalErrors, "duration_ms", res.Scan.DurationMS)
@@ -246,7 +209,7 @@ func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, n
 	default:
 		return scan.File(snapPath), func() {}, nil
 	}
-	cs, stop, err := tf.collectors(cfg, a.log)
+	cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, a.log)
 	if errors.Is(err, collect.ErrNoTargets) {
 		return nil, nil, usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
 	}
@@ -272,25 +235,4 @@ func (a *app) scanHistory(ctx context.Context, dbPath string, cfg *config.Config
 		return nil, nil, err
 	}
 	return st, scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...), nil
-}
-
-// writeReport writes to path atomically, or to stdout.
-func writeReport(path string, stdout io.Writer, w report.Writer, r *scan.Result) error {
-	if path == "" {
-		return w.Write(stdout, r)
-	}
-	return atomicfile.Write(path, func(out io.Writer) error { return w.Write(out, r) })
-}
-
-// tuneGC sets the collector for an evaluation, unless GOGC or GOMEMLIMIT say otherwise.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		// Evaluation allocates many short-lived values while little stays live:
-		// collecting less often saves about a fifth of the CPU (BENCHMARKS.md).
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// ...but not at the price of memory: near 1.5 GiB the collector works harder.
-		debug.SetMemoryLimit(1536 << 20)
-	}
 }
