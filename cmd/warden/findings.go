@@ -22,7 +22,10 @@ func (a *app) findingsCmd() *cobra.Command {
 }
 
 func (a *app) findingsDiffCmd() *cobra.Command {
-	var dbPath, format, configFile string
+	var (
+		df     dbFlags
+		format string
+	)
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Show new, resolved, still open and unknown findings between the last two scans",
@@ -38,19 +41,15 @@ func (a *app) findingsDiffCmd() *cobra.Command {
   warden findings diff --config warden.yaml --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := config.LoadOptional(configFile)
-			if err != nil {
-				return err
-			}
 			// Reading the history never creates one: a misspelt --db is an error.
-			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
+			_, st, err := df.open(cmd.Context(), false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			prev, cur, d, err := scan.DiffLatest(cmd.Context(), st)
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
 			switch format {
 			case "json":
@@ -62,8 +61,8 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML config whose db: names the scan history")
+	df.register(cmd, "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)",
+		"YAML config whose db: names the scan history")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
 }
@@ -73,27 +72,12 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 // history other than the one scan writes. With create false, a history that does not
 // exist is an error (bad input), never an empty one made on the spot.
 func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create bool) (*store.Store, error) {
-	dsn, err := historyDSN(dbFlag, cfg)
+	dsn, err := cfg.DSN(dbFlag)
 	if err != nil {
 		return nil, err
 	}
 	if !create {
-		st, err := store.OpenExisting(ctx, dsn)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		return st, nil
+		return store.OpenExisting(ctx, dsn)
 	}
 	return store.Open(ctx, dsn)
-}
-
-// historyDSN is --db, else the config's db:, else the default path.
-func historyDSN(dbFlag string, cfg *config.Config) (string, error) {
-	if dbFlag != "" {
-		return dbFlag, nil
-	}
-	if cfg != nil && cfg.DB != "" {
-		return cfg.DB, nil
-	}
-	return store.DefaultPath()
 }

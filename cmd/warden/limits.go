@@ -10,34 +10,19 @@ import (
 	"github.com/warden-sec/warden/snapshot"
 )
 
-// sizeFlag is a byte count given as 1048576, 512KiB, 16MiB or 2GiB.
-type sizeFlag int64
-
-func (s *sizeFlag) String() string { return bytesize.Format(int64(*s)) }
-func (s *sizeFlag) Type() string   { return "size" }
-
-func (s *sizeFlag) Set(v string) error {
-	n, err := bytesize.Parse(v)
-	if err != nil {
-		return err
-	}
-	*s = sizeFlag(n)
-	return nil
-}
-
 // limitFlags bound what one scan may read and spend: the snapshot reader's value and
 // resource sizes, and each policy evaluation's time and the process's heap.
 type limitFlags struct {
-	maxValue    sizeFlag
-	maxResource sizeFlag
+	maxValue    bytesize.Flag
+	maxResource bytesize.Flag
 	evalTimeout time.Duration
-	memoryLimit sizeFlag
+	memoryLimit bytesize.Flag
 }
 
 func (lf *limitFlags) register(cmd *cobra.Command) {
 	d := snapshot.DefaultLimits()
-	lf.maxValue, lf.maxResource = sizeFlag(d.MaxValue), sizeFlag(d.MaxResource)
-	lf.evalTimeout, lf.memoryLimit = engine.DefaultEvalTimeout, sizeFlag(engine.DefaultMemoryLimit)
+	lf.maxValue, lf.maxResource = bytesize.Flag(d.MaxValue), bytesize.Flag(d.MaxResource)
+	lf.evalTimeout, lf.memoryLimit = engine.DefaultEvalTimeout, bytesize.Flag(engine.DefaultMemoryLimit)
 	f := cmd.Flags()
 	f.Var(&lf.maxValue, "max-value-size", "refuse a snapshot holding a single string or number larger than this")
 	f.Var(&lf.maxResource, "max-resource-size", "refuse a snapshot holding a resource larger than this")
@@ -47,7 +32,5 @@ func (lf *limitFlags) register(cmd *cobra.Command) {
 
 // snapshotLimits are the reader's limits; values too large for an int are capped.
 func (lf *limitFlags) snapshotLimits() snapshot.Limits {
-	return snapshot.Limits{MaxValue: capInt(int64(lf.maxValue)), MaxResource: capInt(int64(lf.maxResource))}
+	return snapshot.Limits{MaxValue: lf.maxValue.Int(), MaxResource: lf.maxResource.Int()}
 }
-
-func capInt(n int64) int { return int(min(n, int64(^uint(0)>>1))) }
