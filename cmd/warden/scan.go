@@ -17,6 +17,7 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/internal/progress"
+	"github.com/warden-sec/warden/internal/tty"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/store"
@@ -110,7 +111,7 @@ report, nothing recorded.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--fail-on: %w", err))
 			}
-			w, err := report.New(format, outFile == "" && isTerminal(a.stdout))
+			w, err := report.New(format, outFile == "" && tty.Colour(a.stdout))
 			if err != nil {
 				return usageErr(fmt.Errorf("--format: %w", err))
 			}
