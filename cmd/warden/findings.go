@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -51,14 +50,8 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			switch format {
-			case "json":
-				return report.DiffJSON(a.stdout, prev, cur, d)
-			case "table":
-				report.DiffTable(a.stdout, prev, cur, d)
-				return nil
-			}
-			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			return tableOrJSON(format, func() error { report.DiffTable(a.stdout, prev, cur, d); return nil },
+				func() error { return report.DiffJSON(a.stdout, prev, cur, d) })
 		},
 	}
 	df.register(cmd, "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)",

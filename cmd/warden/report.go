@@ -104,10 +104,7 @@ time before the first scan or to come) or an error.`,
 			if err != nil {
 				return usageErr(err)
 			}
-			if outFile == "" {
-				return w.Write(a.stdout, doc)
-			}
-			if err := atomicfile.Write(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
+			if err := atomicfile.WriteOr(outFile, a.stdout, func(out io.Writer) error { return w.Write(out, doc) }); err != nil || outFile == "" {
 				return err
 			}
 			s := doc.Report.Score

@@ -16,10 +16,12 @@ import (
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/bytesize"
 	"github.com/warden-sec/warden/internal/progress"
 	"github.com/warden-sec/warden/internal/tty"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
+	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -30,7 +32,7 @@ type policyFlags struct {
 	noBuiltin  bool
 	baseline   bool // set by scan only: see engine.Config.Baseline
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
-	limits *limitFlags
+	limits *config.EvalLimits
 }
 
 func (pf *policyFlags) register(cmd *cobra.Command) {
@@ -51,11 +53,25 @@ func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config,
 
 // options are the policy flags as the config's policy options.
 func (pf *policyFlags) options(log *slog.Logger) config.PolicyOptions {
-	o := config.PolicyOptions{Dirs: pf.policyDirs, NoBuiltin: pf.noBuiltin, Baseline: pf.baseline, Logger: log}
-	if lf := pf.limits; lf != nil {
-		o.Limits = &config.EvalLimits{EvalTimeout: lf.evalTimeout, MemoryLimit: int64(lf.memoryLimit)}
-	}
-	return o
+	return config.PolicyOptions{Dirs: pf.policyDirs, NoBuiltin: pf.noBuiltin, Baseline: pf.baseline, Limits: pf.limits, Logger: log}
+}
+
+// limitFlags bound what one scan may read and spend: the snapshot reader's value and
+// resource sizes, and each policy evaluation's time and the process's heap.
+type limitFlags struct {
+	maxValue, maxResource bytesize.Flag
+	eval                  config.EvalLimits
+}
+
+func (lf *limitFlags) register(cmd *cobra.Command) {
+	d := snapshot.DefaultLimits()
+	lf.maxValue, lf.maxResource = bytesize.Flag(d.MaxValue), bytesize.Flag(d.MaxResource)
+	lf.eval = config.EvalLimits{EvalTimeout: engine.DefaultEvalTimeout, MemoryLimit: engine.DefaultMemoryLimit}
+	f := cmd.Flags()
+	f.Var(&lf.maxValue, "max-value-size", "refuse a snapshot holding a single string or number larger than this")
+	f.Var(&lf.maxResource, "max-resource-size", "refuse a snapshot holding a resource larger than this")
+	f.DurationVar(&lf.eval.EvalTimeout, "eval-timeout", lf.eval.EvalTimeout, "stop one policy evaluation on one resource after this long and record it as an eval error")
+	f.Var((*bytesize.Flag)(&lf.eval.MemoryLimit), "memory-limit", "heap above which the longest-running policy evaluation is stopped and recorded as an eval error")
 }
 
 func (a *app) scanCmd() *cobra.Command {
@@ -128,23 +144,21 @@ report, nothing recorded.`,
 				return err
 			}
 			defer stop()
-			var st *store.Store
-			var recorded func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error
+			req := scan.Request{Source: src, Engine: eng, Waivers: ws, Now: now, Version: version(),
+				Limits: snapshot.Limits{MaxValue: lf.maxValue.Int(), MaxResource: lf.maxResource.Int()}}
 			if !noDB {
-				if st, recorded, err = a.scanHistory(cmd.Context(), dbPath, cfg, eng); err != nil {
+				if req.Store, req.Recorded, err = a.scanHistory(cmd.Context(), dbPath, cfg, eng); err != nil {
 					return err
 				}
-				defer st.Close()
+				defer req.Store.Close()
 			}
 			scan.TuneGC()
 			var prog *progress.Line
 			if !noProgress {
 				prog = progress.New(a.stderr, "evaluated")
 			}
-			res, err := scan.Run(cmd.Context(), scan.Request{
-				Source: src, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
-				Progress: prog.Update, Version: version(), Recorded: recorded,
-			})
+			req.Progress = prog.Update
+			res, err := scan.Run(cmd.Context(), req)
 			prog.Done()
 			if err != nil {
 				return err // exit 2, or run reports the interruption and its exit code
@@ -159,7 +173,7 @@ report, nothing recorded.`,
 	pf.register(cmd)
 	tf.register(cmd)
 	lf.register(cmd)
-	pf.limits = &lf
+	pf.limits = &lf.eval
 	f := cmd.Flags()
 	f.StringVarP(&snapPath, "snapshot", "s", "", "snapshot file to evaluate, or - for standard input")
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")
