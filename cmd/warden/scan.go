@@ -217,12 +217,8 @@ func parseNow(flag string) (time.Time, error) {
 // --snapshot the live targets, collected as they are evaluated; stop ends the --sim
 // simulator once the scan is over.
 func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool) (src scan.Source, stop func(), err error) {
-	switch snapPath {
-	case "-":
-		return scan.Reader(a.stdin, "-"), func() {}, nil
-	case "":
-	default:
-		return scan.File(snapPath), func() {}, nil
+	if snapPath != "" {
+		return scan.Path(snapPath, a.stdin), func() {}, nil
 	}
 	cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, a.log)
 	if errors.Is(err, collect.ErrNoTargets) {
