@@ -93,7 +93,7 @@ type Options struct {
 // and a summary closes the run.
 func Run(ctx context.Context, o Options) error {
 	if o.You == Requester || o.You == SecondApprover {
-		return fmt.Errorf("you act as %q, a name the demo gives to someone else", o.You)
+		return fmt.Errorf("you act as %q, a name the demo gives to someone else: set WARDEN_ACTOR to your own name", o.You)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)

@@ -222,10 +222,8 @@ func (d *run) verify(ctx context.Context) error {
 
 func (d *run) writeReport(ctx context.Context, fw *compliance.Framework) error {
 	began := time.Now()
-	doc, err := evidence.Gather(ctx, d.e.Store, audit.New(d.e.Store, audit.Options{}), fw, evidence.Options{
-		Policies: d.e.Engine.Policies(), Settings: evidence.SettingsInEffect(d.e.Engine.SettingsSchema(), d.e.Config.Settings),
-		Tool: "warden " + d.o.Version,
-	})
+	doc, err := evidence.Gather(ctx, d.e.Store, audit.New(d.e.Store, audit.Options{}), fw,
+		evidence.ForEngine(d.e.Engine, d.e.Config.Settings, "warden "+d.o.Version))
 	if err != nil {
 		return fmt.Errorf("gather the %s report: %w", fw.ID, err)
 	}

@@ -2,6 +2,7 @@ package remediate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/warden-sec/warden/remediators"
@@ -47,6 +48,19 @@ func (r *Result) Failed() int {
 		}
 	}
 	return n
+}
+
+// Err is the run's failure, for a command's exit: nil unless an action failed or a run
+// that was not a dry run stopped before its end.
+func (r *Result) Err() error {
+	if r.Failed() == 0 && (r.Stopped == "" || r.DryRun) {
+		return nil
+	}
+	msg := fmt.Sprintf("%d failed", r.Failed())
+	if r.Stopped != "" {
+		msg += "; stopped: " + r.Stopped
+	}
+	return errors.New(msg)
 }
 
 // item is r's line in a run's result.

@@ -12,7 +12,7 @@ import (
 	"github.com/warden-sec/warden/remediate"
 )
 
-// decodePlan reads a plan file as 'warden apply PLAN' does (cmd/warden readPlan):
+// decodePlan reads a plan file as 'warden apply PLAN' does (remediate.ReadPlan):
 // unknown fields refused, then Check.
 func decodePlan(b []byte) (*remediate.Plan, error, error) {
 	var p remediate.Plan

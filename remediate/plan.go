@@ -1,11 +1,13 @@
 package remediate
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -329,6 +331,25 @@ func (p *Plan) Check() error {
 		return fmt.Errorf("plan hash %s, computed %s: %w", short(p.Hash), short(got), ErrPlanTampered)
 	}
 	return nil
+}
+
+// ReadPlan reads a plan file, as 'warden plan --out' wrote it, and checks it: an unknown
+// field or an edited action is refused.
+func ReadPlan(path string) (*Plan, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read plan: %w", err)
+	}
+	var p Plan
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&p); err != nil {
+		return nil, fmt.Errorf("read plan %s: %w", path, err)
+	}
+	if err := p.Check(); err != nil {
+		return nil, fmt.Errorf("read plan %s: %w", path, err)
+	}
+	return &p, nil
 }
 
 func short(h string) string {

@@ -27,6 +27,15 @@ type opened struct {
 	close      func() error
 }
 
+// Path is a --snapshot flag's source: the file at path (File), or for "-" the snapshot
+// streamed on stdin (Reader), named "-".
+func Path(path string, stdin io.Reader) Source {
+	if path == "-" {
+		return Reader(stdin, "-")
+	}
+	return File(path)
+}
+
 // File is the snapshot file at path; "-" is not special here (see Reader).
 func File(path string) Source { return fileSource{path} }
 

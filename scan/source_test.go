@@ -158,3 +158,21 @@ func TestFile_isNamedByItsPath(t *testing.T) {
 		t.Errorf("result named %q, history %+v, %v", res.Scan.Snapshot, scans, err)
 	}
 }
+
+// --snapshot - reads standard input, named "-"; any other path is the file.
+func TestPath_dashIsStandardInput(t *testing.T) {
+	body := snap("2026-11-30T12:00:00Z", nil, root{"111111111111", false, 0})
+	path := filepath.Join(t.TempDir(), "monday.json")
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ flag, name string }{{"-", "-"}, {path, path}} {
+		res, err := scan.Run(context.Background(), scan.Request{Engine: testEngine(t), Source: scan.Path(tc.flag, strings.NewReader(body))})
+		if err != nil {
+			t.Fatalf("--snapshot %s: %v", tc.flag, err)
+		}
+		if res.Scan.Snapshot != tc.name || res.Scan.Resources != 1 {
+			t.Errorf("--snapshot %s: named %q, %d resources", tc.flag, res.Scan.Snapshot, res.Scan.Resources)
+		}
+	}
+}

@@ -94,7 +94,7 @@ func (e *simEnv) plan(t *testing.T) (string, *remediate.Plan) {
 	if code != 0 || !strings.Contains(out, "saved to "+path) {
 		t.Fatalf("plan --out: exit %d\n%s%s", code, out, stderr)
 	}
-	p, err := readPlan(path)
+	p, err := remediate.ReadPlan(path)
 	if err != nil {
 		t.Fatal(err)
 	}

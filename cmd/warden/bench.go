@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 
 	"github.com/spf13/cobra"
@@ -77,13 +76,6 @@ Markdown, ready for BENCHMARKS.md.`,
 	return cmd
 }
 
-// wardenCommand is the child process of a full pass: this binary, so that the scan
-// measured is the code being benchmarked. Tests replace it, the test binary not being
-// warden.
-var wardenCommand = func(ctx context.Context, args ...string) (*exec.Cmd, error) {
-	self, err := os.Executable()
-	if err != nil {
-		return nil, err
-	}
-	return exec.CommandContext(ctx, self, args...), nil
-}
+// wardenCommand, when set, is the child process of a full pass instead of this binary:
+// tests set it, the test binary not being warden.
+var wardenCommand func(ctx context.Context, args ...string) (*exec.Cmd, error)

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/collect"
-	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/internal/atomicfile"
 	"github.com/warden-sec/warden/internal/progress"
@@ -18,104 +16,32 @@ import (
 
 // targetFlags name live targets; the same keys exist under targets: in the config.
 type targetFlags struct {
-	tls         []string
-	timeout     time.Duration
-	aws         bool
-	awsOrg      bool
-	awsOrgRole  string
-	regions     []string
-	gcpProjects []string
-	gcpEndpoint string
-	sim         string
+	collect.Overrides
+	sim string
 }
 
 func (tf *targetFlags) register(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.BoolVar(&tf.aws, "aws", false, "collect the AWS account of the current credentials (standard chain, AWS_ENDPOINT_URL)")
-	f.BoolVar(&tf.awsOrg, "aws-org", false, "collect every active account of the AWS organisation, assuming --aws-org-role in each")
-	f.StringVar(&tf.awsOrgRole, "aws-org-role", "", "role assumed in member accounts (default OrganizationAccountAccessRole)")
-	f.StringArrayVar(&tf.regions, "region", nil, "AWS region to read (repeatable; default every enabled region)")
-	f.StringArrayVar(&tf.gcpProjects, "gcp-project", nil, "GCP project to collect (repeatable; Application Default Credentials)")
-	f.StringVar(&tf.gcpEndpoint, "gcp-endpoint", "", "GCP endpoint override, e.g. the simulator's http://127.0.0.1:PORT")
-	f.StringArrayVar(&tf.tls, "tls", nil, "TLS endpoint to probe, host:port or host:port@sni (repeatable)")
-	f.DurationVar(&tf.timeout, "timeout", 10*time.Second, "timeout of each TLS connection attempt")
+	f.BoolVar(&tf.AWS, "aws", false, "collect the AWS account of the current credentials (standard chain, AWS_ENDPOINT_URL)")
+	f.BoolVar(&tf.AWSOrg, "aws-org", false, "collect every active account of the AWS organisation, assuming --aws-org-role in each")
+	f.StringVar(&tf.AWSOrgRole, "aws-org-role", "", "role assumed in member accounts (default OrganizationAccountAccessRole)")
+	f.StringArrayVar(&tf.Regions, "region", nil, "AWS region to read (repeatable; default every enabled region)")
+	f.StringArrayVar(&tf.GCPProjects, "gcp-project", nil, "GCP project to collect (repeatable; Application Default Credentials)")
+	f.StringVar(&tf.GCPEndpoint, "gcp-endpoint", "", "GCP endpoint override, e.g. the simulator's http://127.0.0.1:PORT")
+	f.StringArrayVar(&tf.TLS, "tls", nil, "TLS endpoint to probe, host:port or host:port@sni (repeatable)")
+	f.DurationVar(&tf.TLSTimeout, "timeout", 10*time.Second, "timeout of each TLS connection attempt")
 	f.StringVar(&tf.sim, "sim", "", "collect from an in-process simulator serving this world file (a demo: every account and project in it)")
 }
 
-// targets lays the flags over the config's targets: section. Any AWS flag makes AWS a
-// target; --region replaces the config's regions, --gcp-project adds to its projects,
-// endpoints and the org role given as flags win.
+// targets lays the flags over the config's targets: section.
 func (tf *targetFlags) targets(cfg *config.Config) collect.Targets {
-	t := cfg.Targets.Collect()
-	t.TLS = append(t.TLS, tf.tls...)
-	t.TLSTimeout = tf.timeout
-	if tf.aws || tf.awsOrg || tf.awsOrgRole != "" || len(tf.regions) > 0 {
-		if t.AWS == nil {
-			t.AWS = &collect.AWS{}
-		}
-		t.AWS.Org = t.AWS.Org || tf.awsOrg
-		if tf.awsOrgRole != "" {
-			t.AWS.OrgRole = tf.awsOrgRole
-		}
-		if len(tf.regions) > 0 {
-			t.AWS.Regions = tf.regions
-		}
-	}
-	if len(tf.gcpProjects) > 0 || tf.gcpEndpoint != "" {
-		if t.GCP == nil {
-			t.GCP = &collect.GCP{}
-		}
-		t.GCP.Projects = append(t.GCP.Projects, tf.gcpProjects...)
-		if tf.gcpEndpoint != "" {
-			t.GCP.Endpoint = tf.gcpEndpoint
-		}
-	}
-	return t
+	return cfg.Targets.Collect().With(tf.Overrides)
 }
 
-// collectors resolves the targets of the flags and the config, behind the --sim
-// simulator when one is asked for; stop ends the simulator once the run is over. Empty
-// targets are collect.ErrNoTargets, for the command to say which flags it wants.
-func (tf *targetFlags) collectors(cfg *config.Config, log *slog.Logger) (cs []collectors.Collector, stop func(), err error) {
-	t := tf.targets(cfg)
-	stop = func() {}
-	if tf.sim != "" {
-		sim, err := collect.StartSimulator(tf.sim, log)
-		if err != nil {
-			return nil, nil, usageErr(err)
-		}
-		stop = func() { _ = sim.Close() }
-		t = sim.Target(t)
-	}
-	cs, err = collect.Resolve(t, log)
-	if err != nil {
-		stop()
-		if errors.Is(err, collect.ErrNoTargets) {
-			return nil, nil, err
-		}
-		return nil, nil, usageErr(err)
-	}
-	return cs, stop, nil
-}
-
-// collectOptions are the options of a collection that draws prog (nil: none) and says
-// what it read when it is over: on the terminal under the progress line, else in the log.
+// collectOptions are the options of a collection by this warden that draws prog (nil:
+// none) and says what it read when it is over.
 func (a *app) collectOptions(prog *progress.Line) collect.Options {
-	opts := collect.Options{
-		Source: "warden " + version() + " collect",
-		Done: func(sum collect.Summary) {
-			prog.Done()
-			if prog != nil {
-				fmt.Fprintln(prog.Writer(), sum)
-			} else {
-				a.log.Info(sum.String())
-			}
-		},
-	}
-	if prog != nil {
-		opts.Progress = prog.UpdateWith
-	}
-	return opts
+	return collect.Reporting("warden "+version()+" collect", prog, a.log)
 }
 
 func (a *app) collectCmd() *cobra.Command {
@@ -151,11 +77,11 @@ does not resolve their findings.`,
   warden collect --config warden.yaml | warden scan --snapshot -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(configFile)
+			cfg, err := config.LoadOptional(configFile)
 			if err != nil {
 				return err
 			}
-			cs, stop, err := tf.collectors(cfg, a.log)
+			cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, a.log)
 			if errors.Is(err, collect.ErrNoTargets) {
 				return usageErr(fmt.Errorf("collect needs a target: --aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config"))
 			}
@@ -163,12 +89,11 @@ does not resolve their findings.`,
 				return err
 			}
 			defer stop()
-			opts := a.collectOptions(progress.New(a.stderr, "collecting"))
-			if out == "" || out == "-" {
-				_, err := collect.Run(cmd.Context(), a.stdout, cs, opts)
-				return err
+			if out == "-" {
+				out = "" // standard output
 			}
-			return atomicfile.Write(out, func(w io.Writer) error {
+			opts := a.collectOptions(progress.New(a.stderr, "collecting"))
+			return atomicfile.WriteOr(out, a.stdout, func(w io.Writer) error {
 				_, err := collect.Run(cmd.Context(), w, cs, opts)
 				return err
 			})

@@ -77,7 +77,7 @@ func (r *childRun) plan(t *testing.T) *remediate.Plan {
 	if out, err := r.warden("plan", "--out", r.planFile).CombinedOutput(); err != nil {
 		t.Fatalf("plan: %v\n%s", err, out)
 	}
-	p, err := readPlan(r.planFile)
+	p, err := remediate.ReadPlan(r.planFile)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,14 @@ import (
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/demo"
+	"github.com/warden-sec/warden/internal/tty"
 )
 
-type demoFlags struct {
-	dir         string
-	framework   string
-	interactive bool
-	now         string
-}
-
 func (a *app) demoCmd() *cobra.Command {
-	var df demoFlags
+	var (
+		dir, framework, nowFlag string
+		interactive             bool
+	)
 	cmd := &cobra.Command{
 		Use:   "demo [--dir FOLDER]",
 		Short: "Run one whole reconciliation on a simulated organisation, in under a minute",
@@ -54,40 +51,33 @@ You approve as $WARDEN_ACTOR, or else your OS user name; the fixes are requested
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !cmd.Flags().Changed("interactive") {
-				df.interactive = readerIsTerminal(a.stdin)
+				interactive = tty.Input(a.stdin)
 			}
-			return a.runDemo(cmd, df)
+			fw, err := compliance.Lookup(framework)
+			if err != nil {
+				return fmt.Errorf("--framework: %w", err)
+			}
+			now, err := parseNow(nowFlag)
+			if err != nil {
+				return err
+			}
+			you, err := actor()
+			if err != nil {
+				return err
+			}
+			if !cmd.Flags().Changed("log-level") {
+				// The demo's own lines say what a warning would (an unread scope, a failed fix).
+				a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+			}
+			return demo.Run(cmd.Context(), demo.Options{Dir: dir, Framework: fw, Interactive: interactive, You: you,
+				Stdout: a.stdout, Stdin: a.stdin, Logger: a.log, Version: version(), Collect: a.collectOptions(nil), Now: now})
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&df.dir, "dir", "warden-demo", "the folder everything is written to (made if missing; emptied first if an earlier demo made it)")
-	f.StringVar(&df.framework, "framework", "cis-aws-3.0", "the framework of the compliance report ('warden report --list')")
-	f.BoolVar(&df.interactive, "interactive", false, "ask for each approval on standard input (default: when it is a terminal)")
-	f.StringVar(&df.now, "now", "", "judge ages (keys, certificates) as of this RFC 3339 time instead of now: acme ages with the calendar")
+	f.StringVar(&dir, "dir", "warden-demo", "the folder everything is written to (made if missing; emptied first if an earlier demo made it)")
+	f.StringVar(&framework, "framework", "cis-aws-3.0", "the framework of the compliance report ('warden report --list')")
+	f.BoolVar(&interactive, "interactive", false, "ask for each approval on standard input (default: when it is a terminal)")
+	f.StringVar(&nowFlag, "now", "", "judge ages (keys, certificates) as of this RFC 3339 time instead of now: acme ages with the calendar")
 	_ = f.MarkHidden("now")
 	return cmd
-}
-
-func (a *app) runDemo(cmd *cobra.Command, df demoFlags) error {
-	fw, err := compliance.Lookup(df.framework)
-	if err != nil {
-		return usageErr(fmt.Errorf("--framework: %w", err))
-	}
-	now, err := parseNow(df.now)
-	if err != nil {
-		return err
-	}
-	you, err := actor()
-	if err != nil {
-		return usageErr(err)
-	}
-	if you == demo.Requester || you == demo.SecondApprover {
-		return usageErr(fmt.Errorf("you act as %q, a name the demo gives to someone else: set %s to your own name", you, actorEnv))
-	}
-	if !cmd.Flags().Changed("log-level") {
-		// The demo's own lines say what a warning would (an unread scope, a failed fix).
-		a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	}
-	return demo.Run(cmd.Context(), demo.Options{Dir: df.dir, Framework: fw, Interactive: df.interactive, You: you,
-		Stdout: a.stdout, Stdin: a.stdin, Logger: a.log, Version: version(), Collect: a.collectOptions(nil), Now: now})
 }

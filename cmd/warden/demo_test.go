@@ -18,7 +18,7 @@ const demoNow = "2026-12-01T12:00:00Z"
 // demoPlan reads the plan a demo wrote.
 func demoPlan(t *testing.T, dir string) *remediate.Plan {
 	t.Helper()
-	p, err := readPlan(filepath.Join(dir, "plan.json"))
+	p, err := remediate.ReadPlan(filepath.Join(dir, "plan.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -22,7 +21,10 @@ func (a *app) findingsCmd() *cobra.Command {
 }
 
 func (a *app) findingsDiffCmd() *cobra.Command {
-	var dbPath, format, configFile string
+	var (
+		df     dbFlags
+		format string
+	)
 	cmd := &cobra.Command{
 		Use:   "diff",
 		Short: "Show new, resolved, still open and unknown findings between the last two scans",
@@ -38,32 +40,22 @@ func (a *app) findingsDiffCmd() *cobra.Command {
   warden findings diff --config warden.yaml --format json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(configFile)
-			if err != nil {
-				return err
-			}
 			// Reading the history never creates one: a misspelt --db is an error.
-			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
+			_, st, err := df.open(cmd.Context(), false)
 			if err != nil {
 				return err
 			}
 			defer st.Close()
 			prev, cur, d, err := scan.DiffLatest(cmd.Context(), st)
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
-			switch format {
-			case "json":
-				return report.DiffJSON(a.stdout, prev, cur, d)
-			case "table":
-				report.DiffTable(a.stdout, prev, cur, d)
-				return nil
-			}
-			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			return tableOrJSON(format, func() error { report.DiffTable(a.stdout, prev, cur, d); return nil },
+				func() error { return report.DiffJSON(a.stdout, prev, cur, d) })
 		},
 	}
-	cmd.Flags().StringVar(&dbPath, "db", "", "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)")
-	cmd.Flags().StringVar(&configFile, "config", "", "YAML config whose db: names the scan history")
+	df.register(cmd, "scan history: a SQLite file, a postgres:// URL or a PostgreSQL key=value DSN (default: the config's db:, else $XDG_STATE_HOME/warden/warden.db)",
+		"YAML config whose db: names the scan history")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
 }
@@ -73,27 +65,12 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 // history other than the one scan writes. With create false, a history that does not
 // exist is an error (bad input), never an empty one made on the spot.
 func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create bool) (*store.Store, error) {
-	dsn, err := historyDSN(dbFlag, cfg)
+	dsn, err := cfg.DSN(dbFlag)
 	if err != nil {
 		return nil, err
 	}
 	if !create {
-		st, err := store.OpenExisting(ctx, dsn)
-		if err != nil {
-			return nil, usageErr(err)
-		}
-		return st, nil
+		return store.OpenExisting(ctx, dsn)
 	}
 	return store.Open(ctx, dsn)
-}
-
-// historyDSN is --db, else the config's db:, else the default path.
-func historyDSN(dbFlag string, cfg *config.Config) (string, error) {
-	if dbFlag != "" {
-		return dbFlag, nil
-	}
-	if cfg != nil && cfg.DB != "" {
-		return cfg.DB, nil
-	}
-	return store.DefaultPath()
 }

@@ -42,13 +42,8 @@ func (a *app) policyListCmd() *cobra.Command {
 			if err != nil {
 				return usageErr(fmt.Errorf("--framework: %w", err))
 			}
-			switch format {
-			case "json":
-				return inspect.PoliciesJSON(a.stdout, list)
-			case "table":
-				return inspect.PoliciesTable(a.stdout, list)
-			}
-			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			return tableOrJSON(format, func() error { return inspect.PoliciesTable(a.stdout, list) },
+				func() error { return inspect.PoliciesJSON(a.stdout, list) })
 		},
 	}
 	pf.register(cmd)
@@ -80,13 +75,8 @@ type, or a name no policy reads, is refused when the policies load.`,
 				return err
 			}
 			rows := inspect.Settings(eng, cfg.Settings)
-			switch format {
-			case "json":
-				return inspect.SettingsJSON(a.stdout, rows)
-			case "table":
-				return inspect.SettingsTable(a.stdout, rows)
-			}
-			return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
+			return tableOrJSON(format, func() error { return inspect.SettingsTable(a.stdout, rows) },
+				func() error { return inspect.SettingsJSON(a.stdout, rows) })
 		},
 	}
 	pf.register(cmd)
@@ -131,4 +121,15 @@ tests (its library stays: no user module may define it).`,
 	cmd.Flags().StringVar(&run, "run", "", "only tests whose name matches this regular expression")
 	cmd.Flags().BoolVar(&noBuiltin, "no-builtin", false, "test DIRs without the built-in pack")
 	return cmd
+}
+
+// tableOrJSON writes with table or with json, as --format says.
+func tableOrJSON(format string, table, json func() error) error {
+	switch format {
+	case "json":
+		return json()
+	case "table":
+		return table()
+	}
+	return usageErr(fmt.Errorf("--format: unknown format %q (want table or json)", format))
 }

@@ -87,7 +87,7 @@ time before the first scan or to come) or an error.`,
 			if err != nil {
 				return err
 			}
-			ws, err := loadWaivers(waiverFile, cfg)
+			ws, err := cfg.LoadWaivers(waiverFile)
 			if err != nil {
 				return err
 			}
@@ -97,17 +97,13 @@ time before the first scan or to come) or an error.`,
 				return err
 			}
 			defer st.Close()
-			doc, err := evidence.Gather(cmd.Context(), st, audit.New(st, audit.Options{}), fw, evidence.Options{
-				At: at, Policies: eng.Policies(), Waivers: ws, Settings: evidence.SettingsInEffect(eng.SettingsSchema(), cfg.Settings),
-				Tool: "warden " + version(),
-			})
+			eo := evidence.ForEngine(eng, cfg.Settings, "warden "+version())
+			eo.At, eo.Waivers = at, ws
+			doc, err := evidence.Gather(cmd.Context(), st, audit.New(st, audit.Options{}), fw, eo)
 			if err != nil {
-				return usageErr(err)
+				return err
 			}
-			if outFile == "" {
-				return w.Write(a.stdout, doc)
-			}
-			if err := atomicfile.Write(outFile, func(out io.Writer) error { return w.Write(out, doc) }); err != nil {
+			if err := atomicfile.WriteOr(outFile, a.stdout, func(out io.Writer) error { return w.Write(out, doc) }); err != nil || outFile == "" {
 				return err
 			}
 			s := doc.Report.Score

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -18,11 +16,13 @@ import (
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/bytesize"
 	"github.com/warden-sec/warden/internal/progress"
+	"github.com/warden-sec/warden/internal/tty"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
+	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
-	"github.com/warden-sec/warden/waivers"
 )
 
 // policyFlags are the flags that choose policies, shared by scan and policy list.
@@ -32,7 +32,7 @@ type policyFlags struct {
 	noBuiltin  bool
 	baseline   bool // set by scan only: see engine.Config.Baseline
 	// limits, when set, bound each evaluation (scan registers them; policy list does not).
-	limits *limitFlags
+	limits *config.EvalLimits
 }
 
 func (pf *policyFlags) register(cmd *cobra.Command) {
@@ -43,52 +43,35 @@ func (pf *policyFlags) register(cmd *cobra.Command) {
 
 // loadPolicies reads the config (if any) and compiles the policies it and the flags name.
 func (a *app) loadPolicies(cmd *cobra.Command, pf *policyFlags) (*config.Config, *engine.Engine, error) {
-	cfg, err := loadConfig(pf.configFile)
+	cfg, err := config.LoadOptional(pf.configFile)
 	if err != nil {
 		return nil, nil, err
 	}
 	e, err := cfg.Engine(cmd.Context(), pf.options(a.log))
-	if err != nil {
-		return nil, nil, usageErr(err)
-	}
-	return cfg, e, nil
+	return cfg, e, err
 }
 
 // options are the policy flags as the config's policy options.
 func (pf *policyFlags) options(log *slog.Logger) config.PolicyOptions {
-	o := config.PolicyOptions{Dirs: pf.policyDirs, NoBuiltin: pf.noBuiltin, Baseline: pf.baseline, Logger: log}
-	if lf := pf.limits; lf != nil {
-		o.Limits = &config.EvalLimits{EvalTimeout: lf.evalTimeout, MemoryLimit: int64(lf.memoryLimit)}
-	}
-	return o
+	return config.PolicyOptions{Dirs: pf.policyDirs, NoBuiltin: pf.noBuiltin, Baseline: pf.baseline, Limits: pf.limits, Logger: log}
 }
 
-// loadConfig reads --config; without one, the config is empty.
-func loadConfig(file string) (*config.Config, error) {
-	if file == "" {
-		return &config.Config{}, nil
-	}
-	c, err := config.Load(file)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return c, nil
+// limitFlags bound what one scan may read and spend: the snapshot reader's value and
+// resource sizes, and each policy evaluation's time and the process's heap.
+type limitFlags struct {
+	maxValue, maxResource bytesize.Flag
+	eval                  config.EvalLimits
 }
 
-// loadWaivers reads --waivers, else the config's waivers: file; nil when neither names one.
-func loadWaivers(flag string, cfg *config.Config) (*waivers.Set, error) {
-	file := flag
-	if file == "" {
-		file = cfg.Waivers
-	}
-	if file == "" {
-		return nil, nil
-	}
-	ws, err := waivers.Load(file)
-	if err != nil {
-		return nil, usageErr(err)
-	}
-	return ws, nil
+func (lf *limitFlags) register(cmd *cobra.Command) {
+	d := snapshot.DefaultLimits()
+	lf.maxValue, lf.maxResource = bytesize.Flag(d.MaxValue), bytesize.Flag(d.MaxResource)
+	lf.eval = config.EvalLimits{EvalTimeout: engine.DefaultEvalTimeout, MemoryLimit: engine.DefaultMemoryLimit}
+	f := cmd.Flags()
+	f.Var(&lf.maxValue, "max-value-size", "refuse a snapshot holding a single string or number larger than this")
+	f.Var(&lf.maxResource, "max-resource-size", "refuse a snapshot holding a resource larger than this")
+	f.DurationVar(&lf.eval.EvalTimeout, "eval-timeout", lf.eval.EvalTimeout, "stop one policy evaluation on one resource after this long and record it as an eval error")
+	f.Var((*bytesize.Flag)(&lf.eval.MemoryLimit), "memory-limit", "heap above which the longest-running policy evaluation is stopped and recorded as an eval error")
 }
 
 func (a *app) scanCmd() *cobra.Command {
@@ -144,7 +127,7 @@ report, nothing recorded.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--fail-on: %w", err))
 			}
-			w, err := report.New(format, outFile == "" && isTerminal(a.stdout))
+			w, err := report.New(format, outFile == "" && tty.Colour(a.stdout))
 			if err != nil {
 				return usageErr(fmt.Errorf("--format: %w", err))
 			}
@@ -152,7 +135,7 @@ report, nothing recorded.`,
 			if err != nil {
 				return err
 			}
-			ws, err := loadWaivers(waiverFile, cfg)
+			ws, err := cfg.LoadWaivers(waiverFile)
 			if err != nil {
 				return err
 			}
@@ -161,31 +144,26 @@ report, nothing recorded.`,
 				return err
 			}
 			defer stop()
-			var st *store.Store
-			var recorded func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error
+			req := scan.Request{Source: src, Engine: eng, Waivers: ws, Now: now, Version: version(),
+				Limits: snapshot.Limits{MaxValue: lf.maxValue.Int(), MaxResource: lf.maxResource.Int()}}
 			if !noDB {
-				if st, recorded, err = a.scanHistory(cmd.Context(), dbPath, cfg, eng); err != nil {
+				if req.Store, req.Recorded, err = a.scanHistory(cmd.Context(), dbPath, cfg, eng); err != nil {
 					return err
 				}
-				defer st.Close()
+				defer req.Store.Close()
 			}
-			tuneGC()
+			scan.TuneGC()
 			var prog *progress.Line
 			if !noProgress {
 				prog = progress.New(a.stderr, "evaluated")
 			}
-			res, err := scan.Run(cmd.Context(), scan.Request{
-				Source: src, Engine: eng, Waivers: ws, Store: st, Now: now, Limits: lf.snapshotLimits(),
-				Progress: prog.Update, Version: version(), Recorded: recorded,
-			})
+			req.Progress = prog.Update
+			res, err := scan.Run(cmd.Context(), req)
 			prog.Done()
 			if err != nil {
-				if errors.Is(err, context.Canceled) {
-					return err // run reports the interruption and its exit code
-				}
-				return usageErr(err)
+				return err // exit 2, or run reports the interruption and its exit code
 			}
-			if err := writeReport(outFile, a.stdout, w, res); err != nil {
+			if err := atomicfile.WriteOr(outFile, a.stdout, func(out io.Writer) error { return w.Write(out, res) }); err != nil {
 				return err
 			}
 			a.log.Info("scan done", "resources", res.Scan.Resources, "findings", res.Summary.Findings, "eval_errors", res.Summary.EvalErrors, "duration_ms", res.Scan.DurationMS)
@@ -195,7 +173,7 @@ report, nothing recorded.`,
 	pf.register(cmd)
 	tf.register(cmd)
 	lf.register(cmd)
-	pf.limits = &lf
+	pf.limits = &lf.eval
 	f := cmd.Flags()
 	f.StringVarP(&snapPath, "snapshot", "s", "", "snapshot file to evaluate, or - for standard input")
 	f.StringVar(&waiverFile, "waivers", "", "YAML file of waivers (policy, resource glob, reason, owner, expires)")
@@ -239,14 +217,10 @@ func parseNow(flag string) (time.Time, error) {
 // --snapshot the live targets, collected as they are evaluated; stop ends the --sim
 // simulator once the scan is over.
 func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool) (src scan.Source, stop func(), err error) {
-	switch snapPath {
-	case "-":
-		return scan.Reader(a.stdin, "-"), func() {}, nil
-	case "":
-	default:
-		return scan.File(snapPath), func() {}, nil
+	if snapPath != "" {
+		return scan.Path(snapPath, a.stdin), func() {}, nil
 	}
-	cs, stop, err := tf.collectors(cfg, a.log)
+	cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, a.log)
 	if errors.Is(err, collect.ErrNoTargets) {
 		return nil, nil, usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
 	}
@@ -272,25 +246,4 @@ func (a *app) scanHistory(ctx context.Context, dbPath string, cfg *config.Config
 		return nil, nil, err
 	}
 	return st, scan.Audit(audit.New(st, audit.Options{}), who, scan.VersionEvents(eng, cfg.File, cfg.Version)...), nil
-}
-
-// writeReport writes to path atomically, or to stdout.
-func writeReport(path string, stdout io.Writer, w report.Writer, r *scan.Result) error {
-	if path == "" {
-		return w.Write(stdout, r)
-	}
-	return atomicfile.Write(path, func(out io.Writer) error { return w.Write(out, r) })
-}
-
-// tuneGC sets the collector for an evaluation, unless GOGC or GOMEMLIMIT say otherwise.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		// Evaluation allocates many short-lived values while little stays live:
-		// collecting less often saves about a fifth of the CPU (BENCHMARKS.md).
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		// ...but not at the price of memory: near 1.5 GiB the collector works harder.
-		debug.SetMemoryLimit(1536 << 20)
-	}
 }

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -44,51 +42,27 @@ While it serves, the admin API reads its counters and changes its faults:
     warden scan --aws-org --gcp-endpoint http://127.0.0.1:4566 --gcp-project acme-prod-4821`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// The simulator accepts any credentials and hands out their state: keep it
-			// on loopback unless asked.
-			if !remote && !isLoopback(listen) {
+			if !remote && !cloudsim.IsLoopback(listen) {
 				return usageErr(fmt.Errorf("--listen %s is not a loopback address: the simulator accepts any credentials; add --allow-remote to serve it anyway", listen))
 			}
-			w := &cloudsim.World{}
-			if worldFile != "" {
-				var err error
-				if w, err = cloudsim.LoadWorld(worldFile); err != nil {
-					return usageErr(err)
-				}
-			}
-			if latency > 0 {
-				w.Latency = cloudsim.Duration(latency)
-			}
-			sim, err := cloudsim.New(w, cloudsim.Options{Logger: a.log})
-			if err != nil {
-				return usageErr(fmt.Errorf("world %s: %w", worldFile, err))
-			}
-			srv, err := sim.Listen(listen)
-			if err != nil {
-				return err
-			}
-			projects := ""
-			for _, p := range w.GCP.Projects {
-				projects += " --gcp-project " + p.ID
-			}
-			target := "--aws"
-			if w.AWS.Organization != nil {
-				target = "--aws-org"
-			}
-			fmt.Fprintf(a.stdout, `warden simulator: %d AWS accounts, %d GCP projects, serving on %s
+			return cloudsim.Serve(cmd.Context(), cloudsim.ServeOptions{World: worldFile, Listen: listen, Latency: latency, Logger: a.log,
+				Serving: func(w *cloudsim.World, url string) {
+					projects := ""
+					for _, p := range w.GCP.Projects {
+						projects += " --gcp-project " + p.ID
+					}
+					target := "--aws"
+					if w.AWS.Organization != nil {
+						target = "--aws-org"
+					}
+					fmt.Fprintf(a.stdout, `warden simulator: %d AWS accounts, %d GCP projects, serving on %s
 
   export AWS_ENDPOINT_URL=%s AWS_ACCESS_KEY_ID=sim AWS_SECRET_ACCESS_KEY=sim AWS_REGION=us-east-1
   warden scan %s --gcp-endpoint %s%s
 
 Stop with Ctrl-C.
-`, len(w.AWS.Accounts), len(w.GCP.Projects), srv.URL, srv.URL, target, srv.URL, projects)
-			<-cmd.Context().Done()
-			// Calls in flight get up to 5 s to finish; connections that carry none (a
-			// client's keep-alive or gRPC connection) are closed at once, so a stop
-			// exits 0 without waiting for clients to hang up.
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			return srv.Shutdown(ctx)
+`, len(w.AWS.Accounts), len(w.GCP.Projects), url, url, target, url, projects)
+				}})
 		},
 	}
 	cmd.Flags().StringVar(&worldFile, "world", "", "world file to serve (default an empty account)")
@@ -96,17 +70,4 @@ Stop with Ctrl-C.
 	cmd.Flags().DurationVar(&latency, "latency", 0, "latency added to every call, e.g. 20ms")
 	cmd.Flags().BoolVar(&remote, "allow-remote", false, "allow a --listen address other than loopback (a container, a shared test host)")
 	return cmd
-}
-
-// isLoopback reports whether a listen address stays on this machine.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

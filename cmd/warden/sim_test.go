@@ -282,9 +282,4 @@ func TestSimListensOnLoopbackOnly(t *testing.T) {
 			t.Errorf("--listen %s: exit %d, %q", addr, code, stderr)
 		}
 	}
-	for _, addr := range []string{"127.0.0.1:1", "[::1]:1", "localhost:1"} {
-		if !isLoopback(addr) {
-			t.Errorf("%s is loopback", addr)
-		}
-	}
 }

@@ -169,8 +169,8 @@ func TestGather_daemonState(t *testing.T) {
 			// The reports are made as time goes on, a minute after each read (now), and
 			// again after the last read of a time before it.
 			var now time.Time
-			opts := evidence.Options{Policies: eng.Policies(), Settings: evidence.SettingsInEffect(eng.SettingsSchema(), nil),
-				Tool: "warden test", Now: func() time.Time { return now }}
+			opts := evidence.ForEngine(eng, nil, "warden test")
+			opts.Now = func() time.Time { return now }
 			gather := func(at time.Time) *compliance.Document {
 				t.Helper()
 				o := opts

@@ -416,6 +416,12 @@ func frameworkPolicies(fw *compliance.Framework) map[string]bool {
 // stamp writes a time for messages.
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
+// ForEngine are the options of a report judged with eng's policies and its settings in
+// effect (configured, the config's settings:, over their defaults), written by tool.
+func ForEngine(eng *engine.Engine, configured map[string]any, tool string) Options {
+	return Options{Policies: eng.Policies(), Settings: SettingsInEffect(eng.SettingsSchema(), configured), Tool: tool}
+}
+
 // SettingsInEffect are the settings the policies of schema read: each one's declared
 // default, replaced by the configured value where there is one (config settings:).
 func SettingsInEffect(schema []engine.Setting, configured map[string]any) map[string]any {

@@ -146,7 +146,7 @@ func TestGather_acmeHistory(t *testing.T) {
 			env := remediatetest.Start(t, dsn(t), remediatetest.World(1), gates.Config{Approvers: []string{"bob"}}, remediatetest.Options{})
 			signing := signer(t, env)
 			fw := cisAWS(t)
-			opts := evidence.Options{Policies: env.Engine.Policies(), Settings: evidence.SettingsInEffect(env.Engine.SettingsSchema(), nil), Tool: "warden test"}
+			opts := evidence.ForEngine(env.Engine, nil, "warden test")
 			gather := func(at time.Time) *compliance.Document {
 				t.Helper()
 				o := opts

@@ -9,6 +9,15 @@ import (
 	"path/filepath"
 )
 
+// WriteOr writes the file path as Write does, or to w when path is empty: an --out flag
+// left unset means standard output.
+func WriteOr(path string, w io.Writer, write func(io.Writer) error) error {
+	if path == "" {
+		return write(w)
+	}
+	return Write(path, write)
+}
+
 // Write writes a file through a temporary one renamed into place, so that a failure
 // never leaves half a file behind. A path that is not a regular file (/dev/null,
 // /dev/stdout, a pipe) is written in place: renaming over it would replace the device

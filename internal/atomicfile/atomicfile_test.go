@@ -3,6 +3,7 @@
 package atomicfile
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -117,4 +118,19 @@ func writeFile(t *testing.T, dir, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// An --out left empty writes to the stream given, and makes no file.
+func TestWriteOr_emptyPathWritesTheStream(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteOr("", &buf, func(w io.Writer) error { _, err := io.WriteString(w, "report"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "out")
+	if err := WriteOr(path, &buf, func(w io.Writer) error { _, err := io.WriteString(w, "file"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "file" || buf.String() != "report" {
+		t.Errorf("file %q (%v), stream %q", b, err, buf.String())
+	}
 }

@@ -34,8 +34,9 @@ type Options struct {
 	// Out receives the Markdown; Stderr the full passes' standard error.
 	Out, Stderr io.Writer
 	Logger      *slog.Logger
-	// Command makes the child process of a full pass, given warden's arguments: warden
-	// itself, so that the scan measured is the code being benchmarked.
+	// Command makes the child process of a full pass, given warden's arguments; nil runs
+	// this executable, warden itself, so that the scan measured is the code being
+	// benchmarked (a test, whose binary is not warden, sets it).
 	Command func(ctx context.Context, args ...string) (*exec.Cmd, error)
 }
 
@@ -317,6 +318,18 @@ func warmCache(path string) error {
 	return err
 }
 
+// command is the child process of a full pass: Options.Command's, else this executable's.
+func (o Options) command(ctx context.Context, args ...string) (*exec.Cmd, error) {
+	if o.Command != nil {
+		return o.Command(ctx, args...)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	return exec.CommandContext(ctx, self, args...), nil
+}
+
 // fullPass runs warden scan (with extra flags) in a child process so that its peak
 // memory is its own, and reads what it decided from its JSON report.
 func (o Options) fullPass(ctx context.Context, path string, extra ...string) (passResult, Decisions, error) {
@@ -326,7 +339,7 @@ func (o Options) fullPass(ctx context.Context, path string, extra ...string) (pa
 	}
 	out.Close()
 	defer os.Remove(out.Name())
-	c, err := o.Command(ctx, append([]string{"scan", "--snapshot", path, "--no-db", "--no-progress", "--format", "json", "-o", out.Name()}, extra...)...)
+	c, err := o.command(ctx, append([]string{"scan", "--snapshot", path, "--no-db", "--no-progress", "--format", "json", "-o", out.Name()}, extra...)...)
 	if err != nil {
 		return passResult{}, Decisions{}, err
 	}

@@ -41,3 +41,25 @@ func Format(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Flag is a byte count as a command-line flag (a pflag.Value): --memory-limit 2GiB.
+type Flag int64
+
+// String is the count as Format writes it, for the flag's default in help.
+func (f *Flag) String() string { return Format(int64(*f)) }
+
+// Type names the flag's value in help.
+func (f *Flag) Type() string { return "size" }
+
+// Set reads the flag's value with Parse.
+func (f *Flag) Set(v string) error {
+	n, err := Parse(v)
+	if err != nil {
+		return err
+	}
+	*f = Flag(n)
+	return nil
+}
+
+// Int is the count as an int, capped at the largest one.
+func (f Flag) Int() int { return int(min(int64(f), int64(^uint(0)>>1))) }

@@ -38,3 +38,17 @@ func TestFormat_isReadBackByParse(t *testing.T) {
 		t.Errorf("Format(16 MiB) = %q", got)
 	}
 }
+
+// A Flag is set as Parse reads and shown as Format writes; a bad size leaves it as it was.
+func TestFlag(t *testing.T) {
+	f := Flag(1 << 20)
+	if f.String() != Format(1<<20) || f.Type() != "size" {
+		t.Errorf("String %q, Type %q", f.String(), f.Type())
+	}
+	if err := f.Set("16MiB"); err != nil || f != 16<<20 || f.Int() != 16<<20 {
+		t.Errorf("Set 16MiB: %d, %v", f, err)
+	}
+	if err := f.Set("big"); err == nil || f != 16<<20 {
+		t.Errorf("Set big: %d, %v; want an error and the value kept", f, err)
+	}
+}

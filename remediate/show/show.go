@@ -15,10 +15,15 @@ import (
 )
 
 // PlanJSON writes the plan as indented JSON: the plan file `warden apply` reads.
-func PlanJSON(w io.Writer, p *remediate.Plan) error {
+func PlanJSON(w io.Writer, p *remediate.Plan) error { return indented(w, p) }
+
+// ApplyJSON writes an apply run's result as indented JSON (`warden apply --format json`).
+func ApplyJSON(w io.Writer, res *remediate.Result) error { return indented(w, res) }
+
+func indented(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
-	return enc.Encode(p)
+	return enc.Encode(v)
 }
 
 // Plan writes the plan's actions, each with its target, change, reason, approvals and
