@@ -2,6 +2,7 @@ package config
 
 import (
 	"cmp"
+	"context"
 
 	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/waivers"
@@ -37,4 +38,19 @@ func (c *Config) LoadWaivers(flag string) (*waivers.Set, error) {
 		return nil, nil
 	}
 	return waivers.Load(file)
+}
+
+// OpenStore opens the history every command shares: the database a --db flag names,
+// else the config's db:, else the default path (DSN), so that no command reads a
+// history other than the one scan writes. With create false, a database that does not
+// exist is an error (a wrong --db), never an empty one made on the spot.
+func (c *Config) OpenStore(ctx context.Context, flag string, create bool) (*store.Store, error) {
+	dsn, err := c.DSN(flag)
+	if err != nil {
+		return nil, err
+	}
+	if !create {
+		return store.OpenExisting(ctx, dsn)
+	}
+	return store.Open(ctx, dsn)
 }

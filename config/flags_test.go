@@ -1,6 +1,9 @@
 package config_test
 
 import (
+	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -54,5 +57,29 @@ func TestLoadOptional(t *testing.T) {
 	}
 	if _, err := config.LoadOptional(filepath.Join(t.TempDir(), "missing.yaml")); err == nil {
 		t.Error("a missing --config file was not an error")
+	}
+}
+
+// OpenStore opens the history at --db, else db:, else the default; without create, a
+// history that does not exist is refused and not made.
+func TestConfig_OpenStore(t *testing.T) {
+	dir := t.TempDir()
+	cfg := &config.Config{DB: filepath.Join(dir, "cfg.db")}
+	if _, err := cfg.OpenStore(context.Background(), "", false); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a missing history without create: %v, want fs.ErrNotExist", err)
+	}
+	if _, err := os.Stat(cfg.DB); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the refused history was made: %v", err)
+	}
+	st, err := cfg.OpenStore(context.Background(), filepath.Join(dir, "flag.db"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if _, err := os.Stat(filepath.Join(dir, "flag.db")); err != nil {
+		t.Fatalf("--db was not the history opened: %v", err)
+	}
+	if _, err := os.Stat(cfg.DB); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("db: was opened although --db was given: %v", err)
 	}
 }

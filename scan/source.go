@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/collectors"
@@ -99,4 +100,17 @@ func (s liveSource) open(ctx context.Context) (*opened, error) {
 		return nil, fmt.Errorf("collect: read the spooled snapshot back: %w", err)
 	}
 	return &opened{r: f, name: LiveName, collection: &sum, close: release}, nil
+}
+
+// ParseNow reads a --now flag: an RFC 3339 time to evaluate at instead of the
+// snapshot's collected_at, or the zero time (collected_at) when the flag is empty.
+func ParseNow(flag string) (time.Time, error) {
+	if flag == "" {
+		return time.Time{}, nil
+	}
+	now, err := time.Parse(time.RFC3339, flag)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err)
+	}
+	return now, nil
 }

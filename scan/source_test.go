@@ -176,3 +176,15 @@ func TestPath_dashIsStandardInput(t *testing.T) {
 		}
 	}
 }
+
+func TestParseNow(t *testing.T) {
+	if now, err := scan.ParseNow(""); err != nil || !now.IsZero() {
+		t.Errorf("ParseNow(\"\") = %v, %v; want the zero time", now, err)
+	}
+	if now, err := scan.ParseNow("2026-11-30T12:00:00Z"); err != nil || !now.Equal(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)) {
+		t.Errorf("ParseNow(RFC 3339) = %v, %v", now, err)
+	}
+	if _, err := scan.ParseNow("yesterday"); err == nil || !strings.HasPrefix(err.Error(), "--now: want an RFC 3339 time") {
+		t.Errorf("ParseNow(yesterday) = %v, want the flag named", err)
+	}
+}

@@ -23,15 +23,11 @@ func (af *actionFlags) register(cmd *cobra.Command) {
 // machine opens the database of recorded actions and a Machine over it without clouds
 // (listing and pausing need none).
 func (a *app) machine(cmd *cobra.Command, af *actionFlags) (*remediate.Machine, func(), error) {
-	cfg, err := af.config()
-	if err != nil {
-		return nil, nil, err
-	}
-	who, err := actor()
+	who, err := audit.CurrentActor()
 	if err != nil {
 		return nil, nil, usageErr(err)
 	}
-	st, err := openHistory(cmd.Context(), af.dbPath, cfg, true)
+	cfg, st, err := af.open(cmd.Context(), true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collect"
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/internal/atomicfile"
@@ -179,11 +180,11 @@ func (rf *remediationFlags) register(cmd *cobra.Command) {
 // openRemediation opens what plan and apply work with, as the flags say; needDB opens
 // the database too.
 func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB bool) (*env.Env, error) {
-	who, err := actor()
+	who, err := audit.CurrentActor()
 	if err != nil {
 		return nil, err
 	}
-	if rf.now, err = parseNow(rf.nowFlag); err != nil {
+	if rf.now, err = scan.ParseNow(rf.nowFlag); err != nil {
 		return nil, err
 	}
 	cfg, err := config.LoadOptional(rf.pf.configFile)

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
@@ -62,7 +63,7 @@ func startSimEnv(t *testing.T, w *cloudsim.World) *simEnv {
 		"AWS_ACCESS_KEY_ID": "AKIDTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "", "AWS_REGION": "us-east-1",
 		"AWS_PROFILE": "", "AWS_CONFIG_FILE": filepath.Join(dir, "no-aws-config"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "no-aws-credentials"),
 		"AWS_ENDPOINT_URL": "", "AWS_EC2_METADATA_DISABLED": "true",
-		actorEnv: "alice", auditKeyEnv: "", "XDG_STATE_HOME": filepath.Join(dir, "state"),
+		audit.ActorEnv: "alice", auditKeyEnv: "", "XDG_STATE_HOME": filepath.Join(dir, "state"),
 	} {
 		t.Setenv(k, v)
 	}
@@ -434,13 +435,13 @@ func TestApplyCLI_confirmAppliesLowAndLeavesMediumPending(t *testing.T) {
 			t.Errorf("alice approving her own request: exit %d, %s", code, stderr)
 		}
 	}
-	t.Setenv(actorEnv, "bob")
+	t.Setenv(audit.ActorEnv, "bob")
 	for _, req := range requests {
 		if code, out, stderr := e.warden(t, "approve", req, "--reason", "CHG-7"); code != 0 {
 			t.Fatalf("bob approves %s: exit %d\n%s%s", req, code, out, stderr)
 		}
 	}
-	t.Setenv(actorEnv, "alice")
+	t.Setenv(audit.ActorEnv, "alice")
 	e.sim.ResetCalls()
 	code, res, stderr = e.applyJSON(t, planFile, "--confirm")
 	if code != 0 {

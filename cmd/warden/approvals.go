@@ -119,7 +119,7 @@ func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *
 	var reason string
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
-		who, err := actor()
+		who, err := audit.CurrentActor()
 		if err != nil {
 			return usageErr(err)
 		}

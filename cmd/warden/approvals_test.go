@@ -23,7 +23,7 @@ import (
 // code (as run computes it) and output.
 func approvalsCLI(t *testing.T, actorName string, mk func(*app) *cobra.Command, args ...string) (int, string, string) {
 	t.Helper()
-	t.Setenv(actorEnv, actorName)
+	t.Setenv(audit.ActorEnv, actorName)
 	var out, errb bytes.Buffer
 	a := &app{stdout: &out, stderr: &errb}
 	cmd := mk(a)

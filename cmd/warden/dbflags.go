@@ -28,7 +28,7 @@ func (f *dbFlags) register(cmd *cobra.Command, dbUsage, configUsage string) {
 }
 
 // config is --config loaded, or the empty config without one.
-func (f *dbFlags) config() (*config.Config, error) { return loadConfig(f.configFile) }
+func (f *dbFlags) config() (*config.Config, error) { return config.LoadOptional(f.configFile) }
 
 // open loads the config and opens the database (openHistory: with create false, a
 // missing database is a wrong --db, not an empty one).
@@ -37,7 +37,7 @@ func (f *dbFlags) open(ctx context.Context, create bool) (*config.Config, *store
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := openHistory(ctx, f.dbPath, cfg, create)
+	st, err := cfg.OpenStore(ctx, f.dbPath, create)
 	if err != nil {
 		return nil, nil, err
 	}

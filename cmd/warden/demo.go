@@ -6,9 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/demo"
 	"github.com/warden-sec/warden/internal/tty"
+	"github.com/warden-sec/warden/scan"
 )
 
 func (a *app) demoCmd() *cobra.Command {
@@ -57,11 +59,11 @@ You approve as $WARDEN_ACTOR, or else your OS user name; the fixes are requested
 			if err != nil {
 				return fmt.Errorf("--framework: %w", err)
 			}
-			now, err := parseNow(nowFlag)
+			now, err := scan.ParseNow(nowFlag)
 			if err != nil {
 				return err
 			}
-			you, err := actor()
+			you, err := audit.CurrentActor()
 			if err != nil {
 				return err
 			}

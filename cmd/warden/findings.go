@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-
 	"github.com/spf13/cobra"
 
-	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/report"
 	"github.com/warden-sec/warden/scan"
-	"github.com/warden-sec/warden/store"
 )
 
 func (a *app) findingsCmd() *cobra.Command {
@@ -58,19 +54,4 @@ func (a *app) findingsDiffCmd() *cobra.Command {
 		"YAML config whose db: names the scan history")
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	return cmd
-}
-
-// openHistory opens the scan history every command shares: --db, else the config's db:,
-// else the default path. One resolution for all of them, so that no command reads a
-// history other than the one scan writes. With create false, a history that does not
-// exist is an error (bad input), never an empty one made on the spot.
-func openHistory(ctx context.Context, dbFlag string, cfg *config.Config, create bool) (*store.Store, error) {
-	dsn, err := cfg.DSN(dbFlag)
-	if err != nil {
-		return nil, err
-	}
-	if !create {
-		return store.OpenExisting(ctx, dsn)
-	}
-	return store.Open(ctx, dsn)
 }

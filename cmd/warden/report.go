@@ -92,7 +92,7 @@ time before the first scan or to come) or an error.`,
 				return err
 			}
 			// Reading the history never creates one: a misspelt --db is an error.
-			st, err := openHistory(cmd.Context(), dbPath, cfg, false)
+			st, err := cfg.OpenStore(cmd.Context(), dbPath, false)
 			if err != nil {
 				return err
 			}

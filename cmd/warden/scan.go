@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -131,7 +130,7 @@ report, nothing recorded.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--format: %w", err))
 			}
-			now, err := parseNow(nowFlag)
+			now, err := scan.ParseNow(nowFlag)
 			if err != nil {
 				return err
 			}
@@ -201,18 +200,6 @@ func verdictErr(v scan.Verdict) error {
 	return &exitErr{code: v.Code, err: reason}
 }
 
-// parseNow reads --now: an RFC 3339 time, or zero when not given.
-func parseNow(flag string) (time.Time, error) {
-	if flag == "" {
-		return time.Time{}, nil
-	}
-	now, err := time.Parse(time.RFC3339, flag)
-	if err != nil {
-		return time.Time{}, usageErr(fmt.Errorf("--now: want an RFC 3339 time such as 2026-11-30T12:00:00Z: %w", err))
-	}
-	return now, nil
-}
-
 // scanSource is what scan reads: a snapshot file, standard input (-), or without
 // --snapshot the live targets, collected as they are evaluated; stop ends the --sim
 // simulator once the scan is over.
@@ -237,11 +224,11 @@ func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, n
 // scanHistory opens the history a scan is recorded in, and what records it in the audit
 // log, as the person running warden.
 func (a *app) scanHistory(ctx context.Context, dbPath string, cfg *config.Config, eng *engine.Engine) (*store.Store, func(context.Context, *store.Tx, store.ScanRecord, findings.Diff) error, error) {
-	who, err := actor()
+	who, err := audit.CurrentActor()
 	if err != nil {
 		return nil, nil, err
 	}
-	st, err := openHistory(ctx, dbPath, cfg, true)
+	st, err := cfg.OpenStore(ctx, dbPath, true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -60,7 +60,7 @@ as (default: the token's id). Audited, as $WARDEN_ACTOR or the OS user.`,
 			if err != nil {
 				return usageErr(fmt.Errorf("--role: %w", err))
 			}
-			who, err := actor()
+			who, err := audit.CurrentActor()
 			if err != nil {
 				return usageErr(err)
 			}
@@ -121,7 +121,7 @@ func (a *app) tokenRevokeCmd() *cobra.Command {
 		Example: `  warden token revoke tok-1a2b3c4d`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			who, err := actor()
+			who, err := audit.CurrentActor()
 			if err != nil {
 				return usageErr(err)
 			}

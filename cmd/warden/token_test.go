@@ -21,7 +21,7 @@ func TestToken_createListRevoke(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "warden.db")
 	cfg := write(t, dir, "warden.yaml", "db: "+db+"\n")
-	t.Setenv(actorEnv, "root")
+	t.Setenv(audit.ActorEnv, "root")
 
 	if code, _, stderr := warden(t, "", "token", "list", "--db", filepath.Join(dir, "nope.db")); code != exitError || !strings.Contains(stderr, "nope.db") {
 		t.Errorf("list on a missing database: exit %d, %s", code, stderr)
@@ -62,7 +62,7 @@ func TestToken_createListRevoke(t *testing.T) {
 		t.Fatalf("the printed token does not authenticate: %+v %v", tk, err)
 	}
 
-	t.Setenv(actorEnv, "adam")
+	t.Setenv(audit.ActorEnv, "adam")
 	if code, out, _ := warden(t, "", "token", "revoke", id, "--config", cfg); code != exitOK || !strings.Contains(out, id+" (carol, approver) revoked") {
 		t.Fatalf("revoke: exit %d, %s", code, out)
 	}
@@ -86,7 +86,7 @@ func TestToken_createListRevoke(t *testing.T) {
 // visitor is sent to the login form and a token made by warden token create is let in.
 func TestToken_serveLetsTheTokenIn(t *testing.T) {
 	cr := startChildRun(t, remediatetest.World(1), "serve:\n  listen: 127.0.0.1:0\ndashboard:\n  auth: required\n")
-	t.Setenv(actorEnv, "root")
+	t.Setenv(audit.ActorEnv, "root")
 	code, out, stderr := warden(t, "", "token", "create", "--role", "viewer", "--name", "vera", "--config", cr.cfg, "--db", cr.db)
 	if code != exitOK {
 		t.Fatalf("create: exit %d, %s", code, stderr)
