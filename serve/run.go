@@ -21,6 +21,7 @@ import (
 	"github.com/warden-sec/warden/dashboard"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/loopback"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediators"
@@ -70,7 +71,7 @@ var ErrNotLoopback = errors.New("not a loopback address")
 func Run(ctx context.Context, o RunOptions) error {
 	cfg := o.Config
 	addr := cmp.Or(o.Listen, cfg.Serve.Listen, config.DefaultServeListen)
-	if !isLoopback(addr) && !cfg.Serve.AllowRemote {
+	if !loopback.Addr(addr) && !cfg.Serve.AllowRemote {
 		return fmt.Errorf("listen %s is %w: set serve.allow_remote: true in the config to serve beyond this machine", addr, ErrNotLoopback)
 	}
 	mo := o.machineOptions()
@@ -104,7 +105,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		}
 	}()
 	if cfg.Dashboard.IsEnabled() {
-		dash, err := o.openDashboard(mo, m, isLoopback(addr), dryRun, wake)
+		dash, err := o.openDashboard(mo, m, loopback.Addr(addr), dryRun, wake)
 		if err != nil {
 			return err
 		}
@@ -280,17 +281,4 @@ func (o RunOptions) reportsTasks(ctx context.Context) ([]daemon.Task, error) {
 		return nil, err
 	}
 	return []daemon.Task{t}, nil
-}
-
-// isLoopback reports whether a listen address stays on this machine.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

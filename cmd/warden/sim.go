@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/loopback"
 )
 
 func (a *app) simCmd() *cobra.Command {
@@ -42,7 +43,7 @@ While it serves, the admin API reads its counters and changes its faults:
     warden scan --aws-org --gcp-endpoint http://127.0.0.1:4566 --gcp-project acme-prod-4821`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !remote && !cloudsim.IsLoopback(listen) {
+			if !remote && !loopback.Addr(listen) {
 				return usageErr(fmt.Errorf("--listen %s is not a loopback address: the simulator accepts any credentials; add --allow-remote to serve it anyway", listen))
 			}
 			return cloudsim.Serve(cmd.Context(), cloudsim.ServeOptions{World: worldFile, Listen: listen, Latency: latency, Logger: a.log,

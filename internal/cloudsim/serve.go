@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 )
 
@@ -12,7 +11,7 @@ import (
 type ServeOptions struct {
 	// World is the world file to serve; empty serves an empty account.
 	World string
-	// Listen is the address to listen on (see IsLoopback).
+	// Listen is the address to listen on (see loopback.Addr).
 	Listen string
 	// Latency, when set, replaces the world's latency added to every call.
 	Latency time.Duration
@@ -51,18 +50,4 @@ func Serve(ctx context.Context, o ServeOptions) error {
 	stop, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(stop)
-}
-
-// IsLoopback reports whether a listen address stays on this machine. The simulator
-// accepts any credentials and hands out its state: it belongs on loopback.
-func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

@@ -7,17 +7,6 @@ import (
 	"time"
 )
 
-func TestIsLoopback(t *testing.T) {
-	for addr, want := range map[string]bool{
-		"127.0.0.1:1": true, "[::1]:1": true, "localhost:1": true,
-		"0.0.0.0:4566": false, ":4566": false, "10.1.2.3:4566": false, "nohostport": false,
-	} {
-		if got := IsLoopback(addr); got != want {
-			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
-		}
-	}
-}
-
 // Serve answers calls once it says it serves, with --latency over the world's, and
 // returns nil when its context ends.
 func TestServe_servesUntilTheContextEnds(t *testing.T) {

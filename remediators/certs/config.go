@@ -18,6 +18,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/warden-sec/warden/internal/loopback"
 	"github.com/warden-sec/warden/internal/suggest"
 	"github.com/warden-sec/warden/internal/yamlerr"
 )
@@ -363,7 +364,7 @@ func (c *Config) Validate() error {
 	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
 		return c.errorf("directory", "%q is not an absolute http(s) URL", c.Directory)
 	}
-	if u.Scheme == "http" && !loopback(u.Hostname()) {
+	if u.Scheme == "http" && !loopback.Host(u.Hostname()) {
 		return c.errorf("directory", "%q: plain http is allowed only on loopback; use https", c.Directory)
 	}
 	if c.Email != "" && (strings.Count(c.Email, "@") != 1 || strings.ContainsAny(c.Email, " \t\r\n<>,;:") ||
@@ -440,14 +441,6 @@ func (c *Config) Validate() error {
 		}
 	}
 	return nil
-}
-
-func loopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 func checkHostPort(s string) error {
