@@ -280,7 +280,7 @@ type policyFacts struct {
 }
 
 func policyResource(f policyFacts) snapshot.Resource {
-	return snapshot.Resource{UID: f.arn, Type: "aws.iam.policy", Name: f.name, Attributes: map[string]any{
+	return snapshot.Resource{UID: f.arn, Type: "aws.iam.policy", Name: policyName(f.name, f.arn), Attributes: map[string]any{
 		"policy_id": f.id, "path": f.path,
 		"aws_managed":      strings.Contains(f.arn, ":iam::aws:policy/"),
 		"attachment_count": f.attachments, "default_version_id": f.defaultVersion,
@@ -293,9 +293,24 @@ func policyResource(f policyFacts) snapshot.Resource {
 func attachedList(ps []iamtypes.AttachedPolicy) []any {
 	out := make([]any, 0, len(ps))
 	for _, p := range ps {
-		out = append(out, map[string]any{"arn": aws.ToString(p.PolicyArn), "name": aws.ToString(p.PolicyName)})
+		out = append(out, map[string]any{"arn": aws.ToString(p.PolicyArn), "name": policyName(aws.ToString(p.PolicyName), aws.ToString(p.PolicyArn))})
 	}
 	return out
+}
+
+// policyName is a managed policy's name: as answered, or else the last part of its ARN
+// (arn:aws:iam::123456789012:policy/path/NAME), which AWS derives it from. AWS always
+// answers the name; moto's GetAccountAuthorizationDetails leaves it out, and an
+// unnamed policy would be reported and planned on as "".
+func policyName(name, arn string) string {
+	if name != "" {
+		return name
+	}
+	if i := strings.Index(arn, ":policy/"); i >= 0 {
+		rest := arn[i+len(":policy/"):]
+		return rest[strings.LastIndex(rest, "/")+1:]
+	}
+	return ""
 }
 
 // authorizationDetails reads every user, group, role and attached policy, a thousand
