@@ -5,6 +5,7 @@ import (
 	"context"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,6 +154,38 @@ func init() {
 						got = append(got, f.Policy+" "+f.Resource)
 					}
 					t.Errorf("no finding %s on %s (%s) among %v", want.policy, want.resource, want.what, got)
+				}
+			}
+		}},
+		kase{"old access key", func(t *testing.T, c *conformance.Cloud, w conformance.World) {
+			// moto dates a key when it is made and cannot backdate it (the simulator's
+			// world file can). The closest thing, the same on both backends: evaluate the
+			// fresh keys as of 120 days from now (warden scan --now), when they are old.
+			res, err := scan.Run(context.Background(), scan.Request{Source: scan.Live(awsCollectors(t), collect.Options{Source: "conformance"}),
+				Engine: engineOf(t), Now: time.Now().AddDate(0, 0, 120)})
+			if err != nil {
+				t.Fatalf("scan: %v", err)
+			}
+			old := map[string]bool{}
+			for _, f := range res.Findings {
+				if f.Policy == "WARDEN-AWS-IAM-008" {
+					// The finding is on the key: arn:…:user/NAME/accesskey/AKIA….
+					old[strings.SplitN(f.Resource, "/accesskey/", 2)[0]] = true
+				}
+			}
+			for _, u := range []string{conformance.UserAlice, conformance.UserAdmin} {
+				if !old["arn:aws:iam::"+conformance.Account+":user/"+u] {
+					t.Errorf("no WARDEN-AWS-IAM-008 (key older than 90 days) on %s; on %v", u, old)
+				}
+			}
+			// Today the same keys are young.
+			res, err = scan.Run(context.Background(), scan.Request{Source: scan.Live(awsCollectors(t), collect.Options{Source: "conformance"}), Engine: engineOf(t)})
+			if err != nil {
+				t.Fatalf("scan: %v", err)
+			}
+			for _, f := range res.Findings {
+				if f.Policy == "WARDEN-AWS-IAM-008" {
+					t.Errorf("a key made today reported old: %s", f.Resource)
 				}
 			}
 		}},
