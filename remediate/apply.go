@@ -14,8 +14,12 @@ type Result struct {
 	DryRun bool   `json:"dry_run"`
 	Plan   string `json:"plan"`
 	Items  []Item `json:"items"`
-	// Stopped says why the run stopped before its end, when it did.
+	// Stopped says why the run stopped before its end, when it did: a safety stop (the
+	// breaker, a canary, a spent budget, a pause).
 	Stopped string `json:"stopped,omitempty"`
+	// Deferred says why some actions wait for the next run, when they do: the
+	// blast-radius caps let only so many run at once. A deferral is not a failure.
+	Deferred string `json:"deferred,omitempty"`
 	// Recovered counts actions an earlier, interrupted run left without an outcome.
 	Recovered int `json:"recovered,omitempty"`
 }
@@ -51,7 +55,8 @@ func (r *Result) Failed() int {
 }
 
 // Err is the run's failure, for a command's exit: nil unless an action failed or a run
-// that was not a dry run stopped before its end.
+// that was not a dry run stopped before its end. Actions deferred by a blast-radius cap
+// are no failure: the next run takes them up.
 func (r *Result) Err() error {
 	if r.Failed() == 0 && (r.Stopped == "" || r.DryRun) {
 		return nil
