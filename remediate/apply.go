@@ -77,7 +77,9 @@ func item(r *Record, outcome string) Item {
 // makes no write, to the cloud or to the store. With confirm it first resolves actions
 // an interrupted run left applying, then lets the gates decide each action: auto and
 // approved ones run (within the blast-radius caps, the breaker and the canary waves),
-// the others become approval requests.
+// the others become approval requests. It also moves on every multi-step fix whose
+// next step is due, whether or not the plan names it still (a rotation's old key, once
+// deactivated, no longer has a finding to plan from).
 func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
@@ -103,6 +105,9 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	if recs, err = m.withDueSteps(ctx, recs); err != nil {
+		return nil, err
+	}
 
 	var runnable []*Record
 	for _, r := range recs {
@@ -121,6 +126,28 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 		return nil, err
 	}
 	return res, nil
+}
+
+// withDueSteps adds to a plan's records the multi-step fixes in progress that the plan
+// does not name and whose next step is due.
+func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, error) {
+	all, err := m.Actions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	planned := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		planned[r.ID] = true
+	}
+	for _, r := range all {
+		if r.State != StateInProgress || planned[r.ID] {
+			continue
+		}
+		if due, _ := m.due(r); due {
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
 }
 
 // ApplyDue runs what is ready without a plan file, as warden serve's worker does: it
@@ -225,7 +252,13 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 				}
 				// A stop (SIGINT, SIGTERM, serve draining) comes between actions: the one
 				// under way finishes and is recorded rather than being cut mid-call.
-				it, err := m.execute(context.WithoutCancel(ctx), r, accounts)
+				// An action of another plan (a step due of a fix planned earlier) is
+				// verified against its own plan's accounts.
+				acc := accounts
+				if r.PlanHash != res.Plan {
+					acc = nil
+				}
+				it, err := m.execute(context.WithoutCancel(ctx), r, acc)
 				release()
 				if err != nil {
 					return err
