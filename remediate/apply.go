@@ -316,7 +316,10 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 	if _, ok := rem.(remediators.Stepper); ok && r.State == StateInProgress {
 		// A later step of a fix under way: its own steps check what they rely on (the
 		// target changes by design between them), so there is no drift re-check here.
-		if err := m.intent(ctx, r, StateInProgress, "next step after "+stepName(r.Progress), nil); err != nil {
+		if err := m.intent(ctx, r, StateInProgress, "next step after "+stepName(r.Progress), nil); errors.Is(err, ErrStateChanged) {
+			// Another run (serve's loop, a replica, an apply) took the step up first.
+			return item(r, "its next step was taken up by another run"), nil
+		} else if err != nil {
 			return Item{}, err
 		}
 		return m.call(ctx, r, rem, accounts)
