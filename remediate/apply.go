@@ -39,6 +39,9 @@ type Item struct {
 	Transient bool `json:"transient,omitempty"`
 	// Request is the approval request id, when the action waits for one.
 	Request string `json:"request,omitempty"`
+	// Unreachable says why this process left a ready action alone: it has no target or
+	// credentials for its cloud (Options.Reach).
+	Unreachable string `json:"unreachable,omitempty"`
 	// Wrote reports whether a write call was made.
 	Wrote bool `json:"wrote"`
 }
@@ -187,7 +190,11 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if run {
+		if why := m.unreachable(r); run && why != "" {
+			it = item(r, "left for a process that can reach its cloud: "+why)
+			it.Unreachable = why
+			res.Items = append(res.Items, it)
+		} else if run {
 			runnable = append(runnable, r)
 		} else if r.State != StatePending {
 			res.Items = append(res.Items, it)
@@ -198,6 +205,14 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// unreachable says why this process cannot reach r's cloud, or "".
+func (m *Machine) unreachable(r *Record) string {
+	if m.reach == nil {
+		return ""
+	}
+	return m.reach(r.Target)
 }
 
 // run applies the runnable actions: grouped by remediator, in canary waves, stopping on
@@ -258,11 +273,14 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 				if r.PlanHash != res.Plan {
 					acc = nil
 				}
+				m.logger.Info("fix taken up", "action", r.ID, "remediator", r.Remediator, "target", r.Target, "part", r.Part,
+					"state", r.State, "detail", r.Detail)
 				it, err := m.execute(context.WithoutCancel(ctx), r, acc)
 				release()
 				if err != nil {
 					return err
 				}
+				m.logOutcome(it)
 				res.Items = append(res.Items, it)
 				ok := it.State != StateFailed
 				if !ok {
@@ -332,4 +350,21 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 		return Item{}, err
 	}
 	return m.call(ctx, r, rem, accounts)
+}
+
+// logOutcome logs what became of an action this run took up: applied and verified, a
+// step done, or failed (with why).
+func (m *Machine) logOutcome(it Item) {
+	args := []any{"action", it.Action, "remediator", it.Remediator, "target", it.Target, "state", it.State, "outcome", it.Outcome, "wrote", it.Wrote}
+	switch it.State {
+	case StateVerified:
+		m.logger.Info("fix applied and verified", args...)
+	case StateFailed:
+		// Info, as the others: warden apply's table says it already; serve logs at info.
+		m.logger.Info("fix failed", args...)
+	case StateInProgress:
+		m.logger.Info("fix step done", args...)
+	default:
+		m.logger.Info("fix not applied", args...)
+	}
 }
