@@ -14,8 +14,12 @@ type Result struct {
 	DryRun bool   `json:"dry_run"`
 	Plan   string `json:"plan"`
 	Items  []Item `json:"items"`
-	// Stopped says why the run stopped before its end, when it did.
+	// Stopped says why the run stopped before its end, when it did: a safety stop (the
+	// breaker, a canary, a spent budget, a pause).
 	Stopped string `json:"stopped,omitempty"`
+	// Deferred says why some actions wait for the next run, when they do: the
+	// blast-radius caps let only so many run at once. A deferral is not a failure.
+	Deferred string `json:"deferred,omitempty"`
 	// Recovered counts actions an earlier, interrupted run left without an outcome.
 	Recovered int `json:"recovered,omitempty"`
 }
@@ -35,6 +39,9 @@ type Item struct {
 	Transient bool `json:"transient,omitempty"`
 	// Request is the approval request id, when the action waits for one.
 	Request string `json:"request,omitempty"`
+	// Unreachable says why this process left a ready action alone: it has no target or
+	// credentials for its cloud (Options.Reach).
+	Unreachable string `json:"unreachable,omitempty"`
 	// Wrote reports whether a write call was made.
 	Wrote bool `json:"wrote"`
 }
@@ -51,7 +58,8 @@ func (r *Result) Failed() int {
 }
 
 // Err is the run's failure, for a command's exit: nil unless an action failed or a run
-// that was not a dry run stopped before its end.
+// that was not a dry run stopped before its end. Actions deferred by a blast-radius cap
+// are no failure: the next run takes them up.
 func (r *Result) Err() error {
 	if r.Failed() == 0 && (r.Stopped == "" || r.DryRun) {
 		return nil
@@ -72,7 +80,9 @@ func item(r *Record, outcome string) Item {
 // makes no write, to the cloud or to the store. With confirm it first resolves actions
 // an interrupted run left applying, then lets the gates decide each action: auto and
 // approved ones run (within the blast-radius caps, the breaker and the canary waves),
-// the others become approval requests.
+// the others become approval requests. It also moves on every multi-step fix whose
+// next step is due, whether or not the plan names it still (a rotation's old key, once
+// deactivated, no longer has a finding to plan from).
 func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, error) {
 	if err := p.Check(); err != nil {
 		return nil, err
@@ -98,6 +108,9 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 	if err != nil {
 		return nil, err
 	}
+	if recs, err = m.withDueSteps(ctx, recs); err != nil {
+		return nil, err
+	}
 
 	var runnable []*Record
 	for _, r := range recs {
@@ -116,6 +129,28 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 		return nil, err
 	}
 	return res, nil
+}
+
+// withDueSteps adds to a plan's records the multi-step fixes in progress that the plan
+// does not name and whose next step is due.
+func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, error) {
+	all, err := m.Actions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	planned := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		planned[r.ID] = true
+	}
+	for _, r := range all {
+		if r.State != StateInProgress || planned[r.ID] {
+			continue
+		}
+		if due, _ := m.due(r); due {
+			recs = append(recs, r)
+		}
+	}
+	return recs, nil
 }
 
 // ApplyDue runs what is ready without a plan file, as warden serve's worker does: it
@@ -155,7 +190,11 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		if run {
+		if why := m.unreachable(r); run && why != "" {
+			it = item(r, "left for a process that can reach its cloud: "+why)
+			it.Unreachable = why
+			res.Items = append(res.Items, it)
+		} else if run {
 			runnable = append(runnable, r)
 		} else if r.State != StatePending {
 			res.Items = append(res.Items, it)
@@ -166,6 +205,14 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// unreachable says why this process cannot reach r's cloud, or "".
+func (m *Machine) unreachable(r *Record) string {
+	if m.reach == nil {
+		return ""
+	}
+	return m.reach(r.Target)
 }
 
 // run applies the runnable actions: grouped by remediator, in canary waves, stopping on
@@ -220,11 +267,20 @@ func (m *Machine) run(ctx context.Context, rs []*Record, accounts []string, res 
 				}
 				// A stop (SIGINT, SIGTERM, serve draining) comes between actions: the one
 				// under way finishes and is recorded rather than being cut mid-call.
-				it, err := m.execute(context.WithoutCancel(ctx), r, accounts)
+				// An action of another plan (a step due of a fix planned earlier) is
+				// verified against its own plan's accounts.
+				acc := accounts
+				if r.PlanHash != res.Plan {
+					acc = nil
+				}
+				m.logger.Info("fix taken up", "action", r.ID, "remediator", r.Remediator, "target", r.Target, "part", r.Part,
+					"state", r.State, "detail", r.Detail)
+				it, err := m.execute(context.WithoutCancel(ctx), r, acc)
 				release()
 				if err != nil {
 					return err
 				}
+				m.logOutcome(it)
 				res.Items = append(res.Items, it)
 				ok := it.State != StateFailed
 				if !ok {
@@ -278,7 +334,10 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 	if _, ok := rem.(remediators.Stepper); ok && r.State == StateInProgress {
 		// A later step of a fix under way: its own steps check what they rely on (the
 		// target changes by design between them), so there is no drift re-check here.
-		if err := m.intent(ctx, r, StateInProgress, "next step after "+stepName(r.Progress), nil); err != nil {
+		if err := m.intent(ctx, r, StateInProgress, "next step after "+stepName(r.Progress), nil); errors.Is(err, ErrStateChanged) {
+			// Another run (serve's loop, a replica, an apply) took the step up first.
+			return item(r, "its next step was taken up by another run"), nil
+		} else if err != nil {
 			return Item{}, err
 		}
 		return m.call(ctx, r, rem, accounts)
@@ -291,4 +350,21 @@ func (m *Machine) execute(ctx context.Context, r *Record, accounts []string) (It
 		return Item{}, err
 	}
 	return m.call(ctx, r, rem, accounts)
+}
+
+// logOutcome logs what became of an action this run took up: applied and verified, a
+// step done, or failed (with why).
+func (m *Machine) logOutcome(it Item) {
+	args := []any{"action", it.Action, "remediator", it.Remediator, "target", it.Target, "state", it.State, "outcome", it.Outcome, "wrote", it.Wrote}
+	switch it.State {
+	case StateVerified:
+		m.logger.Info("fix applied and verified", args...)
+	case StateFailed:
+		// Info, as the others: warden apply's table says it already; serve logs at info.
+		m.logger.Info("fix failed", args...)
+	case StateInProgress:
+		m.logger.Info("fix step done", args...)
+	default:
+		m.logger.Info("fix not applied", args...)
+	}
 }

@@ -44,8 +44,8 @@ func (m *Machine) dryRun(ctx context.Context, p *Plan) (*Result, error) {
 		}
 		res.Items = append(res.Items, item(r, outcome))
 	}
-	if deferred > 0 && res.Stopped == "" {
-		res.Stopped = fmt.Sprintf("blast-radius cap: %d actions would be deferred (at most %d per run, %d per account)", deferred, m.limits.MaxActions, m.limits.MaxPerAccount)
+	if deferred > 0 {
+		res.Deferred = fmt.Sprintf("blast-radius cap: %d actions would be deferred (at most %d per run, %d per account)", deferred, m.limits.MaxActions, m.limits.MaxPerAccount)
 	}
 	return res, nil
 }

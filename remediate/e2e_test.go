@@ -332,8 +332,8 @@ func TestApply_dryRunShowsTheCaps(t *testing.T) {
 		t.Fatal(err)
 	}
 	wouldRun, wouldWait := states(dry, "would apply"), states(dry, "would wait for the next run")
-	if len(wouldRun) != 3 || len(wouldWait) != 2 || !strings.Contains(dry.Stopped, "2 actions would be deferred") {
-		t.Fatalf("dry run: %d would run, %d would wait, stopped %q", len(wouldRun), len(wouldWait), dry.Stopped)
+	if len(wouldRun) != 3 || len(wouldWait) != 2 || !strings.Contains(dry.Deferred, "2 actions would be deferred") {
+		t.Fatalf("dry run: %d would run, %d would wait, deferred %q", len(wouldRun), len(wouldWait), dry.Deferred)
 	}
 	if n := e.Sim.WriteCount(); n != 0 {
 		t.Fatalf("dry run wrote %d times", n)
@@ -352,5 +352,9 @@ func TestApply_dryRunShowsTheCaps(t *testing.T) {
 	slices.Sort(wouldRun)
 	if !slices.Equal(ran, wouldRun) || !slices.Equal(states(res, "deferred"), wouldWait) {
 		t.Errorf("ran %v and deferred %v; the dry run said %v and %v", ran, states(res, "deferred"), wouldRun, wouldWait)
+	}
+	// A deferral is no failure and no safety stop.
+	if !strings.Contains(res.Deferred, "2 actions deferred") || res.Stopped != "" || res.Err() != nil {
+		t.Errorf("deferred %q, stopped %q, err %v: want a deferral and no error", res.Deferred, res.Stopped, res.Err())
 	}
 }

@@ -46,6 +46,11 @@ type Options struct {
 	// such action for interrupted (warden apply after a crash); the daemon, whose
 	// replicas and workers apply side by side, sets it above its job timeout.
 	InFlightLease time.Duration
+	// Reach says why this process cannot reach a target's cloud (no target or
+	// credentials for it: "no AWS target: start warden serve with --aws …"), or "" when it
+	// can. ApplyDue leaves such an action as it is, ready for a process that can apply
+	// it, instead of failing its re-check. Nil: every target is taken to be reachable.
+	Reach func(target string) string
 }
 
 // Machine applies plans, resolves interrupted actions and rolls fixes back. It is the
@@ -64,6 +69,7 @@ type Machine struct {
 	now      func() time.Time
 	logger   *slog.Logger
 	lease    time.Duration
+	reach    func(target string) string
 	// inflight holds the ids of the actions this Machine is applying now: Recover never
 	// takes them for interrupted, whatever the lease.
 	inflight sync.Map
@@ -73,7 +79,7 @@ type Machine struct {
 func New(o Options) *Machine {
 	m := &Machine{st: o.Store, log: o.Log, gate: o.Gate, gcfg: o.Gates, reg: o.Registry, obs: o.Observer, eng: o.Engine,
 		actor: o.Actor, versions: o.Versions, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger,
-		lease: o.InFlightLease}
+		lease: o.InFlightLease, reach: o.Reach}
 	if m.now == nil {
 		m.now = time.Now
 	}

@@ -42,7 +42,8 @@ func TestReadPlan(t *testing.T) {
 }
 
 // A run fails the command when an action failed, or when a run that was not a dry run
-// stopped; a dry run that would stop, or actions left waiting, do not.
+// stopped; a dry run that would stop, actions left waiting, or actions deferred by a
+// blast-radius cap do not.
 func TestResult_Err(t *testing.T) {
 	failed := remediate.Item{State: remediate.StateFailed}
 	for _, tc := range []struct {
@@ -54,6 +55,8 @@ func TestResult_Err(t *testing.T) {
 		{"a dry run that would stop", remediate.Result{DryRun: true, Stopped: "paused"}, ""},
 		{"stopped", remediate.Result{Stopped: "breaker open"}, "0 failed; stopped: breaker open"},
 		{"failed", remediate.Result{Items: []remediate.Item{failed, failed}}, "2 failed"},
+		{"deferred by a cap", remediate.Result{Deferred: "blast-radius cap: 2 actions deferred"}, ""},
+		{"deferred and stopped", remediate.Result{Deferred: "blast-radius cap: 2 actions deferred", Stopped: "breaker open"}, "0 failed; stopped: breaker open"},
 	} {
 		got := ""
 		if err := tc.res.Err(); err != nil {

@@ -77,7 +77,7 @@ func (m *Machine) cap(ctx context.Context, rs []*Record, res *Result) []*Record 
 		if err := m.stop(ctx, reason, skipped); err != nil {
 			m.logger.Error("audit the blast-radius stop", "err", err)
 		}
-		res.Stopped = reason
+		res.Deferred = reason
 	}
 	return keep
 }

@@ -77,6 +77,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	mo := o.machineOptions()
 	m := remediate.New(mo)
 	dryRun := o.DryRun || cfg.Daemon.DryRun
+	if err := warnUnreachable(ctx, m, o.Targets, dryRun, o.Logger); err != nil {
+		return err
+	}
 	// The loop is made last; the channels wake it as soon as a decision is recorded, so
 	// that what reached its quorum is applied at once, not at the next pass.
 	var loop *daemon.Loop
@@ -173,7 +176,9 @@ func (o RunOptions) machineOptions() remediate.Options {
 			PerHour: dc.MaxFixesPerHour, PerAccountPerHour: dc.MaxFixesPerAccountPerHour, PauseAfterFailures: dc.PauseAfterFailures},
 		// Replicas apply side by side: an action another one is applying is
 		// interrupted only once a rescued job could have taken it over.
-		InFlightLease: dc.RescueAfter}
+		InFlightLease: dc.RescueAfter,
+		// A fix whose cloud this serve has no target for is left for one that has.
+		Reach: Reach(o.Targets)}
 }
 
 // mountSlack mounts the Slack channel when the config has a slack: section: its

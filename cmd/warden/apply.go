@@ -104,8 +104,8 @@ stops everything. Every step is in the audit log ('warden audit verify').
 The live targets (--aws, --gcp-project, endpoints) say where to re-read and fix: a plan
 file holds uids, not credentials.
 
-Exit codes: 0 nothing failed (some actions may wait for approval); 2 an action failed, the
-run was stopped, remediation is paused, or bad input.`,
+Exit codes: 0 nothing failed (actions may wait for approval, or over a cap for the next
+run); 2 an action failed, the run was stopped, remediation is paused, or bad input.`,
 		Example: `  warden plan --aws --out plan.json && warden apply plan.json --aws
   warden apply plan.json --aws --confirm
   WARDEN_ACTOR=bob warden approve apr-1a2b3c4d5e6f

@@ -545,3 +545,29 @@ func TestApplyCLI_badPlanFile(t *testing.T) {
 		t.Error("apply created the missing plan file")
 	}
 }
+
+// Actions the blast-radius cap defers wait for the next run: apply says so and exits 0,
+// and the next run applies them.
+func TestApplyCLI_capDeferralIsNoError(t *testing.T) {
+	e := startSimEnv(t, cliWorld())
+	planFile, p := e.plan(t)
+	if low := byRisk(p)[findings.RiskLow]; len(low) < 2 {
+		t.Fatalf("plan: %d low-risk actions, want two to defer one", len(low))
+	}
+	code, out, stderr := e.warden(t, "apply", planFile, "--confirm", "--max-actions", "1")
+	if code != 0 || !strings.Contains(out, "deferred: blast-radius cap: 3 actions deferred") || strings.Contains(out, "stopped:") {
+		t.Fatalf("apply over the cap: exit %d, want 0 and the deferral said\n%s%s", code, out, stderr)
+	}
+	code, res, stderr := e.applyJSON(t, planFile, "--confirm")
+	if code != 0 || res.Failed() != 0 || res.Stopped != "" || res.Deferred != "" {
+		t.Fatalf("the next run: exit %d, %d failed, stopped %q\n%s", code, res.Failed(), res.Stopped, stderr)
+	}
+	for _, id := range byRisk(p)[findings.RiskLow] {
+		if st := e.actionStates(t)[id]; st != remediate.StateVerified {
+			t.Errorf("%s is %s after two runs, want verified", id, st)
+		}
+	}
+	if n := e.passwordMinLength(t); n < 14 {
+		t.Errorf("minimum password length %d in the simulator, want at least 14", n)
+	}
+}

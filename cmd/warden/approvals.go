@@ -9,6 +9,7 @@ import (
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/remediate/show"
 	"github.com/warden-sec/warden/store"
 )
@@ -88,8 +89,8 @@ func (a *app) approveCmd() *cobra.Command {
 		Short: "Approve an approval request (as $WARDEN_ACTOR, or the OS user)",
 		Long: `Approve an approval request as $WARDEN_ACTOR, or else the OS user name, who must be listed
 under gates.approvers and must not be its requester. Each approver approves once; the
-request is approved when its quorum of distinct approvers has, and the action runs on the
-next 'warden apply --confirm'.
+request is approved when its quorum of distinct approvers has; its action runs within
+seconds under a warden serve on the same database, else on the next 'warden apply --confirm'.
 
 A refusal (self-approval, not an approver, already decided, expired, voided) exits 2
 with the reason.`,
@@ -134,7 +135,7 @@ func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *
 			// exit 2 with its reason, as for any other error.
 			return usageErr(err)
 		}
-		show.Decided(a.stdout, r)
+		show.Decided(a.stdout, r, daemon.Applier(cmd.Context(), st))
 		return nil
 	}
 	gf.register(cmd)

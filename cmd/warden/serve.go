@@ -18,9 +18,9 @@ approval channels' endpoints (Slack's POST /slack/interactions when slack: is co
 requests are posted to slack.channel with Approve and Deny buttons, and each message
 follows its request to the end), and
 a worker that, within seconds of an approval request reaching its quorum, applies that
-action with the same code as 'warden apply': drift re-check, intent, call, verification,
-audit. It also moves multi-step fixes on when their next step is due (an access-key
-rotation's grace period) and resolves actions an interrupted run left applying.
+action as 'warden apply' does, moves multi-step fixes on when their next step is due and
+resolves actions an interrupted run left applying. It logs (--log-level info by default)
+each fix taken up and its end, and warns of one whose cloud it has no target for.
 
 Slack's bot token and signing secret come from $WARDEN_SLACK_BOT_TOKEN and
 $WARDEN_SLACK_SIGNING_SECRET, else from the files slack.bot_token_file and
@@ -55,6 +55,9 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
   WARDEN_ACTOR=bob warden approve apr-1a2b3c4d5e6f    # the worker applies it within seconds`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("log-level") {
+				a.log = serve.Logger(a.stderr)
+			}
 			r, err := a.openRemediation(cmd, &rf, true)
 			if err != nil {
 				return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,6 +65,9 @@ type Loop struct {
 	passes, failures atomic.Int64
 	mu               sync.Mutex
 	last             *remediate.Result
+	// said is what the previous pass said of each action it reported, so that an
+	// action that waits pass after pass is logged once, not every few seconds.
+	said map[string]string
 }
 
 // NewLoop returns a Loop; Run starts it.
@@ -154,9 +158,7 @@ func (l *Loop) Pass(ctx context.Context) {
 		l.mu.Lock()
 		l.last = res
 		l.mu.Unlock()
-		for _, it := range res.Items {
-			l.log.Info("action", "id", it.Action, "remediator", it.Remediator, "state", it.State, "outcome", it.Outcome)
-		}
+		l.report(res)
 	}
 	// The channels are synced even while draining: the outcome just recorded is shown.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
@@ -172,6 +174,38 @@ func (l *Loop) Pass(ctx context.Context) {
 		l.failures.Add(1)
 	}
 }
+
+// report logs a pass's result: the machine has logged each fix it took up and how it
+// ended; this warns, once each until it changes, of a ready action left alone here (its
+// cloud has no target in this serve, naming the missing flag) and of what held the pass
+// back, and says at debug what the others wait for.
+func (l *Loop) report(res *remediate.Result) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	said := make(map[string]string, len(res.Items))
+	for _, it := range res.Items {
+		what := string(it.State) + "\x00" + it.Outcome
+		said[it.Action] = what
+		if l.said[it.Action] == what {
+			continue
+		}
+		args := []any{"action", it.Action, "remediator", it.Remediator, "target", it.Target, "state", it.State}
+		if it.Unreachable != "" {
+			l.log.Warn("ready, but not applied here: "+it.Unreachable, args...)
+			continue
+		}
+		l.log.Debug("action", append(args, "outcome", it.Outcome)...)
+	}
+	held := strings.Trim(res.Stopped+"; "+res.Deferred, "; ")
+	if held != "" && l.said[heldKey] != held {
+		l.log.Warn("the pass held fixes back", "reason", held)
+	}
+	said[heldKey] = held
+	l.said = said
+}
+
+// heldKey is where report keeps what held the last pass back.
+const heldKey = "\x00held"
 
 // runTask runs t at once and then every t.Every until ctx ends: warden serve without a
 // daemon (no live targets) still writes its scheduled reports. A failed run is logged;

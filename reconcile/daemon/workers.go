@@ -325,7 +325,7 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		}
 	}
 	if it.Action == "" {
-		err := fmt.Errorf("remediate %s: the machine reported nothing of it (%s)", a.Action, res.Stopped)
+		err := fmt.Errorf("remediate %s: the machine reported nothing of it (%s)", a.Action, res.Stopped+res.Deferred)
 		d.staged(stageApply, began, err)
 		return err
 	}
@@ -348,11 +348,11 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		d.done(KindRemediate, "snoozed")
 		return river.JobSnooze(d.o.ApprovalPoll)
 	case remediate.StatePlanned, remediate.StateApplying:
-		if it.State == remediate.StatePlanned && res.Stopped != "" {
+		if why := res.Stopped + res.Deferred; it.State == remediate.StatePlanned && why != "" {
 			// Held back by a budget or a breaker shared by every run (an hour's budget
 			// spent, failures in a row): it waits like an approval, without using up
 			// attempts.
-			log.Warn("remediation held back", "reason", res.Stopped)
+			log.Warn("remediation held back", "reason", why)
 			d.done(KindRemediate, "snoozed")
 			return river.JobSnooze(d.o.ApprovalPoll)
 		}

@@ -72,14 +72,19 @@ func Decisions(r gates.Request) string {
 	return strings.Join(parts, ", ")
 }
 
-// Decided says where a request stands after a decision: approved (and when its action
-// runs), denied, or waiting for more approvals.
-func Decided(w io.Writer, r gates.Request) {
+// Decided says where a request stands after a decision: approved (and who runs its
+// action, and when), denied, or waiting for more approvals. applier is the warden serve
+// replica running on the same database (daemon.Applier), "" when none does.
+func Decided(w io.Writer, r gates.Request, applier string) {
 	n := len(r.Approvals())
 	switch r.State {
 	case gates.StateApproved:
-		fmt.Fprintf(w, "request %s approved (%d of %d approvals): %s on %s runs on the next warden apply --confirm\n",
-			r.ID, n, r.Quorum, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
+		who := "runs on the next warden apply --confirm"
+		if applier != "" {
+			who = "warden serve (replica " + termesc.Escape(applier) + ") applies it within seconds"
+		}
+		fmt.Fprintf(w, "request %s approved (%d of %d approvals): %s on %s: %s\n",
+			r.ID, n, r.Quorum, termesc.Escape(r.Remediator), termesc.Escape(r.Target), who)
 	case gates.StateDenied:
 		fmt.Fprintf(w, "request %s denied: %s on %s will not run\n", r.ID, termesc.Escape(r.Remediator), termesc.Escape(r.Target))
 	default:

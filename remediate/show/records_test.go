@@ -54,10 +54,15 @@ func TestDecided_saysWhereTheRequestStands(t *testing.T) {
 	}{
 		{request(gates.StatePending, gates.VoteApprove), "approval of request apr-1 recorded (1 of 2 approvals): it waits for 1 more before 2026-12-06T12:00:00Z\n"},
 		{request(gates.StateApproved, gates.VoteApprove, gates.VoteApprove), "runs on the next warden apply --confirm"},
+		{request(gates.StateApproved, gates.VoteApprove, gates.VoteApprove), "warden serve (replica r-1) applies it within seconds"},
 		{request(gates.StateDenied, gates.VoteDeny), `request apr-1 denied: aws.ec2.revoke_ingress on sg-\x1b[2J1 will not run`},
 	} {
 		var b strings.Builder
-		show.Decided(&b, tc.r)
+		applier := ""
+		if strings.Contains(tc.want, "warden serve") {
+			applier = "r-1"
+		}
+		show.Decided(&b, tc.r, applier)
 		if !strings.Contains(b.String(), tc.want) {
 			t.Errorf("%s: %q, want %q in it", tc.r.State, b.String(), tc.want)
 		}

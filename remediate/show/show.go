@@ -67,7 +67,7 @@ func Approval(ap remediate.Approvals, approvers []string) string {
 }
 
 // Apply writes an apply run's result: one row per action, then what the run recovered
-// and why it stopped.
+// and why it stopped or left actions for the next run.
 func Apply(w io.Writer, res *remediate.Result) {
 	if res.DryRun {
 		fmt.Fprintln(w, "dry run: nothing is changed (add --confirm to apply)")
@@ -87,6 +87,9 @@ func Apply(w io.Writer, res *remediate.Result) {
 	}
 	if res.Stopped != "" {
 		fmt.Fprintf(w, "stopped: %s\n", res.Stopped)
+	}
+	if res.Deferred != "" {
+		fmt.Fprintf(w, "deferred: %s; the next run takes them up\n", res.Deferred)
 	}
 }
 

@@ -28,13 +28,14 @@ func TestApproval_saysWhoMayApprove(t *testing.T) {
 
 func TestApply_namesTheRequestToApproveAndWhyTheRunStopped(t *testing.T) {
 	var buf bytes.Buffer
-	show.Apply(&buf, &remediate.Result{DryRun: true, Stopped: "circuit breaker", Recovered: 1, Items: []remediate.Item{
+	show.Apply(&buf, &remediate.Result{DryRun: true, Stopped: "circuit breaker", Deferred: "blast-radius cap: 2 actions deferred", Recovered: 1, Items: []remediate.Item{
 		{Action: "act-1", Remediator: "aws.ec2.revoke_ingress", Part: strings.Repeat("p", 80), Risk: "medium", State: remediate.StatePending,
 			Outcome: "waits for approval", Request: "apr-1"},
 	}})
 	got := buf.String()
 	for _, want := range []string{"dry run: nothing is changed", "waits for approval — warden approve apr-1", strings.Repeat("p", 59) + "…",
-		"resolved 1 action an interrupted run had left", "stopped: circuit breaker"} {
+		"resolved 1 action an interrupted run had left", "stopped: circuit breaker",
+		"deferred: blast-radius cap: 2 actions deferred; the next run takes them up"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("output lacks %q:\n%s", want, got)
 		}
