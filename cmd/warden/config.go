@@ -11,9 +11,8 @@ func (a *app) configCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Check a config file",
-		Long: `Commands about warden's YAML config (the file --config names): 'warden config check FILE'
-(or --config FILE) validates one and names every problem at once. docs/config.md
-describes the sections.`,
+		Long: `Commands about warden's YAML config: 'warden config check FILE' (or --config FILE)
+validates one and names every problem at once. docs/config.md describes the sections.`,
 	}
 	cmd.AddCommand(a.configCheckCmd())
 	return cmd
