@@ -108,6 +108,10 @@ func Check(ctx context.Context, path string, opts CheckOptions) Report {
 func CheckData(ctx context.Context, data []byte, file string, opts CheckOptions) Report {
 	r := Report{File: file, Problems: []Problem{}}
 	c, keyLines := r.decode(data, file)
+	if c != nil {
+		// What warden serve refuses at its start, judged here too.
+		r.addErrors(c.serveProblems(""))
+	}
 	if c != nil && !opts.SkipSettings {
 		r.checkSettings(ctx, c, keyLines, opts)
 	}
