@@ -122,3 +122,14 @@ func TestCheck_rotationEveryProblem(t *testing.T) {
 	checkProblems(t, r, []want{{2, "", "the placeholders are"}, {3, "", "rotation.grace: -1h0m0s is negative"},
 		{4, "", "rotation.delete_after: -2h0m0s is negative"}, {5, "", "rotation.recheck: -1s is negative"}})
 }
+
+// A section that validates itself (gates:, certs:) names the problem of each of its
+// keys, not only the first; a key it requires is still said once.
+func TestCheck_everyKeyOfASection(t *testing.T) {
+	isolate(t)
+	yaml := "gates:\n  auto: [lo]\n  approvers: [\"\", bob]\n  expiry: -1h\ncerts:\n  directory: \"ftp://x\"\n  challenge: nope\n"
+	r := config.CheckData(context.Background(), []byte(yaml), "w.yaml", config.CheckOptions{SkipSettings: true, SkipSecrets: true})
+	checkProblems(t, r, []want{{2, "gates.auto[0]", `unknown risk "lo"`}, {3, "gates.approvers[0]", "empty approver name"},
+		{4, "gates.expiry", "want a positive duration"}, {6, "certs.directory", "not an absolute http(s) URL"},
+		{7, "certs.challenge", "want a mapping"}})
+}
