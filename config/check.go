@@ -108,6 +108,10 @@ func Check(ctx context.Context, path string, opts CheckOptions) Report {
 func CheckData(ctx context.Context, data []byte, file string, opts CheckOptions) Report {
 	r := Report{File: file, Problems: []Problem{}}
 	c, keyLines := r.decode(data, file)
+	if c != nil {
+		// What warden serve refuses at its start, judged here too.
+		r.addErrors(c.serveProblems(""))
+	}
 	if c != nil && !opts.SkipSettings {
 		r.checkSettings(ctx, c, keyLines, opts)
 	}
@@ -205,6 +209,9 @@ func (r *Report) decode(data []byte, file string) (*Config, map[string]int) {
 		one[i] = true
 		if _, errs, ok := parse(blankExcept(lines, spans, one), file, parseOptions{skipQuorum: true, keepGoing: true}); !ok {
 			r.addErrors(errs)
+			// A section that validates itself stops at its first problem: each of its
+			// keys alone says the others'.
+			r.addErrors(keyByKey(lines, sp, root.Content[0].Content[2*i+1], file))
 			continue
 		}
 		keep[i] = true
@@ -354,4 +361,41 @@ func (r *Report) checkSettings(ctx context.Context, c *Config, keyLines map[stri
 		e := c.SettingError(se.Name, se.Path, se.Msg)
 		r.Problems = append(r.Problems, Problem{File: e.File, Line: e.Line, Field: "settings." + se.Path, Message: se.Msg, Level: LevelError})
 	}
+}
+
+// keyByKey parses a refused section one key at a time (the section's line and that
+// key's lines, every other line blank) and returns the problems each key has alone,
+// about that key and within its lines: a problem of the section as a whole (a key it
+// requires, which a key alone lacks) is the whole section's to report.
+func keyByKey(lines []string, sp span, section *yaml.Node, file string) []*Error {
+	if section.Kind != yaml.MappingNode || section.Style&yaml.FlowStyle != 0 || len(section.Content) < 4 || hasAlias(section) {
+		return nil
+	}
+	var out []*Error
+	for i := 0; i+1 < len(section.Content); i += 2 {
+		from, to := section.Content[i].Line, sp.to
+		if i+2 < len(section.Content) {
+			to = section.Content[i+2].Line - 1
+		}
+		if from <= sp.from || to < from {
+			return nil // keys sharing lines: they cannot be told apart
+		}
+		var b bytes.Buffer
+		for n, l := range lines {
+			switch {
+			case n+1 == sp.from || (n+1 >= from && n+1 <= to):
+				b.WriteString(l)
+			case strings.HasSuffix(l, "\n"):
+				b.WriteByte('\n')
+			}
+		}
+		_, errs, _ := parse(b.Bytes(), file, parseOptions{skipQuorum: true, keepGoing: true})
+		own := sp.key + "." + section.Content[i].Value
+		for _, e := range errs {
+			if e.Line >= from && e.Line <= to && (e.Field == own || strings.HasPrefix(e.Field, own+".") || strings.HasPrefix(e.Field, own+"[")) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ package config
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -137,7 +138,13 @@ type Error struct {
 	// apart from the message; empty when Msg names it itself or names none.
 	Field string
 	Msg   string
+	// Err is the error the problem is an instance of (ErrNotLoopback), for errors.Is;
+	// nil for most.
+	Err error
 }
+
+// Unwrap is Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	msg := e.Msg
@@ -215,7 +222,7 @@ func parse(data []byte, file string, opts parseOptions) (c *Config, errs []*Erro
 			switch k, v := top[i], top[i+1]; k.Value {
 			case "fail_on", "db":
 				c.lines["@"+k.Value] = k.Line
-			case "rotation", "serve", "daemon", "targets", "policies":
+			case "rotation", "serve", "daemon", "targets", "policies", "dashboard":
 				c.lines["@"+k.Value] = k.Line
 				walkLines(v, "@"+k.Value, c.lines)
 			case "settings":
@@ -228,10 +235,11 @@ func parse(data []byte, file string, opts parseOptions) (c *Config, errs []*Erro
 			}
 		}
 	}
+	more := append(c.validate(opts), scalarProblems(&root, file)...)
 	if len(errs) > 0 {
-		return c, append(errs, c.validate(opts)...), false
+		return c, append(errs, more...), false
 	}
-	return c, c.validate(opts), true
+	return c, more, true
 }
 
 // secondDocument refuses a document after the one dec has read: it would be ignored
@@ -279,8 +287,8 @@ func (c *Config) validate(opts parseOptions) []*Error {
 			errs = append(errs, err)
 		}
 	}
-	if err := c.Rotation.Validate(); err != nil {
-		add(c.lines["@rotation"], "", err.Error())
+	for key, msg := range rotationProblems(c.Rotation) {
+		add(cmp.Or(c.lines["@rotation."+key], c.lines["@rotation"]), "", msg)
 	}
 	if c.Serve.Listen != "" {
 		if _, _, err := net.SplitHostPort(c.Serve.Listen); err != nil {
@@ -444,4 +452,21 @@ func yamlError(file string, err error) *Error {
 	}
 	msg = strings.Replace(msg, "in type config.Config", "(known fields: "+strings.Join(topKeys, ", ")+")", 1)
 	return &Error{File: file, Line: line, Msg: msg}
+}
+
+// rotationProblems are the problems of the rotation: section by key, every one of them:
+// its Validate stops at the first, so each key is judged alone (and the whole, for a
+// problem between keys).
+func rotationProblems(r awsfix.RotationConfig) map[string]string {
+	out := map[string]string{}
+	for key, one := range map[string]awsfix.RotationConfig{"secret_name": {SecretName: r.SecretName}, "region": {Region: r.Region},
+		"grace": {Grace: r.Grace}, "delete_after": {DeleteAfter: r.DeleteAfter}, "recheck": {Recheck: r.Recheck}} {
+		if err := one.Validate(); err != nil {
+			out[key] = err.Error()
+		}
+	}
+	if err := r.Validate(); err != nil && len(out) == 0 {
+		out[""] = err.Error()
+	}
+	return out
 }

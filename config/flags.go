@@ -3,6 +3,9 @@ package config
 import (
 	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
 
 	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/waivers"
@@ -53,4 +56,23 @@ func (c *Config) OpenStore(ctx context.Context, flag string, create bool) (*stor
 		return store.OpenExisting(ctx, dsn)
 	}
 	return store.Open(ctx, dsn)
+}
+
+// CheckTarget is the file `warden config check` checks: its argument (args, at most one)
+// or its --config flag, as every other command takes a config. Both may be given when
+// they name the same file; neither, or two different files, is an error.
+func CheckTarget(args []string, flag string) (string, error) {
+	arg := ""
+	if len(args) > 0 {
+		arg = args[0]
+	}
+	switch {
+	case len(args) > 1:
+		return "", fmt.Errorf("one config file to check, not %d", len(args))
+	case arg == "" && flag == "":
+		return "", errors.New("name the config file to check: warden config check FILE (or --config FILE)")
+	case arg != "" && flag != "" && filepath.Clean(arg) != filepath.Clean(flag):
+		return "", fmt.Errorf("two config files named: %s (argument) and %s (--config): check one at a time", arg, flag)
+	}
+	return cmp.Or(arg, flag), nil
 }

@@ -161,7 +161,7 @@ func (d *Dashboard) decideBulk(w http.ResponseWriter, r *http.Request, p *Princi
 			res.OK, res.Text = true, "recorded: "+outcome(req)
 			data.Recorded++
 		case refusal(err):
-			res.Text = "refused: " + refusalText(err)
+			res.Text = "refused: " + gates.Reason(err)
 			data.Refused++
 		default:
 			res.Text = "not recorded: warden could not reach its store; nothing was decided"
@@ -202,16 +202,6 @@ func outcome(req gates.Request) string {
 	}
 	n := len(req.Approvals())
 	return fmt.Sprintf("approved by you (%d of %d); %d more needed", n, req.Quorum, req.Quorum-n)
-}
-
-// refusalText is the gate's refusal without the "approve request apr-…:" it is wrapped
-// in: the page names the request beside it.
-func refusalText(err error) string {
-	s := err.Error()
-	if _, rest, ok := strings.Cut(s, ": "); ok && (strings.HasPrefix(s, "approve request ") || strings.HasPrefix(s, "deny request ")) {
-		s = rest
-	}
-	return strings.TrimSuffix(s, ".")
 }
 
 // confirmToken binds a bulk decision's second POST to what its confirmation page listed:

@@ -40,7 +40,7 @@ func (d *Dashboard) decide(approve bool) handler {
 			if !refusal(err) {
 				d.setFlash(w, true, "Your %s of request %s could not be recorded (warden could not reach its store); nothing was decided. Try again in a moment.", word, id)
 			} else {
-				d.setFlash(w, true, "Refused: you (%s) cannot %s request %s: %s.", p.Name, word, id, strings.TrimSuffix(err.Error(), "."))
+				d.setFlash(w, true, "Refused: you (%s) cannot %s request %s: %s.", p.Name, word, id, gates.Reason(err))
 			}
 			back(w, r, "/approvals")
 			return

@@ -19,6 +19,7 @@ import (
 	"github.com/warden-sec/warden/config"
 	acmefixture "github.com/warden-sec/warden/fixtures/acme"
 	"github.com/warden-sec/warden/internal/atomicfile"
+	"github.com/warden-sec/warden/internal/termesc"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/env"
 	"github.com/warden-sec/warden/remediate/show"
@@ -44,6 +45,9 @@ type run struct {
 	start time.Time
 	step  int
 	you   string
+	// warden is how the printed commands call warden, hint what to do first when that
+	// "warden" is not on the PATH.
+	warden, hint string
 
 	e     *env.Env
 	plan  *remediate.Plan
@@ -103,11 +107,14 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	d := &run{o: o, dir: dir, start: time.Now(), you: o.You, applied: map[string]remediate.Item{}}
+	d.warden, d.hint = d.runningWarden()
 	if err := d.writeInputs(); err != nil {
 		return err
 	}
 	fmt.Fprintf(o.Stdout, "warden demo: acme (3 AWS accounts in an organisation, 2 GCP projects), simulated in this process\n")
-	fmt.Fprintf(o.Stdout, "everything goes to %s\n\n", d.rel(dir))
+	fmt.Fprintf(o.Stdout, "everything goes to %s\n", d.rel(dir))
+	fmt.Fprintf(o.Stdout, "you (%s) are an approver in the demo's own config, %s, beside %s; no other config is touched\n\n",
+		termesc.Escape(d.you), d.rel(d.path("warden.yaml")), SecondApprover)
 
 	cfg, err := config.Load(d.path("warden.yaml"))
 	if err != nil {

@@ -172,3 +172,31 @@ func TestRun_refusesToActAsTheRequester(t *testing.T) {
 		t.Errorf("the demo made its folder before refusing")
 	}
 }
+
+// The demo says at once that it made you an approver, in its own config only; and under
+// 'go test' (a go-build binary, as under 'go run') its commands come with the hint to
+// install warden, in the summary and in approve.sh.
+func TestRun_saysWhoApprovesAndHowToRunWarden(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	out, err := runDemo(t, dir, "", false)
+	if err != nil {
+		t.Fatalf("demo: %v\n%s", err, out)
+	}
+	head := strings.Join(strings.SplitN(out, "\n", 4)[:3], "\n")
+	for _, want := range []string{"you (alice) are an approver in the demo's own config", "warden.yaml", "no other config is touched"} {
+		if !strings.Contains(head, want) {
+			t.Errorf("the demo's first lines lack %q:\n%s", want, head)
+		}
+	}
+	next := out[strings.Index(out, "\nnext\n"):]
+	if !strings.Contains(next, "warden is not on your PATH: install it first: go install ./cmd/warden") {
+		t.Errorf("the next commands do not say how to install warden:\n%s", next)
+	}
+	script, err := os.ReadFile(filepath.Join(dir, "approve.sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(script), "go install ./cmd/warden") {
+		t.Errorf("approve.sh does not say how to install warden:\n%s", script)
+	}
+}

@@ -58,14 +58,18 @@ func (d *run) screen() {
 
 	cfg := d.rel(d.path("warden.yaml"))
 	fmt.Fprintln(w, "\nnext")
-	fmt.Fprintf(w, "  warden serve --config %s --sim %s\n      the dashboard on http://127.0.0.1:8080 over the same store; it applies approvals within seconds\n", cfg, d.rel(d.path("world-now.yaml")))
-	if it, ok := d.firstAwaiting(); ok {
-		fmt.Fprintf(w, "  WARDEN_ACTOR=%s warden approve %s --config %s\n      approve a waiting fix (%s); warden approvals list --config %s shows them all\n",
-			shellQuote(d.approverOf(it)), it.Request, cfg, it.Remediator, cfg)
-	} else {
-		fmt.Fprintf(w, "  warden actions list --config %s\n      every fix, its state and its audit entries; warden rollback ACTION undoes one\n", cfg)
+	if d.hint != "" {
+		fmt.Fprintf(w, "  (warden is not on your PATH: %s)\n", d.hint)
 	}
-	fmt.Fprintf(w, "  warden audit verify --config %s --audit-key %s --checkpoint %s\n      prove that no audit entry changed since the checkpoint\n", cfg, d.rel(d.path("audit.key")), d.rel(d.path("checkpoint.txt")))
+	wd := d.warden
+	fmt.Fprintf(w, "  %s serve --config %s --sim %s\n      the dashboard on http://127.0.0.1:8080 over the same store; it applies approvals within seconds\n", wd, cfg, d.rel(d.path("world-now.yaml")))
+	if it, ok := d.firstAwaiting(); ok {
+		fmt.Fprintf(w, "  WARDEN_ACTOR=%s %s approve %s --config %s\n      approve a waiting fix (%s); %s approvals list --config %s shows them all\n",
+			shellQuote(d.approverOf(it)), wd, it.Request, cfg, it.Remediator, wd, cfg)
+	} else {
+		fmt.Fprintf(w, "  %s actions list --config %s\n      every fix, its state and its audit entries; %s rollback ACTION undoes one\n", wd, cfg, wd)
+	}
+	fmt.Fprintf(w, "  %s audit verify --config %s --audit-key %s --checkpoint %s\n      prove that no audit entry changed since the checkpoint\n", wd, cfg, d.rel(d.path("audit.key")), d.rel(d.path("checkpoint.txt")))
 }
 
 func (d *run) reportPathBase() string {

@@ -141,7 +141,10 @@ func (d *run) writeApproveScript() error {
 	var b strings.Builder
 	b.WriteString("#!/bin/sh\n# Written by warden demo: the fixes that wait for approval, one command each.\n")
 	b.WriteString("# Run the lines you agree with; 'warden serve' (or 'warden apply') then applies them.\n")
-	fmt.Fprintf(&b, "# Deny instead: WARDEN_ACTOR=NAME warden deny ID --reason TEXT --config %s\n", d.rel(d.path("warden.yaml")))
+	if d.hint != "" {
+		fmt.Fprintf(&b, "# warden is not on your PATH: %s\n", d.hint)
+	}
+	fmt.Fprintf(&b, "# Deny instead: WARDEN_ACTOR=NAME %s deny ID --reason TEXT --config %s\n", d.warden, d.rel(d.path("warden.yaml")))
 	for _, it := range d.pending {
 		if it.State != remediate.StatePending {
 			continue // approved already: it waits for a run, not for a decision
@@ -154,7 +157,7 @@ func (d *run) writeApproveScript() error {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "WARDEN_ACTOR=%s warden approve %s --config %s   # %s %s\n", shellQuote(who), it.Request,
+		fmt.Fprintf(&b, "WARDEN_ACTOR=%s %s approve %s --config %s   # %s %s\n", shellQuote(who), d.warden, it.Request,
 			d.rel(d.path("warden.yaml")), it.Remediator, oneLine(show.Clip(it.Part, 100)))
 	}
 	return os.WriteFile(d.path("approve.sh"), []byte(b.String()), 0o600)
@@ -171,7 +174,7 @@ func oneLine(s string) string {
 }
 
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@") == "" {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.@/") == "" {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"

@@ -50,7 +50,7 @@ func (g *Gate) decide(ctx context.Context, id, actor, channel string, approve bo
 	reason = strings.TrimSpace(reason)
 	var out Request
 	fail := func(err error) (Request, error) {
-		return out, fmt.Errorf("%s request %s: %w", verb, id, err)
+		return out, &DecisionError{Verb: verb, ID: id, Err: err}
 	}
 	ch := Channel(channel)
 	switch {
@@ -151,7 +151,7 @@ func (g *Gate) mayDecide(r Request, actor string, authorized bool) error {
 		if d.Vote == VoteDeny {
 			verb = "denied"
 		}
-		return fmt.Errorf("%w: %s %s it at %s (state %s)", ErrAlreadyDecided, actor, verb, store.FormatTime(d.At), r.State)
+		return fmt.Errorf("%w (%s %s it at %s)", ErrAlreadyDecided, actor, verb, ReadableTime(d.At))
 	}
 	if r.State != StatePending {
 		return stateRefusal(r)

@@ -194,7 +194,7 @@ func (g *Gate) ExpireDue(ctx context.Context, tx *store.Tx) (int, error) {
 }
 
 func (g *Gate) expire(ctx context.Context, tx *store.Tx, r Request) error {
-	reason := fmt.Sprintf("unanswered at %s: %d of %d approvals", store.FormatTime(r.ExpiresAt), len(r.Approvals()), r.Quorum)
+	reason := "nobody decided it in time (" + approvalsText(len(r.Approvals()), r.Quorum) + ")"
 	return g.finish(ctx, tx, r, StatePending, StateExpired, reason, audit.KindApprovalExpired)
 }
 
@@ -248,19 +248,59 @@ func why(ctx context.Context, q Querier, id string, from State) error {
 
 // stateRefusal is the refusal to decide a request that has left pending.
 func stateRefusal(r Request) error {
-	at := ""
-	if !r.DecidedAt.IsZero() {
-		at = " at " + store.FormatTime(r.DecidedAt)
-	}
 	switch r.State {
 	case StateExpired:
-		return fmt.Errorf("%w%s (%s): run apply again to ask anew", ErrExpired, at, r.Reason)
+		return fmt.Errorf("%w at %s: nobody decided it in time (%s); run warden apply again to ask anew",
+			ErrExpired, ReadableTime(r.ExpiresAt), approvalsText(len(r.Approvals()), r.Quorum))
 	case StateVoided:
-		return fmt.Errorf("%w%s: %s", ErrVoided, at, r.Reason)
+		return fmt.Errorf("%w%s: %s", ErrVoided, atText(r.DecidedAt), r.Reason)
 	case StateApproved, StateDenied:
-		return fmt.Errorf("%w: the request was %s%s", ErrAlreadyDecided, r.State, at)
+		return fmt.Errorf("%w (it was %s%s)", ErrAlreadyDecided, r.State, atText(r.DecidedAt))
 	}
 	return fmt.Errorf("request %s is %s", r.ID, r.State)
+}
+
+// ReadableTime is a time as a refusal says it to a person: "2026-12-06 10:59:43 UTC".
+func ReadableTime(t time.Time) string {
+	return t.UTC().Format("2006-01-02 15:04:05 UTC")
+}
+
+// atText is " at " and the readable time, or "" for a zero time.
+func atText(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return " at " + ReadableTime(t)
+}
+
+// approvalsText is "1 of 2 approvals", "0 of 1 approval".
+func approvalsText(n, quorum int) string {
+	if quorum == 1 {
+		return fmt.Sprintf("%d of 1 approval", n)
+	}
+	return fmt.Sprintf("%d of %d approvals", n, quorum)
+}
+
+// DecisionError is a refused or failed decision: what was being decided (Verb,
+// "approve" or "deny", and the request's ID) and why it could not be (Err).
+type DecisionError struct {
+	Verb, ID string
+	Err      error
+}
+
+func (e *DecisionError) Error() string { return e.Verb + " request " + e.ID + ": " + e.Err.Error() }
+
+// Unwrap is the reason, for errors.Is(err, ErrExpired) and the like.
+func (e *DecisionError) Unwrap() error { return e.Err }
+
+// Reason is why a decision was refused, without the "approve request apr-…:" Decide
+// wraps it in: a channel's reply names the request and the verb itself ("Refused: you
+// (bob) cannot approve request apr-…: " and Reason), so that nothing is said twice.
+func Reason(err error) string {
+	if de, ok := errors.AsType[*DecisionError](err); ok {
+		err = de.Err
+	}
+	return strings.TrimSuffix(err.Error(), ".")
 }
 
 func (g *Gate) audit(ctx context.Context, tx *store.Tx, actor, kind string, r Request, data map[string]any) error {

@@ -62,8 +62,8 @@ type RunOptions struct {
 }
 
 // ErrNotLoopback is the error of a listen address beyond this machine that the config
-// does not allow (serve.allow_remote).
-var ErrNotLoopback = errors.New("not a loopback address")
+// does not allow (serve.allow_remote): config.ErrNotLoopback.
+var ErrNotLoopback = config.ErrNotLoopback
 
 // Run is warden serve: it wires the machine that applies fixes, the channels (Slack, the
 // dashboard), the daemon and the scheduled tasks under one loop (daemon.Loop), and the
@@ -71,8 +71,10 @@ var ErrNotLoopback = errors.New("not a loopback address")
 func Run(ctx context.Context, o RunOptions) error {
 	cfg := o.Config
 	addr := cmp.Or(o.Listen, cfg.Serve.Listen, config.DefaultServeListen)
-	if !loopback.Addr(addr) && !cfg.Serve.AllowRemote {
-		return fmt.Errorf("listen %s is %w: set serve.allow_remote: true in the config to serve beyond this machine", addr, ErrNotLoopback)
+	// The checks warden config check makes too (config.CheckServe), so that a config it
+	// passes is one serve starts on.
+	if err := cfg.CheckServe(o.Listen); err != nil {
+		return err
 	}
 	mo := o.machineOptions()
 	m := remediate.New(mo)

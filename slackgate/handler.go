@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -172,7 +171,7 @@ func (h *Handler) work(ctx context.Context, in interaction) {
 			return
 		}
 		h.refusals.Add(1)
-		msg := fmt.Sprintf("Refused: you (%s) cannot %s request %s: %s.", identity, verb, in.RequestID, refusalReason(err))
+		msg := fmt.Sprintf("Refused: you (%s) cannot %s request %s: %s.", identity, verb, in.RequestID, gates.Reason(err))
 		if errors.Is(err, gates.ErrNotApprover) {
 			msg += " From Slack, approvers are the users in slack.approvers"
 			if n.o.Config.ApproverGroup != "" {
@@ -197,7 +196,7 @@ func (h *Handler) work(ctx context.Context, in interaction) {
 	}
 	switch req.State {
 	case gates.StateApproved:
-		tell(fmt.Sprintf("Recorded: you approved request %s; it has its %d approvals and will be applied.", in.RequestID, req.Quorum))
+		tell(fmt.Sprintf("Recorded: you approved request %s; it has the approvals it needs (%d of %d) and will be applied.", in.RequestID, len(req.Approvals()), req.Quorum))
 	case gates.StateDenied:
 		tell(fmt.Sprintf("Recorded: you denied request %s.", in.RequestID))
 	default:
@@ -219,14 +218,4 @@ func refusal(err error) bool {
 		}
 	}
 	return false
-}
-
-// refusalReason is the gate's refusal without the "approve request apr-…: " it opens
-// with, which the reply says already.
-func refusalReason(err error) string {
-	s := err.Error()
-	if i := strings.Index(s, ": "); i >= 0 && strings.Contains(s[:i], " request apr-") {
-		s = s[i+2:]
-	}
-	return strings.TrimSuffix(s, ".")
 }

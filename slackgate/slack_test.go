@@ -90,7 +90,7 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			refusals := []struct {
 				name, user, action, reason, want string
 			}{
-				{"a second click", uBob, "warden_approve", "", "already decided"},
+				{"a second click", uBob, "warden_approve", "", "cannot approve request " + id + ": already decided (slack:" + uBob + " approved it at "},
 				{"the requester's own Slack user", uAlice, "warden_approve", "", "the requester of an action cannot decide"},
 				{"a non-approver", uMallory, "warden_approve", "", "not an approver"},
 				{"a deny without a reason", uDave, "warden_deny", "", "a deny needs a reason"},
@@ -118,6 +118,14 @@ func TestSlack_criticalQuorumFromRequestToRollback(t *testing.T) {
 			r := hs.get(id)
 			if r.State != gates.StateApproved || len(r.Decisions) != 2 || r.Decisions[1].Actor != "carol" {
 				t.Fatalf("after carol: %s %+v", r.State, r.Decisions)
+			}
+			wantContains(t, "carol's reply", strings.Join(hs.ws.Replies(uCarol), "\n"), "you approved request "+id+"; it has the approvals it needs (2 of 2) and will be applied.")
+			for _, u := range []string{uBob, uCarol, uAlice, uMallory, uDave} {
+				for _, reply := range hs.ws.Replies(u) {
+					if strings.Contains(reply, "request "+id+": approve request") || strings.Contains(reply, "its 2 approvals") {
+						t.Errorf("a reply says a thing twice: %q", reply)
+					}
+				}
 			}
 			if got := hs.onDecision(); !slices.Equal(got, []string{id, id}) {
 				t.Errorf("OnDecision calls %v, want %s twice", got, id)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +48,7 @@ distinct approvers ('warden approve ID'); a deny by any approver ends it
 func (a *app) approvalsListCmd() *cobra.Command {
 	var gf gateFlags
 	var format string
-	var all bool
+	var all, wide bool
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List pending approval requests (--all: every request)",
@@ -74,12 +73,13 @@ list never shows as open what can no longer be approved.`,
 			if err != nil {
 				return err
 			}
-			return writeList(a.stdout, format, "requests", reqs, func(w io.Writer, reqs []gates.Request) error { return show.Requests(w, reqs, all) })
+			return writeList(a.stdout, format, "requests", reqs, show.RequestTable(all, wide))
 		},
 	}
 	gf.register(cmd)
 	cmd.Flags().StringVarP(&format, "format", "f", "table", "output format: table or json")
 	cmd.Flags().BoolVar(&all, "all", false, "list every request, decided, expired and voided ones too")
+	cmd.Flags().BoolVar(&wide, "wide", false, "print every column whole (default: fit the terminal, else 100 columns)")
 	return cmd
 }
 

@@ -103,7 +103,7 @@ func TestApprovalsCLI(t *testing.T) {
 		t.Fatalf("bob approves: exit %d, %s%s", code, out, stderr)
 	}
 	code, _, stderr = approvalsCLI(t, "bob", (*app).approveCmd, id, "--config", cfgFile)
-	if code != exitError || !strings.Contains(stderr, "already decided: bob approved it") {
+	if code != exitError || !strings.Contains(stderr, "already decided (bob approved it") {
 		t.Errorf("bob again: exit %d, %s", code, stderr)
 	}
 	code, out, _ = approvalsCLI(t, "carol", (*app).approveCmd, id, "--db", db, "--config", cfgFile)

@@ -11,7 +11,7 @@ func (a *app) configCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
 		Short: "Check a config file",
-		Long: `Commands about warden's YAML config (the file --config names): 'warden config check FILE'
+		Long: `Commands about warden's YAML config: 'warden config check FILE' (or --config FILE)
 validates one and names every problem at once. docs/config.md describes the sections.`,
 	}
 	cmd.AddCommand(a.configCheckCmd())
@@ -20,11 +20,11 @@ validates one and names every problem at once. docs/config.md describes the sect
 
 func (a *app) configCheckCmd() *cobra.Command {
 	var (
-		format string
-		opts   config.CheckOptions
+		format, cfgFlag string
+		opts            config.CheckOptions
 	)
 	cmd := &cobra.Command{
-		Use:   "check FILE",
+		Use:   "check FILE | --config FILE",
 		Short: "Validate a config and name every problem, and where each secret comes from",
 		Long: `Read the config FILE once and report every problem in it, each as
 
@@ -57,17 +57,21 @@ problem; a secret file warden reads whatever its mode is a warning.
 Exit codes: 0 no problem (warnings may be printed), 2 problems, or the file cannot be
 read.`,
 		Example: `  warden config check warden.yaml
+  warden config check --config warden.yaml
   warden config check warden.yaml --format json | jq '.problems[] | "\(.line): \(.message)"'
 
   # In CI, away from the secrets: the file alone
   warden config check deploy/warden.yaml --skip-secrets`,
-		Args: cobra.ExactArgs(1),
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkFormat(format, "text", "json"); err != nil {
 				return err
 			}
-			r := config.Check(cmd.Context(), args[0], opts)
-			var err error
+			file, err := config.CheckTarget(args, cfgFlag)
+			if err != nil {
+				return usageErr(err)
+			}
+			r := config.Check(cmd.Context(), file, opts)
 			if format == "json" {
 				err = writeJSON(a.stdout, r)
 			} else {
@@ -84,6 +88,7 @@ read.`,
 		},
 	}
 	f := cmd.Flags()
+	f.StringVar(&cfgFlag, "config", "", "the config file to check, as every command takes it (or give it as the argument)")
 	f.StringVarP(&format, "format", "f", "text", "output format: text or json")
 	f.StringArrayVar(&opts.PolicyDirs, "policies", nil, "directory of extra Rego policies whose settings are known too (repeatable)")
 	f.BoolVar(&opts.NoBuiltin, "no-builtin", false, "judge the settings without the built-in policy pack")

@@ -54,7 +54,13 @@ func TestConfigCheck(t *testing.T) {
 		}},
 		{"file alone", []string{"config", "check", "--skip-secrets", good}, exitOK, []string{good + ": no problems"}},
 		{"bad format", []string{"config", "check", "--format", "yaml", good}, exitError, []string{`--format: unknown format "yaml" (want text or json)`}},
-		{"no file", []string{"config", "check"}, exitError, []string{"accepts 1 arg(s), received 0"}},
+		{"no file", []string{"config", "check"}, exitError, []string{"name the config file to check: warden config check FILE (or --config FILE)"}},
+		// --config, as every other command takes it.
+		{"--config", []string{"config", "check", "--skip-secrets", "--config", good}, exitOK, []string{good + ": no problems"}},
+		{"--config, problems", []string{"config", "check", "--config", bad}, exitError, []string{bad + ": 4 problems, 0 warnings"}},
+		{"both, the same", []string{"config", "check", "--skip-secrets", "--config", good, good}, exitOK, []string{good + ": no problems"}},
+		{"both, different", []string{"config", "check", "--config", good, bad}, exitError, []string{"two config files named: " + bad + " (argument) and " + good + " (--config)"}},
+		{"two arguments", []string{"config", "check", good, bad}, exitError, []string{"accepts at most 1 arg(s), received 2"}},
 		{"missing file", []string{"config", "check", filepath.Join(dir, "nope.yaml")}, exitError, []string{"nope.yaml: cannot read it"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {

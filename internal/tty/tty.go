@@ -20,3 +20,17 @@ func Input(r io.Reader) bool {
 	f, ok := r.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
+
+// Width is the number of columns of w when it is a terminal whose size can be read; ok
+// is false otherwise (a file, a pipe, a buffer).
+func Width(w io.Writer) (cols int, ok bool) {
+	f, isFile := w.(*os.File)
+	if !isFile || !term.IsTerminal(int(f.Fd())) {
+		return 0, false
+	}
+	cols, _, err := term.GetSize(int(f.Fd()))
+	if err != nil || cols <= 0 {
+		return 0, false
+	}
+	return cols, true
+}
