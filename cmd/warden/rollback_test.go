@@ -1,13 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediate"
 )
 
@@ -64,5 +68,58 @@ func TestApplyCLI_dryRunCreatesNoDatabase(t *testing.T) {
 	}
 	if n := e.sim.WriteCount(); n != 0 {
 		t.Errorf("the dry run made %d writes", n)
+	}
+}
+
+// TestRollbackCLI_gcpSaysWhichFlagIsMissing: a GCP fix's rollback without a GCP target
+// names the flags that give one (and changes nothing); with --gcp-endpoint alone it
+// rolls back, checked in the simulator.
+func TestRollbackCLI_gcpSaysWhichFlagIsMissing(t *testing.T) {
+	sim, url := simtest.Start(t, &cloudsim.World{GCP: cloudsim.GCP{Projects: []*cloudsim.Project{{
+		ID: "acme-prod", Number: "222222222222", Networks: []*cloudsim.Network{{Name: "prod"}},
+		Firewalls: []*cloudsim.Firewall{{Name: "ssh", Network: "prod", Direction: "INGRESS", Priority: 1000, SourceRanges: []string{"0.0.0.0/0"},
+			Allowed: []cloudsim.FirewallRule{{Protocol: "tcp", Ports: []string{"22"}}}}},
+	}}}}, cloudsim.Options{})
+	dir := t.TempDir()
+	t.Setenv(audit.ActorEnv, "alice")
+	t.Setenv(auditKeyEnv, "")
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	cfg := write(t, dir, "warden.yaml", "gates: {auto: [low, medium, high], approvers: [bob, carol]}\n")
+	db, planFile := filepath.Join(dir, "warden.db"), filepath.Join(dir, "plan.json")
+	gcp := []string{"--gcp-project", "acme-prod", "--gcp-endpoint", url, "--config", cfg, "--db", db}
+	if code, out, stderr := warden(t, "", append([]string{"plan", "--out", planFile}, gcp...)...); code != 0 {
+		t.Fatalf("plan: exit %d\n%s%s", code, out, stderr)
+	}
+	code, out, stderr := warden(t, "", append([]string{"apply", planFile, "--confirm", "--format", "json"}, gcp...)...)
+	var res remediate.Result
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+		t.Fatalf("apply: exit %d, %v\n%s%s", code, err, out, stderr)
+	}
+	var fixed string
+	for _, it := range res.Items {
+		if it.Remediator == "gcp.compute.disable_firewall" && it.State == remediate.StateVerified {
+			fixed = it.Action
+		}
+	}
+	disabled := func() (d bool) {
+		sim.Do(func(w *cloudsim.World) { d = w.GCP.Projects[0].Firewalls[0].Disabled })
+		return d
+	}
+	if fixed == "" || !disabled() {
+		t.Fatalf("the SSH rule was not disabled: %+v", res.Items)
+	}
+
+	code, _, stderr = warden(t, "", "rollback", fixed, "--db", db)
+	if code != exitError || !strings.Contains(stderr, "--gcp-project acme-prod") || !strings.Contains(stderr, "--gcp-endpoint") {
+		t.Errorf("rollback without a GCP target: exit %d, want %d naming --gcp-project acme-prod and --gcp-endpoint:\n%s", code, exitError, stderr)
+	}
+	if !disabled() {
+		t.Fatal("the refused rollback changed the rule")
+	}
+	if code, out, stderr := warden(t, "", "rollback", fixed, "--db", db, "--gcp-endpoint", url); code != 0 {
+		t.Fatalf("rollback --gcp-endpoint: exit %d\n%s%s", code, out, stderr)
+	}
+	if disabled() {
+		t.Error("the SSH rule is still disabled after the rollback")
 	}
 }

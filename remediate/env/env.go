@@ -137,11 +137,11 @@ func (e *Env) openStore(ctx context.Context, o Options) error {
 }
 
 // reachAction adds to the targets the cloud the recorded action id acts on, so that a
-// rollback reaches it without the flags that name it. An action not recorded is left
-// to the rollback to report.
+// rollback reaches it without the flags that name it. An action not recorded, or with
+// no way back, is left to the rollback to report.
 func (e *Env) reachAction(ctx context.Context, id string) error {
 	r, err := remediate.New(remediate.Options{Store: e.Store}).Action(ctx, id)
-	if err != nil || r == nil {
+	if err != nil || r == nil || !r.Rollback.Possible {
 		return err
 	}
 	if e.Targets, err = e.Targets.Reach(r.Target); err != nil {
