@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
@@ -55,6 +56,32 @@ func Open(ctx context.Context, t Targets) (*Clouds, error) {
 	}
 	c.Readers = append(c.Readers, &tlsprobe.Collector{Targets: tlsTargets, Timeout: t.TLSTimeout})
 	return c, nil
+}
+
+// Reach returns t able to reach the resource uid: an AWS ARN needs AWS, a Google Cloud
+// full name ("//iam.googleapis.com/projects/P/…") needs GCP, a TLS endpoint nothing
+// (Open always probes). A cloud t already names is kept as it is (the config's targets:
+// section, the flags); AWS it does not name is added with the standard credential chain
+// and AWS_ENDPOINT_URL, as --aws would; GCP it does not name is an error saying which
+// flags are missing, since without a project or an endpoint nothing says how to reach it.
+// Commands that act on one recorded resource (a rollback) open its cloud so.
+func (t Targets) Reach(uid string) (Targets, error) {
+	switch {
+	case strings.HasPrefix(uid, "arn:"):
+		if t.AWS == nil {
+			t.AWS = &AWS{}
+		}
+	case strings.HasPrefix(uid, "//") && strings.Contains(uid, ".googleapis.com/"):
+		if t.GCP == nil {
+			project := "P"
+			if _, rest, ok := strings.Cut(uid, "/projects/"); ok {
+				project, _, _ = strings.Cut(rest, "/")
+			}
+			return t, fmt.Errorf("%s is in Google Cloud, and no GCP target is given: add --gcp-project %s (Application Default Credentials) "+
+				"or --gcp-endpoint URL (a simulator or private endpoint), or targets.gcp (projects, endpoint) in --config", uid, project)
+		}
+	}
+	return t, nil
 }
 
 // Close closes the clients that hold connections.

@@ -190,6 +190,48 @@ func TestRun_countsADeniedScope(t *testing.T) {
 	}
 }
 
+// With the endpoint gone once the accounts are known, every scope is recorded as failed
+// (its resources unknown, never read as deleted), within seconds and naming the
+// endpoint: nothing listening is reported, not retried for half a minute per scope.
+func TestRun_endpointDownFailsEachScopeFast(t *testing.T) {
+	sim := startSim(t, world)
+	cs, err := collect.Resolve(sim.Target(collect.Targets{}), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if d, ok := c.(collectors.Discoverer); ok {
+			if _, err := d.Discover(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sim.Close()
+	var buf bytes.Buffer
+	begin := time.Now()
+	sum, err := collect.Run(context.Background(), &buf, cs, collect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(begin); d > 10*time.Second {
+		t.Errorf("the collection took %v with nothing listening", d)
+	}
+	h, rs, err := snapshot.ReadAll(&buf, "collected")
+	if err != nil {
+		t.Fatal(err)
+	}
+	providers := map[string]bool{}
+	for _, s := range h.Scopes {
+		providers[s.Provider] = true
+		if s.Complete() || !strings.Contains(s.Error, "connection refused") || !strings.Contains(s.Error, strings.TrimPrefix(sim.URL, "http://")) {
+			t.Errorf("scope %s: %s %q, want failed: connection refused at %s", s.ID, s.Status, s.Error, sim.URL)
+		}
+	}
+	if !providers["aws"] || !providers["gcp"] || len(rs) != 0 || sum.Incomplete != len(h.Scopes) {
+		t.Errorf("%d resources, scopes of %v, summary %+v: want every AWS and GCP scope failed", len(rs), providers, sum)
+	}
+}
+
 // A collector that cannot go on stops the run with an error naming it; Done is not
 // called and what was written is no snapshot.
 func TestRun_stopsOnACollectorError(t *testing.T) {

@@ -85,10 +85,12 @@ func (a *app) rollbackCmd() *cobra.Command {
 		Long: `Undo an applied and verified fix: restore the before-state the plan recorded, where the
 cloud allows it, then observe the target again to check it is back. A fix with no way
 back (a deleted login profile, a deleted certificate) is refused with the reason. The
-live targets say where to call, as for apply. Audited.`,
-		Example: `  warden rollback act-1a2b3c4d5e6f7a8b --aws`,
+action's cloud is opened as the targets say (flags, the config's targets:), else with AWS's
+standard chain; an action in GCP needs --gcp-project or --gcp-endpoint. Audited.`,
+		Example: `  warden rollback act-1a2b3c4d5e6f7a8b`,
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			rf.action = args[0]
 			r, err := a.openRemediation(cmd, &rf, true)
 			if err != nil {
 				return err

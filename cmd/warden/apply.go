@@ -115,11 +115,13 @@ run); 2 an action failed, the run was stopped, remediation is paused, or bad inp
 			if format != "table" && format != "json" {
 				return usageErr(fmt.Errorf("--format: want table or json, not %q", format))
 			}
+			rf.dryRun = !confirm
 			r, err := a.openRemediation(cmd, &rf, true)
 			if err != nil {
 				return err
 			}
 			defer r.Close()
+			r.Notice(a.stderr)
 			var p *remediate.Plan
 			if len(args) == 1 {
 				if p, err = remediate.ReadPlan(args[0]); err != nil {
@@ -165,6 +167,8 @@ type remediationFlags struct {
 	dbPath     string
 	nowFlag    string
 	now        time.Time // --now, parsed by openRemediation
+	dryRun     bool      // apply without --confirm: a missing database is not created
+	action     string    // rollback: the recorded action, whose cloud is opened
 }
 
 func (rf *remediationFlags) register(cmd *cobra.Command) {
@@ -191,7 +195,7 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 	if err != nil {
 		return nil, err
 	}
-	o := env.Options{Config: cfg, Policies: rf.pf.options(a.log), Targets: rf.tf.targets(cfg), Sim: rf.tf.sim, Actor: who, Logger: a.log}
+	o := env.Options{Config: cfg, Policies: rf.pf.options(a.log), Targets: rf.tf.targets(cfg), Sim: rf.tf.sim, Actor: who, Logger: a.log, DryRun: rf.dryRun, Action: rf.action}
 	if needDB {
 		if o.DB, err = cfg.DSN(rf.dbPath); err != nil {
 			return nil, err

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -142,12 +143,14 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 	}
 	// The SDK's own retry quota gives up under a throttling storm: retries are bounded by
 	// MaxAttempts and paced by the token buckets instead.
+	// An endpoint that cannot be reached at all (connection refused, no such host) gets
+	// one quick retry, not MaxAttempts of backoff: failFast.
 	s.base.Retryer = func() aws.Retryer {
-		return retry.NewStandard(func(o *retry.StandardOptions) {
+		return failFast{retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = opts.MaxAttempts
 			o.RateLimiter = ratelimit.None
 			o.Backoff = jitter{base: opts.BaseBackoff, max: opts.MaxBackoff}
-		})
+		})}
 	}
 	s.self = s.newAccount("", s.base)
 	return s, nil
@@ -357,8 +360,23 @@ func credentialsHint(err error) string {
 	if errors.As(err, &ae) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return ""
 	}
+	if backoff.Unreachable(err) {
+		return fmt.Sprintf(" (nothing answers at %s: check that the endpoint is up, and AWS_ENDPOINT_URL or the endpoint configured, if any)", endpointOf(err))
+	}
 	return " (check the AWS credentials: AWS_PROFILE or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, " +
 		"`aws sso login` for SSO profiles, or an instance role; and that AWS_ENDPOINT_URL, if set, is reachable)"
+}
+
+// endpointOf is the endpoint a failed request was sent to (its scheme and host), from
+// the URL its transport error names; "the AWS endpoint" when it names none.
+func endpointOf(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		if u, perr := url.Parse(ue.URL); perr == nil && u.Host != "" {
+			return u.Scheme + "://" + u.Host
+		}
+	}
+	return "the AWS endpoint"
 }
 
 // partitionOf reads the partition of an ARN ("arn:aws-cn:sts::…" → "aws-cn"); "aws"
@@ -369,6 +387,22 @@ func partitionOf(arn string) string {
 		return "aws"
 	}
 	return parts[1]
+}
+
+// failFast is the standard retryer, except for an endpoint that cannot be reached
+// (backoff.Unreachable): it is tried backoff.UnreachableAttempts times, a short delay
+// apart, and then its own error is the call's, instead of half a minute of backoff
+// ending in "exceeded maximum number of attempts". Throttling and 5xx keep their retries.
+type failFast struct{ aws.RetryerV2 }
+
+func (f failFast) RetryDelay(attempt int, err error) (time.Duration, error) {
+	if !backoff.Unreachable(err) {
+		return f.RetryerV2.RetryDelay(attempt, err)
+	}
+	if attempt >= backoff.UnreachableAttempts {
+		return 0, err
+	}
+	return backoff.FullJitter(backoff.UnreachableDelay, backoff.UnreachableDelay, attempt), nil
 }
 
 // jitter adapts backoff.FullJitter to the SDK's retryer; the SDK numbers the attempt that

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -374,5 +375,35 @@ func TestAccount_secretsManager(t *testing.T) {
 	}
 	if st := sim.Calls()["secretsmanager:PutSecretValue"]; st.Throttled == 0 || st.Calls != 10+st.Throttled {
 		t.Errorf("PutSecretValue served %+v: want every throttled attempt retried once more", st)
+	}
+}
+
+// TestCaller_failsFastWhenNothingListens: with the endpoint down, the call is tried once
+// more and fails within a second or two naming the endpoint, not after half a minute of
+// the backoff that throttling and 5xx get (TestAccount_retriesThrottlingAndCounts).
+func TestCaller_failsFastWhenNothingListens(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	endpoint := "http://" + ln.Addr().String()
+	_ = ln.Close()
+	sdk := simtest.AWSConfig(endpoint)
+	s, err := awsapi.NewSessions(context.Background(), awsapi.Options{Endpoint: endpoint, AWS: &sdk}) // the default 10 attempts, 200ms–20s
+	if err != nil {
+		t.Fatal(err)
+	}
+	begin := time.Now()
+	_, _, err = s.Caller(context.Background())
+	if d := time.Since(begin); d > 3*time.Second {
+		t.Errorf("Caller took %v to report an endpoint where nothing listens", d)
+	}
+	for _, want := range []string{"connection refused", "nothing answers at " + endpoint} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Caller error %v lacks %q", err, want)
+		}
+	}
+	if err != nil && strings.Contains(err.Error(), "maximum number of attempts") {
+		t.Errorf("Caller error %v: the attempts were spent", err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package backoff is the one retry delay warden uses against every cloud: exponential
 // backoff with full jitter, after "Exponential Backoff And Jitter" (AWS Architecture Blog,
 // 2015). Clients throttled together spread out over the whole window instead of retrying
-// in step, which is what keeps a throttling storm from feeding itself.
+// in step, which is what keeps a throttling storm from feeding itself. An endpoint that
+// cannot be reached at all (Unreachable) is not waited out: it is reported.
 package backoff
 
 import (

@@ -1,7 +1,13 @@
 package backoff_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"syscall"
 	"testing"
 	"time"
 
@@ -86,4 +92,48 @@ func ExampleFullJitter() {
 	d := backoff.FullJitter(200*time.Millisecond, 20*time.Second, 3)
 	fmt.Println(d <= 800*time.Millisecond)
 	// Output: true
+}
+
+// closedPort is a loopback address where nothing listens.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return addr
+}
+
+// TestUnreachable: a refused connection, an unknown host and the text a gRPC status keeps
+// of them are failures no retry mends within a run; throttling, 5xx, resets, timeouts and
+// cancellation are not.
+func TestUnreachable(t *testing.T) {
+	_, refused := net.Dial("tcp", closedPort(t))
+	_, httpRefused := http.Get("http://" + closedPort(t) + "/")
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"dial refused", refused, true},
+		{"HTTP request refused, wrapped", fmt.Errorf("operation error STS: GetCallerIdentity: %w", httpRefused), true},
+		{"no such host", &net.DNSError{Err: "no such host", Name: "sts.example.invalid", IsNotFound: true}, true},
+		{"gRPC status text", errors.New(`rpc error: code = Unavailable desc = connection error: desc = "transport: Error while dialing: dial tcp 127.0.0.1:1: connect: connection refused"`), true},
+		{"no route", &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.EHOSTUNREACH)}, true},
+		{"DNS timeout", &net.DNSError{Err: "i/o timeout", Name: "sts.amazonaws.com", IsTimeout: true}, false},
+		{"reset", &net.OpError{Op: "read", Net: "tcp", Err: os.NewSyscallError("read", syscall.ECONNRESET)}, false},
+		{"throttled", errors.New("api error Throttling: Rate exceeded"), false},
+		{"5xx", errors.New("StatusCode: 503, api error ServiceUnavailable"), false},
+		{"deadline", context.DeadlineExceeded, false},
+		{"nil", nil, false},
+	} {
+		if tc.err == nil && tc.name != "nil" {
+			t.Fatalf("%s: the dial did not fail", tc.name)
+		}
+		if got := backoff.Unreachable(tc.err); got != tc.want {
+			t.Errorf("%s: Unreachable(%v) = %v, want %v", tc.name, tc.err, got, tc.want)
+		}
+	}
 }

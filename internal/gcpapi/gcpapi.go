@@ -244,7 +244,8 @@ func (c *Clients) limiter(service, project string) *rate.Limiter {
 // call as errors and logs name it, "service.Method" ("iam.DisableServiceAccountKey"); its
 // service and the project of ctx's Scope choose the token bucket each attempt waits for.
 // Throttled (429, RESOURCE_EXHAUSTED) and transient (5xx, UNAVAILABLE) failures are retried
-// after backoff.FullJitter. A failure is a *CallError naming the call, its code and
+// after backoff.FullJitter; an endpoint that cannot be reached at all (backoff.Unreachable:
+// connection refused, no such host) only backoff.UnreachableAttempts times. A failure is a *CallError naming the call, its code and
 // Google's message; Code, IsDenied, IsNotFound… read it.
 func (c *Clients) Call(ctx context.Context, name string, f func(ctx context.Context) error) error {
 	sc := scopeOf(ctx)
@@ -273,11 +274,16 @@ func (c *Clients) Call(ctx context.Context, name string, f func(ctx context.Cont
 				sc.Counter.denied.Add(1)
 			}
 		}
-		if !retryable(code) || attempt >= c.opts.MaxAttempts {
+		// An endpoint that cannot be reached at all gets one quick retry, not the backoff.
+		unreachable := backoff.Unreachable(err)
+		if !retryable(code) || attempt >= c.opts.MaxAttempts || unreachable && attempt >= backoff.UnreachableAttempts {
 			c.log.Debug("gcp call failed", "call", name, "project", sc.Project, "code", code, "attempts", attempt, "error", msg)
 			return &CallError{Call: name, Code: code, Message: msg, Err: err}
 		}
 		d := backoff.FullJitter(c.opts.BaseBackoff, c.opts.MaxBackoff, attempt)
+		if unreachable {
+			d = backoff.FullJitter(backoff.UnreachableDelay, backoff.UnreachableDelay, attempt)
+		}
 		c.log.Debug("gcp call retried", "call", name, "project", sc.Project, "code", code, "attempt", attempt, "backoff", d)
 		t := time.NewTimer(d)
 		select {

@@ -3,6 +3,8 @@ package gcpapi_test
 import (
 	"context"
 	"errors"
+	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -236,5 +238,46 @@ func TestCall_stopsWhenCancelled(t *testing.T) {
 func TestNew_refusesBadEndpoint(t *testing.T) {
 	if _, err := gcpapi.New(context.Background(), gcpapi.Options{Endpoint: "not a url"}); err == nil {
 		t.Error("New accepted an endpoint that is no URL")
+	}
+}
+
+// TestCall_failsFastWhenNothingListens: with the endpoint down, a call over either
+// transport is tried once more and fails within a second or two naming the endpoint, not
+// after the backoff that throttling and 5xx get (TestCall_retriesTransientFailures).
+func TestCall_failsFastWhenNothingListens(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	c, err := gcpapi.New(context.Background(), gcpapi.Options{Endpoint: "http://" + addr, RateLimit: 1000}) // the default 8 attempts, 250ms–30s
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	for _, tc := range []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"compute.GetFirewall", getFirewall(c, "acme-prod", "allow-ssh")}, // REST
+		{"iam.GetServiceAccount", func(ctx context.Context) error { // gRPC
+			_, err := c.IAM.GetServiceAccount(ctx, &adminpb.GetServiceAccountRequest{Name: "projects/acme-prod/serviceAccounts/deployer@acme-prod.iam.gserviceaccount.com"}, gcpapi.NoRetry())
+			return err
+		}},
+	} {
+		var n gcpapi.Counter
+		ctx := gcpapi.WithScope(context.Background(), gcpapi.Scope{Project: "acme-prod", Counter: &n})
+		begin := time.Now()
+		err := c.Call(ctx, tc.name, tc.call)
+		if d := time.Since(begin); d > 3*time.Second {
+			t.Errorf("%s took %v to report an endpoint where nothing listens", tc.name, d)
+		}
+		if err == nil || !strings.Contains(err.Error(), "connection refused") || !strings.Contains(err.Error(), addr) {
+			t.Errorf("%s = %v, want connection refused at %s", tc.name, err, addr)
+		}
+		if n.Calls() != 2 {
+			t.Errorf("%s: %d attempts, want 2", tc.name, n.Calls())
+		}
 	}
 }

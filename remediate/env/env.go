@@ -6,6 +6,10 @@ package env
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"time"
 
@@ -35,6 +39,12 @@ type Options struct {
 	Sim string
 	// DB is the store's DSN; empty opens none (a plan changes nothing, so needs none).
 	DB string
+	// DryRun opens DB only if it exists: a dry run creates nothing. Without it, an empty
+	// store in memory stands in, and Env.NoDB says so.
+	DryRun bool
+	// Action, with DB, is the recorded action a rollback undoes: the cloud its target
+	// lives in is opened though Targets do not name it (collect.Targets.Reach).
+	Action string
 	// Actor is who requests the fixes.
 	Actor  string
 	Logger *slog.Logger
@@ -54,6 +64,9 @@ type Env struct {
 	Actor string
 	// Sim is the in-process simulator of Options.Sim, nil without one.
 	Sim *collect.Simulator
+	// NoDB, after a dry run's Open, says that Options.DB does not exist yet and what that
+	// means for the dry run; empty otherwise.
+	NoDB string
 }
 
 // Open loads the policies against the remediators' catalog, connects to the clouds of
@@ -76,27 +89,73 @@ func Open(ctx context.Context, o Options) (*Env, error) {
 		}
 		e.Targets = e.Sim.Target(e.Targets)
 	}
+	if o.DB != "" {
+		if err := e.openStore(ctx, o); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
+	if o.Action != "" && e.Store != nil {
+		if err := e.reachAction(ctx, o.Action); err != nil {
+			e.Close()
+			return nil, err
+		}
+	}
 	if e.Clouds, err = collect.Open(ctx, e.Targets); err != nil {
 		e.Close()
 		return nil, err
 	}
 	// certs: decides where a renewal is delivered, so plans see it too; only commands
 	// that keep a store can apply one, since it archives what it replaces there.
-	deps := builtin.Deps{AWS: e.Clouds.Sessions, GCP: e.Clouds.GCP, Rotation: e.Config.Rotation, Certs: e.Config.Certs, Logger: o.Logger}
-	if o.DB != "" {
-		if e.Store, err = store.Open(ctx, o.DB); err != nil {
-			e.Close()
-			return nil, err
-		}
-		e.Log = audit.New(e.Store, audit.Options{Now: time.Now})
-		e.Gate = gates.New(e.Store, e.Log, e.Config.Gates, time.Now)
-		deps.Store = e.Store
-	}
+	deps := builtin.Deps{AWS: e.Clouds.Sessions, GCP: e.Clouds.GCP, Rotation: e.Config.Rotation, Certs: e.Config.Certs, Store: e.Store, Logger: o.Logger}
 	if e.Registry, err = builtin.New(deps); err != nil {
 		e.Close()
 		return nil, err
 	}
 	return e, nil
+}
+
+// openStore opens the store of o.DB, its audit log and its gate. A dry run does not
+// create a database that is missing: an empty one in memory stands in for it.
+func (e *Env) openStore(ctx context.Context, o Options) error {
+	open := store.Open
+	if o.DryRun {
+		open = store.OpenExisting
+	}
+	st, err := open(ctx, o.DB)
+	if o.DryRun && errors.Is(err, fs.ErrNotExist) {
+		e.NoDB = fmt.Sprintf("no database at %s yet: this dry run reads no approvals or earlier runs, and creates none; apply --confirm creates it and records the actions there", o.DB)
+		st, err = store.Open(ctx, ":memory:")
+	}
+	if err != nil {
+		return err
+	}
+	e.Store = st
+	e.Log = audit.New(e.Store, audit.Options{Now: time.Now})
+	e.Gate = gates.New(e.Store, e.Log, e.Config.Gates, time.Now)
+	return nil
+}
+
+// reachAction adds to the targets the cloud the recorded action id acts on, so that a
+// rollback reaches it without the flags that name it. An action not recorded, or with
+// no way back, is left to the rollback to report.
+func (e *Env) reachAction(ctx context.Context, id string) error {
+	r, err := remediate.New(remediate.Options{Store: e.Store}).Action(ctx, id)
+	if err != nil || r == nil || !r.Rollback.Possible {
+		return err
+	}
+	if e.Targets, err = e.Targets.Reach(r.Target); err != nil {
+		return fmt.Errorf("rollback %s: %w", id, err)
+	}
+	return nil
+}
+
+// Notice writes to w what the caller should know of the environment opened: that a dry
+// run found no database (NoDB). It writes nothing otherwise.
+func (e *Env) Notice(w io.Writer) {
+	if e.NoDB != "" {
+		fmt.Fprintln(w, e.NoDB)
+	}
 }
 
 // MachineOptions are the remediation machine's options over the environment, applying

@@ -2,8 +2,11 @@ package env_test
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/warden-sec/warden/config"
@@ -65,5 +68,41 @@ func TestOpen_refusesAPolicyDirThatIsNone(t *testing.T) {
 		Policies: config.PolicyOptions{Dirs: []string{filepath.Join(t.TempDir(), "missing")}}})
 	if err == nil {
 		t.Fatal("a missing --policies directory was accepted")
+	}
+}
+
+// A dry run opens the database only if it exists: a missing one is not created, an
+// empty one in memory stands in, and NoDB says so; an existing one is the one opened.
+func TestOpen_dryRunCreatesNoDatabase(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "state", "warden.db")
+	e, err := env.Open(context.Background(), env.Options{Config: &config.Config{}, DB: db, DryRun: true, Actor: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.Store == nil || e.Gate == nil || !strings.Contains(e.NoDB, "no database at "+db) {
+		t.Errorf("store %v, gate %v, NoDB %q: want an empty stand-in, said so", e.Store != nil, e.Gate != nil, e.NoDB)
+	}
+	var note strings.Builder
+	e.Notice(&note)
+	if note.String() != e.NoDB+"\n" {
+		t.Errorf("Notice wrote %q", note.String())
+	}
+	e.Close()
+	if _, err := os.Stat(filepath.Dir(db)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the dry run made the database's folder: %v", err)
+	}
+
+	made, err := env.Open(context.Background(), env.Options{Config: &config.Config{}, DB: db, Actor: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	made.Close()
+	again, err := env.Open(context.Background(), env.Options{Config: &config.Config{}, DB: db, DryRun: true, Actor: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	if again.NoDB != "" {
+		t.Errorf("an existing database: NoDB %q", again.NoDB)
 	}
 }

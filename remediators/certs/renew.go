@@ -203,9 +203,16 @@ func (r *Renew) Targets(res snapshot.Resource, _ map[string]any) ([]remediators.
 func (r *Renew) acmRollback(arn, serial string) *remediators.Rollback {
 	no := &remediators.Rollback{Possible: false, Reason: "ACM never returns a private key: the certificate in place (serial " + serial +
 		") can be imported again only if warden delivered it, and its key is not in warden's archive"}
-	if r.arch == nil {
+	switch {
+	case r.cfg == nil:
+		// No certs: section: there is no archive whatever the database.
 		no.Reason = "ACM never returns a private key: the certificate in place (serial " + serial +
-			") can be imported again only if warden delivered it and archived its key; this plan was made without the archive (no --db)"
+			") can be imported again only if warden delivered it and archived its key, and the config has no certs: section " +
+			"(the ACME directory, a challenge and archive_key_file; docs/remediation.md, 'Renewing a certificate'), so warden keeps no archive"
+		return no
+	case r.arch == nil:
+		no.Reason = "ACM never returns a private key: the certificate in place (serial " + serial +
+			") can be imported again only if warden delivered it and archived its key; this plan was made without warden's database, where the archive is (no --db)"
 		return no
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

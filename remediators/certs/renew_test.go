@@ -635,6 +635,43 @@ func TestRenew_targets(t *testing.T) {
 	}
 }
 
+// TestRenew_acmRollbackSaysWhatIsMissing: a plan that cannot undo an ACM re-import says
+// why: without a certs: section, that section (and what goes in it), whatever the
+// database; with one but without the database, --db.
+func TestRenew_acmRollbackSaysWhatIsMissing(t *testing.T) {
+	cfg := &Config{Directory: "https://acme.example/dir", Challenge: Challenge{HTTP01: &HTTP01{Listen: ":80"}}}
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "warden.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	res := snapshot.Resource{UID: "arn:aws:acm:us-east-1:1:certificate/x", Type: "aws.acm.certificate",
+		Attributes: map[string]any{"cert_type": "IMPORTED", "domain_name": "shop.example.com",
+			"certificate": map[string]any{"serial": "1a", "not_after": "2026-01-01T00:00:00Z"}}}
+	for _, tc := range []struct {
+		name        string
+		cfg         *Config
+		st          *store.Store
+		want, want2 string
+		not         string
+	}{
+		{"no certs: section, no database", nil, nil, "no certs: section", "archive_key_file", "--db"},
+		{"no certs: section, a database", nil, st, "no certs: section", "archive_key_file", "--db"},
+		{"certs: section, no database", cfg, nil, "without warden's database", "(no --db)", "certs: section"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := newRenew(t, tc.cfg, tc.st, nil)
+			rb := oneTarget(t, r, res).Rollback
+			if rb == nil || rb.Possible {
+				t.Fatalf("rollback = %+v, want impossible with its reason", rb)
+			}
+			if !strings.Contains(rb.Reason, tc.want) || !strings.Contains(rb.Reason, tc.want2) || strings.Contains(rb.Reason, tc.not) {
+				t.Errorf("reason %q: want %q and %q, not %q", rb.Reason, tc.want, tc.want2, tc.not)
+			}
+		})
+	}
+}
+
 func TestRedactKeys(t *testing.T) {
 	_, key := makeCert(t, []string{"a.example"}, time.Now(), time.Now().Add(time.Hour))
 	tests := []struct{ in, want string }{
