@@ -206,23 +206,10 @@ func (a *app) openRemediation(cmd *cobra.Command, rf *remediationFlags, needDB b
 
 // makePlan scans (a snapshot file, or a live collection into a private file) and plans.
 func (a *app) makePlan(ctx context.Context, e *env.Env, rf *remediationFlags) (*remediate.Plan, error) {
-	req := remediate.ScanRequest{Snapshot: rf.snapPath, Collect: a.collectOptions(nil),
-		Plan: remediate.ScanPlanOptions{Registry: e.Registry, Gates: e.Config.Gates, Actor: e.Actor}}
-	if rf.snapPath == "" {
-		cs, err := collect.Resolve(e.Targets, a.log)
-		if errors.Is(err, collect.ErrNoTargets) {
-			return nil, errors.New("plan needs --snapshot FILE or live targets (--aws, --aws-org, --gcp-project P, --sim WORLD, or targets: in --config)")
-		}
-		if err != nil {
-			return nil, err
-		}
-		req.Collectors = cs
+	p, err := e.Plan(ctx, env.PlanRequest{Snapshot: rf.snapPath, Waivers: rf.waiverFile, Now: rf.now, Version: version(),
+		Collect: a.collectOptions(nil), Logger: a.log})
+	if errors.Is(err, collect.ErrNoTargets) {
+		return nil, errors.New("plan needs --snapshot FILE or live targets (--aws, --aws-org, --gcp-project P, --sim WORLD, or targets: in --config)")
 	}
-	ws, err := e.Config.LoadWaivers(rf.waiverFile)
-	if err != nil {
-		return nil, err
-	}
-	req.Scan = scan.Request{Engine: e.Engine, Waivers: ws, Now: rf.now, Version: version()}
-	scan.TuneGC()
-	return remediate.ScanAndPlan(ctx, req)
+	return p, err
 }
