@@ -24,7 +24,7 @@ const tinyQuery = `{
   "strs": {"type": "list", "member": {"shape": "string"}},
   "string": {"type": "string"}, "ts": {"type": "timestamp"}, "int": {"type": "integer"},
   "bool": {"type": "boolean"}, "status": {"type": "string", "enum": ["Active", "Inactive"]},
-  "NoSuchEntityException": {"type": "structure", "members": {}, "error": {"code": "NoSuchEntity"}, "exception": true}
+  "NoSuchEntityException": {"type": "structure", "members": {}, "error": {"code": "NoSuchEntity", "httpStatusCode": 404}, "exception": true}
  }}`
 
 const tinyEC2 = `{
@@ -122,14 +122,15 @@ func TestValidateJSON(t *testing.T) {
 		"timestamp is a bool", "is a number, the answer has string", "M.a: long is a number", `"NEW" is not a value`, "no member X")
 }
 
-func TestCheckErrorCode(t *testing.T) {
+func TestCheckError(t *testing.T) {
 	q, j, e := load(t, tinyQuery), load(t, tinyJSON), load(t, tinyEC2)
-	check(t, q.CheckErrorCode("GetThing", "NoSuchEntity"))
-	check(t, q.CheckErrorCode("GetThing", "Throttling"))
-	check(t, q.CheckErrorCode("GetThing", "NoSuchEntityException"), "neither one the model lists (NoSuchEntity)")
-	check(t, j.CheckErrorCode("Describe", "ResourceNotFoundException"))
-	check(t, j.CheckErrorCode("Describe", "NotFound"), "neither")
-	check(t, e.CheckErrorCode("DescribeThings", "InvalidGroup.NotFound")) // EC2 lists none
+	check(t, q.CheckError("GetThing", "NoSuchEntity", 404))
+	check(t, q.CheckError("GetThing", "NoSuchEntity", 400), "answered with HTTP 400, the model says 404")
+	check(t, q.CheckError("GetThing", "Throttling", 400))
+	check(t, q.CheckError("GetThing", "NoSuchEntityException", 404), "neither one the model lists (NoSuchEntity)")
+	check(t, j.CheckError("Describe", "ResourceNotFoundException", 400))
+	check(t, j.CheckError("Describe", "NotFound", 400), "neither")
+	check(t, e.CheckError("DescribeThings", "InvalidGroup.NotFound", 400)) // EC2 lists none
 	if code, ok := XMLErrorCode([]byte(`<Response><Errors><Error><Code>InvalidGroup.NotFound</Code></Error></Errors></Response>`)); !ok || code != "InvalidGroup.NotFound" {
 		t.Errorf("XMLErrorCode = %q %v", code, ok)
 	}

@@ -64,7 +64,8 @@ type Shape struct {
 	LocationName string               `json:"locationName"`
 	Payload      string               `json:"payload"`
 	Error        *struct {
-		Code string `json:"code"`
+		Code           string `json:"code"`
+		HTTPStatusCode int    `json:"httpStatusCode"`
 	} `json:"error"`
 	Exception bool `json:"exception"`
 }
@@ -153,10 +154,11 @@ func (m *AWSModel) ErrorCodes(op string) []string {
 	return out
 }
 
-// CheckErrorCode says whether code is one op may answer with: one its model lists or one
-// of AWS's common errors. A service whose model lists no errors at all (EC2 documents its
-// codes outside the model) accepts any code.
-func (m *AWSModel) CheckErrorCode(op, code string) []Problem {
+// CheckError says whether an error answer fits op: its code is one the model lists for
+// op, or one of AWS's common errors, and, for a listed error whose shape gives an HTTP
+// status, the answer has that status (status 0 skips that check). A service whose model
+// lists no errors at all (EC2 documents its codes outside the model) accepts any code.
+func (m *AWSModel) CheckError(op, code string, status int) []Problem {
 	if _, ok := m.Operations[op]; !ok {
 		return []Problem{{Path: op, What: "no such operation in the " + m.Metadata.ServiceID + " model"}}
 	}
@@ -164,10 +166,15 @@ func (m *AWSModel) CheckErrorCode(op, code string) []Problem {
 		return nil
 	}
 	listed := m.ErrorCodes(op)
-	for _, c := range listed {
-		if c == code {
-			return nil
+	for i, c := range listed {
+		if c != code {
+			continue
 		}
+		shape := m.Shapes[m.Operations[op].Errors[i].Shape]
+		if shape.Error != nil && shape.Error.HTTPStatusCode != 0 && status != 0 && status != shape.Error.HTTPStatusCode {
+			return []Problem{{Path: op, What: fmt.Sprintf("error %s is answered with HTTP %d, the model says %d", code, status, shape.Error.HTTPStatusCode)}}
+		}
+		return nil
 	}
 	if !m.listsErrors() {
 		return nil
