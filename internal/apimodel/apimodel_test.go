@@ -131,6 +131,9 @@ func TestCheckError(t *testing.T) {
 	check(t, j.CheckError("Describe", "ResourceNotFoundException", 400))
 	check(t, j.CheckError("Describe", "NotFound", 400), "neither")
 	check(t, e.CheckError("DescribeThings", "InvalidGroup.NotFound", 400)) // EC2 lists none
+	s3 := load(t, strings.Replace(tinyQuery, `"serviceId": "Tiny"`, `"serviceId": "S3"`, 1))
+	check(t, s3.CheckError("GetThing", "SlowDown", 503)) // in S3's own error list
+	check(t, q.CheckError("GetThing", "SlowDown", 503), "neither")
 	if code, ok := XMLErrorCode([]byte(`<Response><Errors><Error><Code>InvalidGroup.NotFound</Code></Error></Errors></Response>`)); !ok || code != "InvalidGroup.NotFound" {
 		t.Errorf("XMLErrorCode = %q %v", code, ok)
 	}

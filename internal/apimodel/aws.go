@@ -140,6 +140,16 @@ var commonErrors = map[string]bool{
 	"IncompleteBody": true, "RequestEntityTooLarge": true, "UnknownOperationException": true,
 }
 
+// serviceErrors are codes a service documents in its own error list rather than in its
+// model: S3's model names a handful of errors, its documentation some hundred.
+var serviceErrors = map[string]map[string]bool{
+	"S3": {"SlowDown": true, "NoSuchBucket": true, "InvalidBucketName": true, "BucketAlreadyOwnedByYou": true,
+		"BucketAlreadyExists": true, "EntityTooLarge": true, "InvalidArgument": true, "NotImplemented": true,
+		"MethodNotAllowed": true, "AuthorizationHeaderMalformed": true, "PermanentRedirect": true,
+		"InvalidAccessKeyId": true, "InvalidRequest": true, "BadDigest": true, "InvalidDigest": true,
+		"XAmzContentSHA256Mismatch": true, "PreconditionFailed": true, "InvalidRange": true, "MalformedXML": true},
+}
+
 // ErrorCodes lists the error codes an operation's model names: for the Query protocol
 // the code of each error shape's error trait, else the shape's name.
 func (m *AWSModel) ErrorCodes(op string) []string {
@@ -155,14 +165,14 @@ func (m *AWSModel) ErrorCodes(op string) []string {
 }
 
 // CheckError says whether an error answer fits op: its code is one the model lists for
-// op, or one of AWS's common errors, and, for a listed error whose shape gives an HTTP
+// op, one of AWS's common errors or one the service documents outside its model, and, for a listed error whose shape gives an HTTP
 // status, the answer has that status (status 0 skips that check). A service whose model
 // lists no errors at all (EC2 documents its codes outside the model) accepts any code.
 func (m *AWSModel) CheckError(op, code string, status int) []Problem {
 	if _, ok := m.Operations[op]; !ok {
 		return []Problem{{Path: op, What: "no such operation in the " + m.Metadata.ServiceID + " model"}}
 	}
-	if commonErrors[code] {
+	if commonErrors[code] || serviceErrors[m.Metadata.ServiceID][code] {
 		return nil
 	}
 	listed := m.ErrorCodes(op)

@@ -295,3 +295,47 @@ func (m *modelSuite) gcpOps() {
 	m.rest(pools+"providers.get", http.MethodGet, base+"/"+pool+"/providers/"+provider, 0, nil)
 
 }
+
+// pages asks for one item at a time, so that the answers carry their continuation
+// (Marker, NextToken, nextToken, nextPageToken).
+func (m *modelSuite) pages() {
+	for _, op := range []string{"ListUsers", "ListRoles", "ListPolicies", "ListGroups"} {
+		m.query("iam", "us-east-1", op, "", "MaxItems", "1")
+	}
+	m.query("iam", "us-east-1", "GetAccountAuthorizationDetails", "", "MaxItems", "1")
+	m.query("ec2", "eu-west-1", "DescribeSecurityGroups", "", "MaxResults", "5")
+	m.query("ec2", "eu-west-1", "DescribeSecurityGroupRules", "", "MaxResults", "5")
+	m.jsonCall("acm", "us-east-1", "ListCertificates", "", map[string]any{"MaxItems": 1})
+	m.jsonCall("organizations", "us-east-1", "ListAccounts", "", map[string]any{"MaxResults": 1})
+	m.jsonCall("secretsmanager", "eu-west-1", "ListSecrets", "", map[string]any{"MaxResults": 1})
+	m.s3("ListObjectsV2", http.MethodGet, "/mt-model-bucket?list-type=2&max-keys=1", "", "")
+	var project string
+	m.sim.Do(func(w *World) { project = w.GCP.Projects[0].ID })
+	m.rest("compute.firewalls.list", http.MethodGet, "/compute/v1/projects/"+project+"/global/firewalls?maxResults=1", 0, nil)
+	m.rest("cloudresourcemanager.projects.search", http.MethodGet, "/v3/projects:search?pageSize=1", 0, nil)
+}
+
+// faults injects throttling, outages and denials on every call, and checks that each
+// service answers them with codes its model (or AWS's common errors) names.
+func (m *modelSuite) faults() {
+	var project string
+	m.sim.Do(func(w *World) { project = w.GCP.Projects[0].ID })
+	for _, f := range []Fault{{ThrottleRate: 1}, {ErrorRate: 1}, {AccessDenied: true}} {
+		if err := m.sim.SetFaults([]Fault{f}, nil); err != nil {
+			m.t.Fatal(err)
+		}
+		m.query("iam", "us-east-1", "ListUsers", "*")
+		m.query("sts", "us-east-1", "GetCallerIdentity", "*")
+		m.query("ec2", "eu-west-1", "DescribeSecurityGroups", "*")
+		m.jsonCall("acm", "us-east-1", "ListCertificates", "*", map[string]any{})
+		m.jsonCall("acm", "us-east-1", "DescribeCertificate", "*", map[string]string{"CertificateArn": "arn:aws:acm:us-east-1:111111111111:certificate/x"})
+		m.jsonCall("organizations", "us-east-1", "ListAccounts", "*", map[string]any{})
+		m.jsonCall("secretsmanager", "eu-west-1", "GetSecretValue", "*", map[string]string{"SecretId": "mt/secret"})
+		m.s3("ListBuckets", http.MethodGet, "/", "*", "")
+		m.rest("cloudresourcemanager.projects.get", http.MethodGet, "/v3/projects/"+project, -1, nil)
+		m.rest("compute.firewalls.list", http.MethodGet, "/compute/v1/projects/"+project+"/global/firewalls", -1, nil)
+	}
+	if err := m.sim.SetFaults(nil, nil); err != nil {
+		m.t.Fatal(err)
+	}
+}
