@@ -179,3 +179,14 @@ func TestDiscovery(t *testing.T) {
 	check(t, ValidateGCPError(404, []byte(`{"error": {"code": 400, "message": "", "status": "MISSING"}}`)), "HTTP status 404", "is empty", "not a google.rpc.Code")
 	check(t, ValidateGCPError(404, []byte(`not found`)), "not a Google error")
 }
+
+func TestVersionLess(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want bool
+	}{{"1.9.0", "1.10.0", true}, {"1.43.11", "1.34.22", false}, {"1.29.27", "1.29.27", false}, {"1.2", "1.2.1", true}, {"2.0.0dev155", "1.43.11", false}} {
+		if got := versionLess(tc.a, tc.b); got != tc.want {
+			t.Errorf("versionLess(%q, %q) = %v, want %v", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

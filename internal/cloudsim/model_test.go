@@ -8,6 +8,7 @@ import (
 	"crypto/x509/pkix"
 	"encoding/json"
 	"encoding/pem"
+	"fmt"
 	"io"
 	"math/big"
 	"net/http"
@@ -71,7 +72,7 @@ func requireModels(t *testing.T) (map[string]*apimodel.AWSModel, map[string]*api
 		}
 		t.Skipf("no API models here: %v", err)
 	}
-	data, err := apimodel.BotocoreDataDir()
+	data, version, err := apimodel.BotocoreDataDir()
 	if err != nil {
 		missing(err)
 	}
@@ -84,6 +85,12 @@ func requireModels(t *testing.T) (map[string]*apimodel.AWSModel, map[string]*api
 		if aws[svc], err = apimodel.LoadAWS(p); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// Models older than members the simulator answers would call them drift: Debian
+	// bookworm's awscli (2.9, early 2023) knows neither Organizations' Account.State nor
+	// EC2's securityGroupArn.
+	if _, ok := aws["organizations"].Shapes["Account"].Members["State"]; !ok {
+		missing(fmt.Errorf("botocore %s at %s predates members the simulator answers (Organizations' Account.State, 2025): pip install botocore", version, data))
 	}
 	dir, err := apimodel.GoogleAPIDir()
 	if err != nil {
