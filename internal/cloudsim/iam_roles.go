@@ -148,7 +148,12 @@ func (s *Sim) listInstanceProfilesForRole(a *Account, _ *call, f url.Values) (an
 	if err != nil {
 		return nil, err
 	}
-	return struct{ iamPage }{pg}, nil
+	// The role has no instance profiles: the list is there, empty, as IAM answers it
+	// (the model requires it).
+	return struct {
+		InstanceProfiles struct{}
+		iamPage
+	}{iamPage: pg}, nil
 }
 
 // Groups: membership is recorded on the users (User.Groups).
