@@ -382,19 +382,9 @@ func scanDecision(s scanner) (string, Decision, error) {
 func RequestIDs(ctx context.Context, st *store.Store, actionID string) ([]string, error) {
 	var out []string
 	err := st.Read(ctx, func(r *store.Reader) error {
-		rows, err := r.QueryContext(ctx, `SELECT id FROM approval_requests WHERE action_id = ? ORDER BY created_at, id`, actionID)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			out = append(out, id)
-		}
-		return rows.Err()
+		var err error
+		out, err = store.QueryAll(ctx, r, store.ScanString, `SELECT id FROM approval_requests WHERE action_id = ? ORDER BY created_at, id`, actionID)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list the approval requests of action %s: %w", actionID, err)

@@ -431,3 +431,31 @@ func TestOpen_createsOwnerOnlyFiles(t *testing.T) {
 		t.Errorf("an existing database's mode changed: %v, %v", fi.Mode().Perm(), err)
 	}
 }
+
+// QueryAll hands back every row as its scanner makes it, in the query's order, and the
+// scanner's first error.
+func TestQueryAll(t *testing.T) {
+	st, err := store.Open(context.Background(), ":memory:")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	err = st.Read(context.Background(), func(r *store.Reader) error {
+		got, err := store.QueryAll(context.Background(), r, store.ScanString, `SELECT 'b' UNION ALL SELECT 'a' UNION ALL SELECT 'c'`)
+		if err != nil || strings.Join(got, ",") != "b,a,c" {
+			t.Errorf("QueryAll = %q, %v", got, err)
+		}
+		none, err := store.QueryAll(context.Background(), r, store.ScanString, `SELECT 'x' WHERE 1 = 0`)
+		if err != nil || none != nil {
+			t.Errorf("no rows: %q, %v", none, err)
+		}
+		_, err = store.QueryAll(context.Background(), r, func(*sql.Rows) (int, error) { return 0, fmt.Errorf("bad row") }, `SELECT 1`)
+		if err == nil || err.Error() != "bad row" {
+			t.Errorf("a scanner's error: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -155,3 +155,29 @@ func (r *Reader) QueryContext(ctx context.Context, query string, args ...any) (*
 func (r *Reader) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
 	return r.db.QueryRowContext(ctx, r.d.rebind(query), args...)
 }
+
+// QueryAll runs query on q and returns each row as scan makes it, in the order the
+// query gives: the one rows loop (close, scan, err) the owners of tables share.
+func QueryAll[T any](ctx context.Context, q Querier, scan func(*sql.Rows) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// ScanString scans a row of one string column, for QueryAll.
+func ScanString(rows *sql.Rows) (string, error) {
+	var s string
+	err := rows.Scan(&s)
+	return s, err
+}

@@ -105,26 +105,18 @@ type ResourceRow struct {
 // ResourceRows returns the row of every resource the store holds, in no order; the
 // resources themselves are not decoded.
 func ResourceRows(ctx context.Context, q store.Querier) ([]ResourceRow, error) {
-	var out []ResourceRow
-	err := func() error {
-		rows, err := q.QueryContext(ctx, `SELECT scope, uid, type, hash, read_at FROM resource_state`)
-		if err != nil {
-			return err
+	out, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (ResourceRow, error) {
+		var r ResourceRow
+		var readAt string
+		if err := rows.Scan(&r.Scope, &r.UID, &r.Type, &r.Hash, &readAt); err != nil {
+			return r, err
 		}
-		defer rows.Close()
-		for rows.Next() {
-			var r ResourceRow
-			var readAt string
-			if err := rows.Scan(&r.Scope, &r.UID, &r.Type, &r.Hash, &readAt); err != nil {
-				return err
-			}
-			if r.ReadAt, err = store.ParseTime(readAt); err != nil {
-				return fmt.Errorf("resource %s: %w", r.UID, err)
-			}
-			out = append(out, r)
+		var err error
+		if r.ReadAt, err = store.ParseTime(readAt); err != nil {
+			return r, fmt.Errorf("resource %s: %w", r.UID, err)
 		}
-		return rows.Err()
-	}()
+		return r, nil
+	}, `SELECT scope, uid, type, hash, read_at FROM resource_state`)
 	if err != nil {
 		return nil, fmt.Errorf("read the resources: %w", err)
 	}

@@ -73,22 +73,7 @@ func Scopes(ctx context.Context, q store.Querier) ([]Scope, error) {
 // ScopeIDs returns the id of every scope read so far, in no order, without decoding
 // their state.
 func ScopeIDs(ctx context.Context, q store.Querier) ([]string, error) {
-	var out []string
-	err := func() error {
-		rows, err := q.QueryContext(ctx, `SELECT scope FROM scope_state`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var id string
-			if err := rows.Scan(&id); err != nil {
-				return err
-			}
-			out = append(out, id)
-		}
-		return rows.Err()
-	}()
+	out, err := store.QueryAll(ctx, q, store.ScanString, `SELECT scope FROM scope_state`)
 	if err != nil {
 		return nil, fmt.Errorf("list the scopes' ids: %w", err)
 	}
