@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/warden-sec/warden/store"
@@ -14,7 +15,8 @@ import (
 // and the next warden apply --confirm runs it).
 func Applier(ctx context.Context, st *store.Store) string {
 	id, until, err := Leader(ctx, st)
-	if err != nil || id == "" || !until.After(time.Now()) {
+	if err != nil || id == "" || !until.After(time.Now()) || strings.HasSuffix(id, dryRunMarker) {
+		// A dry-run serve leads the queue but applies nothing.
 		return ""
 	}
 	return id

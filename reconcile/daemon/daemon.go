@@ -7,7 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -88,6 +90,23 @@ type Options struct {
 	// Tracer, when set, traces each job, its stages and the endpoints' requests (see
 	// trace.go); nil or a no-op tracer costs nothing.
 	Tracer trace.Tracer
+}
+
+// dryRunMarker ends the queue name of a replica that never applies (DryRun), so that a
+// replica leading the queue is known not to apply what gets approved (Applier).
+const dryRunMarker = ".dry-run"
+
+// dryRunID is a dry-run replica's name in the queue: id, or the host and start time as
+// River would name it, with dryRunMarker at its end.
+func dryRunID(id string) string {
+	if strings.HasSuffix(id, dryRunMarker) {
+		return id
+	}
+	if id == "" {
+		host, _ := os.Hostname()
+		id = host + "_" + time.Now().UTC().Format("2006_01_02T15_04_05_000000")
+	}
+	return id + dryRunMarker
 }
 
 // Task is work the daemon runs on a schedule, once per Every across every replica (the
@@ -195,6 +214,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.DryRun {
+		o.ID = dryRunID(o.ID)
 	}
 	if o.JobTimeout <= 0 {
 		o.JobTimeout = DefaultJobTimeout

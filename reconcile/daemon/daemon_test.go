@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -265,6 +266,13 @@ func TestDaemon_dryRunAsksAndWritesNothing(t *testing.T) {
 			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, DryRun: true, ApprovalPoll: time.Hour})
 			h.idle()
 			waitFor(t, "every planned fix judged", func() bool { return h.count(daemon.KindRemediate+"/completed") >= 4 })
+			// It leads the queue, but nobody is told it applies what gets approved.
+			if id, _, err := daemon.Leader(context.Background(), h.e.Store); err != nil || !strings.HasSuffix(id, ".dry-run") {
+				t.Errorf("the dry-run replica's name in the queue: %q, %v", id, err)
+			}
+			if who := daemon.Applier(context.Background(), h.e.Store); who != "" {
+				t.Errorf("Applier names %q, a dry-run replica that applies nothing", who)
+			}
 			if w := h.e.Sim.Writes(); len(w) != 0 {
 				t.Errorf("a dry run wrote to the cloud: %v", w)
 			}
