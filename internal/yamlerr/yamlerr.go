@@ -85,3 +85,19 @@ func related(sa, a, sb, b string) bool {
 	}
 	return within(a, b) || within(b, a)
 }
+
+// Errors lists the *Error problems in err, in order: each of an errors.Join (nested or
+// not), or err itself; nil when err holds none.
+func Errors(err error) []*Error {
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []*Error
+		for _, e := range j.Unwrap() {
+			out = append(out, Errors(e)...)
+		}
+		return out
+	}
+	if e, ok := errors.AsType[*Error](err); ok {
+		return []*Error{e}
+	}
+	return nil
+}
