@@ -209,9 +209,11 @@ func (r *Report) decode(data []byte, file string) (*Config, map[string]int) {
 		one[i] = true
 		if _, errs, ok := parse(blankExcept(lines, spans, one), file, parseOptions{skipQuorum: true, keepGoing: true}); !ok {
 			r.addErrors(errs)
-			// A section that validates itself stops at its first problem: each of its
-			// keys alone says the others'.
-			r.addErrors(keyByKey(lines, sp, root.Content[0].Content[2*i+1], file))
+			if !slices.Contains(reportsAll, sp.key) {
+				// A section that validates itself stops at its first problem: each of
+				// its keys alone says the others'.
+				r.addErrors(keyByKey(lines, sp, root.Content[0].Content[2*i+1], file))
+			}
 			continue
 		}
 		keep[i] = true
@@ -362,6 +364,11 @@ func (r *Report) checkSettings(ctx context.Context, c *Config, keyLines map[stri
 		r.Problems = append(r.Problems, Problem{File: e.File, Line: e.Line, Field: "settings." + se.Path, Message: se.Msg, Level: LevelError})
 	}
 }
+
+// reportsAll are the sections that report every problem they have themselves: reading
+// one of their keys alone, without the others it is judged with (gates.quorum without
+// gates.auto), would only add false problems.
+var reportsAll = []string{"gates", "certs", "slack", "identities", "reports"}
 
 // keyByKey parses a refused section one key at a time (the section's line and that
 // key's lines, every other line blank) and returns the problems each key has alone,

@@ -461,3 +461,58 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// The sections that validate themselves (gates:, certs:, slack:, identities:) report
+// every problem of every key, several in one key too, each with its line; Load still
+// refuses the file with the first of them.
+func TestCheck_everyProblemOfSelfValidatingSections(t *testing.T) {
+	isolate(t)
+	const file = `gates:
+  auto: [lo, hi]
+  approvers: [bob, bob]
+  quorum:
+    critical: 0
+    high: many
+certs:
+  directory: http://acme.example/directory
+  email: nobody
+  challenge:
+    http01: {listen: nowhere}
+slack:
+  channel: general
+  approvers: [U0AAAAAAA, nobody, U0AAAAAAA]
+  bot_token: xoxb-not-a-real-one
+identities:
+  alice: {slack: bob}
+  carol: {slack: U0AAAAAAA, teams: x}
+`
+	path := filepath.Join(t.TempDir(), "warden.yaml")
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := config.Check(context.Background(), path, config.CheckOptions{SkipSecrets: true, SkipSettings: true})
+	checkProblems(t, r, []want{
+		{2, "gates.auto[0]", `unknown risk "lo"`},
+		{2, "gates.auto[1]", `unknown risk "hi"`},
+		{3, "gates.approvers[1]", `"bob" is listed twice (also approvers[0])`},
+		{5, "gates.quorum.critical", "quorum 0: a request needs at least 1 approval"},
+		{6, "gates.quorum.high", `"many": want a whole number of approvals`},
+		{8, "certs.directory", "plain http is allowed only on loopback"},
+		{9, "certs.email", `"nobody" is not an email address`},
+		{11, "certs.challenge.http01.listen", `"nowhere" is not host:port`},
+		{13, "slack.channel", `"general" is not a channel id`},
+		{14, "slack.approvers[1]", `"nobody" is not a Slack user id`},
+		{14, "slack.approvers[2]", "U0AAAAAAA is listed twice (also approvers[0])"},
+		{15, "slack.bot_token", "secrets are never written in the config"},
+		{17, "identities.alice.slack", `"bob" is not a Slack user id`},
+		{18, "identities.carol.teams", "unknown key (known: slack)"},
+	})
+	if out := everything(t, r); strings.Contains(out, "xoxb-not-a-real-one") {
+		t.Errorf("the report shows the bot token:\n%s", out)
+	}
+	// Load refuses it with the first problem, as it always did.
+	want := "read config " + path + `: line 2: gates.auto[0]: unknown risk "lo" (want none, low, medium, high or critical) (did you mean "low"?)`
+	if _, err := config.Load(path); err == nil || err.Error() != want {
+		t.Errorf("Load: %v\nwant %s", err, want)
+	}
+}

@@ -144,65 +144,61 @@ func (c Config) quorum(r findings.Risk) int {
 // Validate checks the config: unknown risks, a risk both automatic and refused, a risk
 // listed twice, a quorum below one, a quorum for a risk that never waits for approval,
 // duplicate or empty approvers, a non-positive expiry, and a quorum larger than the
-// approvers listed (CheckQuorum with no other channel).
+// approvers listed (CheckQuorum with no other channel). Every problem of the fields is
+// reported (errors.Join of *ConfigError, one *ConfigError when there is one); the
+// quorum's only when the fields have none.
 func (c Config) Validate() error {
-	if err := c.validateFields(); err != nil {
-		return err
+	if errs := c.validateFields(); len(errs) > 0 {
+		return yamlerr.Join(errs)
 	}
 	return c.CheckQuorum(0, false)
 }
 
 // validateFields is Validate without the quorum check, which needs every channel's
-// approvers.
-func (c Config) validateFields() error {
-	risks := func(field string, rs []findings.Risk) error {
+// approvers: every problem, in the order of the fields.
+func (c Config) validateFields() []*ConfigError {
+	var errs []*ConfigError
+	add := func(field, format string, args ...any) { errs = append(errs, c.errorf(field, format, args...)) }
+	risks := func(field string, rs []findings.Risk) {
 		for i, r := range rs {
 			f := fmt.Sprintf("%s[%d]", field, i)
 			if r < findings.RiskNone || r > findings.RiskCritical {
-				return c.errorf(f, "unknown risk %s", r)
-			}
-			if j := slices.Index(rs, r); j < i {
-				return c.errorf(f, "%s is listed twice (also %s[%d])", r, field, j)
+				add(f, "unknown risk %s", r)
+			} else if j := slices.Index(rs, r); j < i {
+				add(f, "%s is listed twice (also %s[%d])", r, field, j)
 			}
 		}
-		return nil
 	}
-	if err := risks("auto", c.Auto); err != nil {
-		return err
-	}
-	if err := risks("refuse", c.Refuse); err != nil {
-		return err
-	}
+	risks("auto", c.Auto)
+	risks("refuse", c.Refuse)
 	for i, r := range c.Refuse {
 		if j := slices.Index(c.Auto, r); j >= 0 {
-			return c.errorf(fmt.Sprintf("refuse[%d]", i), "%s is also in gates.auto%s: a risk is either applied automatically or refused", r, c.lineNote(fmt.Sprintf("auto[%d]", j)))
+			add(fmt.Sprintf("refuse[%d]", i), "%s is also in gates.auto%s: a risk is either applied automatically or refused", r, c.lineNote(fmt.Sprintf("auto[%d]", j)))
 		}
 	}
 	for i, a := range c.Approvers {
 		f := fmt.Sprintf("approvers[%d]", i)
 		if strings.TrimSpace(a) == "" {
-			return c.errorf(f, "empty approver name")
-		}
-		if j := slices.Index(c.Approvers, a); j < i {
-			return c.errorf(f, "%q is listed twice (also approvers[%d])", a, j)
+			add(f, "empty approver name")
+		} else if j := slices.Index(c.Approvers, a); j < i {
+			add(f, "%q is listed twice (also approvers[%d])", a, j)
 		}
 	}
 	for _, r := range sortedRisks(c.Quorum) {
 		q, f := c.Quorum[r], "quorum."+r.String()
-		if r < findings.RiskNone || r > findings.RiskCritical {
-			return c.errorf(f, "unknown risk %s", r)
-		}
-		if q < 1 {
-			return c.errorf(f, "quorum %d: a request needs at least 1 approval (to apply without approval, add %s to gates.auto)", q, r)
-		}
-		if v := c.Verdict(r); !v.NeedsApproval() {
-			return c.errorf(f, "%s-risk actions never wait for approval (%s): remove this quorum", r, v.Kind)
+		switch v := c.Verdict(r); {
+		case r < findings.RiskNone || r > findings.RiskCritical:
+			add(f, "unknown risk %s", r)
+		case q < 1:
+			add(f, "quorum %d: a request needs at least 1 approval (to apply without approval, add %s to gates.auto)", q, r)
+		case !v.NeedsApproval():
+			add(f, "%s-risk actions never wait for approval (%s): remove this quorum", r, v.Kind)
 		}
 	}
 	if c.Expiry < 0 {
-		return c.errorf("expiry", "%s: want a positive duration such as 24h", c.Expiry)
+		add("expiry", "%s: want a positive duration such as 24h", c.Expiry)
 	}
-	return nil
+	return errs
 }
 
 // CheckQuorum refuses a quorum no set of approvers can reach: more distinct approvals
@@ -265,75 +261,90 @@ var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse"}
 var riskNames = []string{"none", "low", "medium", "high", "critical"}
 
 // UnmarshalYAML reads the gates: section and validates it; errors are *ConfigError with
-// the line of the offending key or item. Unknown keys are errors, so that a typo
-// (aprovers:) does not silently leave the default in force.
+// the line of the offending key or item, every problem of the section (errors.Join of
+// them when there are more than one, in the order of the file, then what validating
+// finds). Unknown keys are errors, so that a typo (aprovers:) does not silently leave
+// the default in force.
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
-	out := Config{lines: map[string]int{"": n.Line}}
 	if n.Kind != yaml.MappingNode {
 		return configError(n.Line, "", "want a mapping with keys "+strings.Join(configKeys, ", "))
 	}
+	p := &parser{c: &Config{lines: map[string]int{"": n.Line}}}
+	out := p.c
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if l, ok := seen[k.Value]; ok {
-			return configError(k.Line, k.Value, fmt.Sprintf("given twice (also line %d)", l))
+			p.add(configError(k.Line, k.Value, fmt.Sprintf("given twice (also line %d)", l)))
+			continue
 		}
 		seen[k.Value] = k.Line
 		out.lines[k.Value] = k.Line
-		var err error
 		switch k.Value {
 		case "auto":
-			out.Auto, err = out.risks(k.Value, v)
+			out.Auto = p.risks(k.Value, v)
 		case "refuse":
-			out.Refuse, err = out.risks(k.Value, v)
+			out.Refuse = p.risks(k.Value, v)
 		case "approvers":
-			out.Approvers, err = out.names(k.Value, v)
+			out.Approvers = p.names(k.Value, v)
 		case "quorum":
-			out.Quorum, err = out.quorumMap(v)
+			out.Quorum = p.quorumMap(v)
 		case "expiry":
-			out.Expiry, err = duration(v)
+			var err error
+			if out.Expiry, err = duration(v); err != nil {
+				p.add(configError(v.Line, k.Value, err.Error()))
+			}
 		default:
 			msg := fmt.Sprintf("unknown key (known: %s)", strings.Join(configKeys, ", "))
 			if s := suggest.Closest(k.Value, configKeys); s != "" {
 				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
 			}
-			return configError(k.Line, k.Value, msg)
-		}
-		if err != nil {
-			if ce, ok := err.(*ConfigError); ok {
-				return ce
-			}
-			return configError(v.Line, k.Value, err.Error())
+			p.add(configError(k.Line, k.Value, msg))
 		}
 	}
 	// The quorum is checked by the config once the other channels' approvers are known.
-	if err := out.validateFields(); err != nil {
+	if err := yamlerr.Join(yamlerr.Merge(p.errs, out.validateFields())); err != nil {
 		return err
 	}
-	*c = out
+	*c = *out
 	return nil
 }
 
-func (c *Config) risks(field string, v *yaml.Node) ([]findings.Risk, error) {
-	items, err := c.sequence(field, v)
-	if err != nil {
-		return nil, err
+// parser reads the gates: section into c, collecting every problem.
+type parser struct {
+	c    *Config
+	errs []*ConfigError
+}
+
+func (p *parser) add(e *ConfigError) { p.errs = append(p.errs, e) }
+
+// unreadRisk stands for an item that is not a risk, so that the others keep their
+// index; validating skips it, as its problem is reported already.
+const unreadRisk = findings.Risk(-1)
+
+// risks reads a list of risks. A list that cannot be read is empty: fewer risks
+// automatic or refused make no other field wrong.
+func (p *parser) risks(field string, v *yaml.Node) []findings.Risk {
+	items, ok := p.sequence(field, v)
+	if !ok {
+		return []findings.Risk{}
 	}
 	out := make([]findings.Risk, 0, len(items))
 	for i, it := range items {
-		r, err := c.risk(fmt.Sprintf("%s[%d]", field, i), it)
-		if err != nil {
-			return nil, err
+		r, ok := p.risk(fmt.Sprintf("%s[%d]", field, i), it)
+		if !ok {
+			r = unreadRisk
 		}
 		out = append(out, r)
 	}
-	return out, nil
+	return out
 }
 
-func (c *Config) risk(field string, n *yaml.Node) (findings.Risk, error) {
-	c.lines[field] = n.Line
+func (p *parser) risk(field string, n *yaml.Node) (findings.Risk, bool) {
+	p.c.lines[field] = n.Line
 	if n.Kind != yaml.ScalarNode {
-		return 0, configError(n.Line, field, "want a risk name (none, low, medium, high or critical)")
+		p.add(configError(n.Line, field, "want a risk name (none, low, medium, high or critical)"))
+		return 0, false
 	}
 	r, err := findings.ParseRisk(n.Value)
 	if err != nil {
@@ -341,67 +352,70 @@ func (c *Config) risk(field string, n *yaml.Node) (findings.Risk, error) {
 		if s := suggest.Closest(strings.ToLower(n.Value), riskNames); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		}
-		return 0, configError(n.Line, field, msg)
+		p.add(configError(n.Line, field, msg))
+		return 0, false
 	}
-	return r, nil
+	return r, true
 }
 
-func (c *Config) names(field string, v *yaml.Node) ([]string, error) {
-	items, err := c.sequence(field, v)
-	if err != nil {
-		return nil, err
-	}
+func (p *parser) names(field string, v *yaml.Node) []string {
+	items, _ := p.sequence(field, v)
 	out := make([]string, 0, len(items))
 	for i, it := range items {
 		f := fmt.Sprintf("%s[%d]", field, i)
-		c.lines[f] = it.Line
+		p.c.lines[f] = it.Line
 		if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
-			return nil, configError(it.Line, f, "want a name")
+			p.add(configError(it.Line, f, "want a name"))
+			continue
 		}
 		out = append(out, it.Value)
 	}
-	return out, nil
+	return out
 }
 
 // sequence accepts a YAML list, or the empty value (auto: with nothing after it) as an
 // explicitly empty list.
-func (c *Config) sequence(field string, v *yaml.Node) ([]*yaml.Node, error) {
+func (p *parser) sequence(field string, v *yaml.Node) ([]*yaml.Node, bool) {
 	switch {
 	case v.Kind == yaml.SequenceNode:
-		return v.Content, nil
+		return v.Content, true
 	case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
-		return nil, nil
+		return nil, true
 	}
-	return nil, configError(v.Line, field, fmt.Sprintf("want a list, such as %s: [low]", field))
+	p.add(configError(v.Line, field, fmt.Sprintf("want a list, such as %s: [low]", field)))
+	return nil, false
 }
 
-func (c *Config) quorumMap(v *yaml.Node) (map[findings.Risk]int, error) {
+func (p *parser) quorumMap(v *yaml.Node) map[findings.Risk]int {
 	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
-		return nil, nil
+		return nil
 	}
 	if v.Kind != yaml.MappingNode {
-		return nil, configError(v.Line, "quorum", "want a mapping of risk to approvals, such as {critical: 2}")
+		p.add(configError(v.Line, "quorum", "want a mapping of risk to approvals, such as {critical: 2}"))
+		return nil
 	}
 	out := map[findings.Risk]int{}
 	for i := 0; i+1 < len(v.Content); i += 2 {
 		k, val := v.Content[i], v.Content[i+1]
 		field := "quorum." + k.Value
-		r, err := c.risk(field, k)
-		if err != nil {
-			return nil, err
+		r, ok := p.risk(field, k)
+		if !ok {
+			continue
 		}
 		if _, dup := out[r]; dup {
-			return nil, configError(k.Line, field, "given twice")
+			p.add(configError(k.Line, field, "given twice"))
+			continue
 		}
 		// Validate names the field by the canonical risk name.
-		c.lines["quorum."+r.String()] = k.Line
+		p.c.lines["quorum."+r.String()] = k.Line
 		q, err := strconv.Atoi(val.Value)
 		if val.Kind != yaml.ScalarNode || val.ShortTag() != "!!int" || err != nil {
-			return nil, configError(val.Line, field, fmt.Sprintf("%q: want a whole number of approvals", val.Value))
+			p.add(configError(val.Line, field, fmt.Sprintf("%q: want a whole number of approvals", val.Value)))
+			continue
 		}
 		out[r] = q
 	}
-	return out, nil
+	return out
 }
 
 func duration(v *yaml.Node) (time.Duration, error) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/yamlerr"
 )
 
 func TestVerdict(t *testing.T) {
@@ -224,4 +225,55 @@ func FuzzUnmarshalYAML(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A section with several problems, in one key or in several, reports every one, each
+// with its field and line; one problem is the *ConfigError itself, as it always was.
+func TestUnmarshalYAML_reportsEveryProblem(t *testing.T) {
+	type problem struct {
+		line   int
+		detail string
+	}
+	tests := []struct {
+		name string
+		in   string
+		want []problem
+	}{
+		{"two unknown risks in auto", "gates:\n  auto: [lo, hi]\n", []problem{
+			{2, `gates.auto[0]: unknown risk "lo"`}, {2, `gates.auto[1]: unknown risk "hi"`}}},
+		{"three bad items in refuse, a known one twice", "gates:\n  refuse:\n    - severe\n    - high\n    - [x]\n    - high\n", []problem{
+			{3, `gates.refuse[0]: unknown risk "severe"`}, {5, "gates.refuse[2]: want a risk name"},
+			{6, "gates.refuse[3]: high is listed twice (also refuse[1])"}}},
+		{"two bad quorums", "gates:\n  approvers: [a, b]\n  quorum:\n    high: 0\n    critical: -1\n", []problem{
+			{4, "gates.quorum.high: quorum 0"}, {5, "gates.quorum.critical: quorum -1"}}},
+		{"quorum: an unknown risk, not a number, given twice", "gates:\n  quorum:\n    critcal: 2\n    high: two\n    medium: 1\n    Medium: 1\n", []problem{
+			{3, `gates.quorum.critcal: unknown risk "critcal"`}, {4, `gates.quorum.high: "two": want a whole number`},
+			{6, "gates.quorum.Medium: given twice"}}},
+		{"problems in several keys", "gates:\n  auto: [lo]\n  aprovers: [bob]\n  approvers: [bob, bob, \"\"]\n  expiry: soon\n", []problem{
+			{2, `gates.auto[0]: unknown risk "lo"`}, {3, `gates.aprovers: unknown key`}, {5, `gates.expiry: "soon": want a duration`},
+			{4, `gates.approvers[1]: "bob" is listed twice`}, {4, "gates.approvers[2]: empty approver name"}}},
+		// What cannot be read is not judged again: the unread auto[0] is neither
+		// "listed twice" nor "also in gates.refuse", and an unread auto list does not
+		// make low automatic, which would make quorum.low wrong.
+		{"an unread value is not judged", "gates:\n  auto: low\n  refuse: [lo, lo]\n  quorum: {low: 2}\n", []problem{
+			{2, "gates.auto: want a list"}, {3, `gates.refuse[0]: unknown risk "lo"`}, {3, `gates.refuse[1]: unknown risk "lo"`}}},
+		{"one problem", "gates:\n  auto: [lo]\n", []problem{{2, `gates.auto[0]: unknown risk "lo"`}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := decodeGates(tt.in)
+			got := yamlerr.Errors(err)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d problems, want %d:\n%v", len(got), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if got[i].Line != w.line || !strings.HasPrefix(got[i].Detail(), w.detail) {
+					t.Errorf("problem %d = line %d: %s\nwant line %d: %s…", i, got[i].Line, got[i].Detail(), w.line, w.detail)
+				}
+			}
+			if _, ok := err.(*gates.ConfigError); (len(tt.want) == 1) != ok {
+				t.Errorf("error is %T, want a *gates.ConfigError for one problem, a join for more", err)
+			}
+		})
+	}
 }

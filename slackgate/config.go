@@ -79,41 +79,46 @@ func (c Config) APIURLOrDefault() string {
 func (c Config) IsApprover(user string) bool { return slices.Contains(c.Approvers, user) }
 
 // Validate checks the section: a channel id, Slack user ids (each once), a user group
-// id, an http(s) API URL. Errors are *ConfigError naming the field.
-func (c Config) Validate() error {
+// id, an http(s) API URL. Errors are *ConfigError naming the field, one for each problem
+// (errors.Join of them when there are more than one).
+func (c Config) Validate() error { return yamlerr.Join(c.validate()) }
+
+// validate is every problem of the section, a field's first problem each.
+func (c Config) validate() []*ConfigError {
+	var errs []*ConfigError
+	add := func(field, format string, args ...any) { errs = append(errs, c.errorf(field, format, args...)) }
 	switch {
 	case c.Channel == "":
-		return c.errorf("channel", "missing: the id of the channel approval requests are posted to, such as C0123456789")
+		add("channel", "missing: the id of the channel approval requests are posted to, such as C0123456789")
 	case !channelID.MatchString(c.Channel):
-		return c.errorf("channel", "%q is not a channel id (such as C0123456789: in Slack, the channel's details show it)", c.Channel)
+		add("channel", "%q is not a channel id (such as C0123456789: in Slack, the channel's details show it)", c.Channel)
 	}
 	for i, a := range c.Approvers {
 		f := fmt.Sprintf("approvers[%d]", i)
 		if !userID.MatchString(a) {
-			return c.errorf(f, "%q is not a Slack user id (such as U0AAAAAAA: a member's profile shows it under \"Copy member ID\")", a)
-		}
-		if j := slices.Index(c.Approvers, a); j < i {
-			return c.errorf(f, "%s is listed twice (also approvers[%d])", a, j)
+			add(f, "%q is not a Slack user id (such as U0AAAAAAA: a member's profile shows it under \"Copy member ID\")", a)
+		} else if j := slices.Index(c.Approvers, a); j < i {
+			add(f, "%s is listed twice (also approvers[%d])", a, j)
 		}
 	}
 	if c.ApproverGroup != "" && !groupID.MatchString(c.ApproverGroup) {
-		return c.errorf("approver_group", "%q is not a user group id (such as S0CCCCCCC)", c.ApproverGroup)
+		add("approver_group", "%q is not a user group id (such as S0CCCCCCC)", c.ApproverGroup)
 	}
 	if c.APIURL != "" {
 		u, err := url.Parse(c.APIURL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			return c.errorf("api_url", "%q: want an http(s) URL such as %s", c.APIURL, DefaultAPIURL)
-		}
-		if u.User != nil {
-			return c.errorf("api_url", "credentials in the URL are refused: the bot token comes from WARDEN_SLACK_BOT_TOKEN or slack.bot_token_file")
+		switch {
+		case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+			add("api_url", "%q: want an http(s) URL such as %s", c.APIURL, DefaultAPIURL)
+		case u.User != nil:
+			add("api_url", "credentials in the URL are refused: the bot token comes from WARDEN_SLACK_BOT_TOKEN or slack.bot_token_file")
 		}
 	}
 	for _, f := range []struct{ name, path string }{{"bot_token_file", c.BotTokenFile}, {"signing_secret_file", c.SigningSecretFile}} {
 		if f.path != "" && strings.TrimSpace(f.path) != f.path {
-			return c.errorf(f.name, "%q: the path has leading or trailing spaces", f.path)
+			add(f.name, "%q: the path has leading or trailing spaces", f.path)
 		}
 	}
-	return nil
+	return errs
 }
 
 func (c Config) errorf(field, format string, args ...any) *ConfigError {
@@ -123,71 +128,74 @@ func (c Config) errorf(field, format string, args ...any) *ConfigError {
 var configKeys = []string{"channel", "approvers", "approver_group", "api_url", "bot_token_file", "signing_secret_file"}
 
 // UnmarshalYAML reads the slack: section and validates it; errors are *ConfigError with
-// the line of the offending key. Unknown keys are errors (a typo must not leave a
-// setting out), and so is a secret written in the section itself.
+// the line of the offending key, every problem of the section (errors.Join of them when
+// there are more than one: those read in the order of the file, then those validating
+// finds). Unknown keys are errors (a typo must not leave a setting out), and so is a
+// secret written in the section itself.
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	out := Config{lines: map[string]int{}}
 	if n.Kind != yaml.MappingNode {
 		return &ConfigError{Line: n.Line, Field: "slack", Msg: "want a mapping with keys " + strings.Join(configKeys, ", ")}
 	}
+	var errs []*ConfigError
 	seen := map[string]int{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		field := "slack." + k.Value
 		if l, ok := seen[k.Value]; ok {
-			return &ConfigError{Line: k.Line, Field: field, Msg: fmt.Sprintf("given twice (also line %d)", l)}
+			errs = append(errs, &ConfigError{Line: k.Line, Field: field, Msg: fmt.Sprintf("given twice (also line %d)", l)})
+			continue
 		}
 		seen[k.Value] = k.Line
 		out.lines[k.Value] = k.Line
-		scalar := func(to *string) error {
+		scalar := func(to *string) {
 			if v.Kind != yaml.ScalarNode || (v.ShortTag() != "!!str" && v.ShortTag() != "!!null") {
-				return &ConfigError{Line: v.Line, Field: field, Msg: "want a string"}
+				errs = append(errs, &ConfigError{Line: v.Line, Field: field, Msg: "want a string"})
+				return
 			}
 			*to = v.Value
-			return nil
 		}
-		var err error
 		switch k.Value {
 		case "channel":
-			err = scalar(&out.Channel)
+			scalar(&out.Channel)
 		case "approver_group":
-			err = scalar(&out.ApproverGroup)
+			scalar(&out.ApproverGroup)
 		case "api_url":
-			err = scalar(&out.APIURL)
+			scalar(&out.APIURL)
 		case "bot_token_file":
-			err = scalar(&out.BotTokenFile)
+			scalar(&out.BotTokenFile)
 		case "signing_secret_file":
-			err = scalar(&out.SigningSecretFile)
+			scalar(&out.SigningSecretFile)
 		case "approvers":
 			switch {
 			case v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null":
 			case v.Kind != yaml.SequenceNode:
-				err = &ConfigError{Line: v.Line, Field: field, Msg: "want a list of Slack user ids, such as [U0AAAAAAA]"}
+				errs = append(errs, &ConfigError{Line: v.Line, Field: field, Msg: "want a list of Slack user ids, such as [U0AAAAAAA]"})
 			default:
 				for j, it := range v.Content {
 					f := fmt.Sprintf("approvers[%d]", j)
 					out.lines[f] = it.Line
 					if it.Kind != yaml.ScalarNode || it.ShortTag() == "!!null" {
-						err = &ConfigError{Line: it.Line, Field: "slack." + f, Msg: "want a Slack user id"}
-						break
+						errs = append(errs, &ConfigError{Line: it.Line, Field: "slack." + f, Msg: "want a Slack user id"})
+						// Unread, so that the others keep their index: validating
+						// skips it, as its problem is reported already.
+						out.Approvers = append(out.Approvers, "")
+						continue
 					}
 					out.Approvers = append(out.Approvers, it.Value)
 				}
 			}
 		case "bot_token", "signing_secret", "token":
-			return &ConfigError{Line: k.Line, Field: field, Msg: "secrets are never written in the config: set WARDEN_SLACK_BOT_TOKEN and WARDEN_SLACK_SIGNING_SECRET, or name files with bot_token_file and signing_secret_file"}
+			errs = append(errs, &ConfigError{Line: k.Line, Field: field, Msg: "secrets are never written in the config: set WARDEN_SLACK_BOT_TOKEN and WARDEN_SLACK_SIGNING_SECRET, or name files with bot_token_file and signing_secret_file"})
 		default:
 			msg := fmt.Sprintf("unknown key (known: %s)", strings.Join(configKeys, ", "))
 			if s := suggest.Closest(k.Value, configKeys); s != "" {
 				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
 			}
-			return &ConfigError{Line: k.Line, Field: field, Msg: msg}
-		}
-		if err != nil {
-			return err
+			errs = append(errs, &ConfigError{Line: k.Line, Field: field, Msg: msg})
 		}
 	}
-	if err := out.Validate(); err != nil {
+	if err := yamlerr.Join(yamlerr.Merge(errs, out.validate())); err != nil {
 		return err
 	}
 	*c = out
@@ -250,30 +258,40 @@ func (ids Identities) names() []string {
 
 // Validate checks the section: names that are plain identities (not "slack:…", no
 // spaces), Slack user ids, and no Slack user linked to two names. Errors are
-// *ConfigError naming the field ("identities.alice.slack").
-func (ids Identities) Validate() error {
+// *ConfigError naming the field ("identities.alice.slack"), one for each problem
+// (errors.Join of them when there are more than one).
+func (ids Identities) Validate() error { return yamlerr.Join(ids.validate()) }
+
+// validate is every problem of the section, a name's first problem each.
+func (ids Identities) validate() []*ConfigError {
+	var errs []*ConfigError
 	owner := map[string]string{}
 	for _, name := range ids.names() {
 		id := ids[name]
-		switch {
+		var e *ConfigError
+		switch other, dup := owner[id.Slack]; {
 		case strings.TrimSpace(name) == "" || strings.ContainsAny(name, " \t\r\n"):
-			return &ConfigError{Line: id.line, Field: fmt.Sprintf("identities.%q", name), Msg: "an identity name is one word, such as alice"}
+			e = &ConfigError{Line: id.line, Field: fmt.Sprintf("identities.%q", name), Msg: "an identity name is one word, such as alice"}
 		case strings.HasPrefix(name, SlackPrefix):
-			return &ConfigError{Line: id.line, Field: "identities." + name, Msg: "names starting with slack: are the identities of unlisted Slack users: pick a plain name"}
+			e = &ConfigError{Line: id.line, Field: "identities." + name, Msg: "names starting with slack: are the identities of unlisted Slack users: pick a plain name"}
 		case id.Slack == "":
-			return &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: "missing: the person's Slack user id, such as U0AAAAAAA"}
+			e = &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: "missing: the person's Slack user id, such as U0AAAAAAA"}
 		case !userID.MatchString(id.Slack):
-			return &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: fmt.Sprintf("%q is not a Slack user id (such as U0AAAAAAA)", id.Slack)}
+			e = &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: fmt.Sprintf("%q is not a Slack user id (such as U0AAAAAAA)", id.Slack)}
+		case dup:
+			e = &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: fmt.Sprintf("%s is also identities.%s: one Slack user is one person", id.Slack, other)}
+		default:
+			owner[id.Slack] = name
 		}
-		if other, dup := owner[id.Slack]; dup {
-			return &ConfigError{Line: id.line, Field: "identities." + name + ".slack", Msg: fmt.Sprintf("%s is also identities.%s: one Slack user is one person", id.Slack, other)}
+		if e != nil {
+			errs = append(errs, e)
 		}
-		owner[id.Slack] = name
 	}
-	return nil
+	return errs
 }
 
-// UnmarshalYAML reads the identities: section and validates it; unknown keys are errors.
+// UnmarshalYAML reads the identities: section and validates it, reporting every problem
+// as Config's does; unknown keys are errors.
 func (ids *Identities) UnmarshalYAML(n *yaml.Node) error {
 	out := Identities{}
 	if n.Kind == yaml.ScalarNode && n.ShortTag() == "!!null" {
@@ -283,29 +301,35 @@ func (ids *Identities) UnmarshalYAML(n *yaml.Node) error {
 	if n.Kind != yaml.MappingNode {
 		return &ConfigError{Line: n.Line, Field: "identities", Msg: "want a mapping of names to accounts, such as alice: {slack: U0AAAAAAA}"}
 	}
+	var errs []*ConfigError
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		field := "identities." + k.Value
 		if _, dup := out[k.Value]; dup {
-			return &ConfigError{Line: k.Line, Field: field, Msg: "given twice"}
-		}
-		if v.Kind != yaml.MappingNode {
-			return &ConfigError{Line: v.Line, Field: field, Msg: "want a mapping such as {slack: U0AAAAAAA}"}
+			errs = append(errs, &ConfigError{Line: k.Line, Field: field, Msg: "given twice"})
+			continue
 		}
 		id := Identity{line: k.Line}
+		if v.Kind != yaml.MappingNode {
+			errs = append(errs, &ConfigError{Line: v.Line, Field: field, Msg: "want a mapping such as {slack: U0AAAAAAA}"})
+			out[k.Value] = id // so that a second one is given twice
+			continue
+		}
 		for j := 0; j+1 < len(v.Content); j += 2 {
 			kk, vv := v.Content[j], v.Content[j+1]
 			if kk.Value != "slack" {
-				return &ConfigError{Line: kk.Line, Field: field + "." + kk.Value, Msg: "unknown key (known: slack)"}
+				errs = append(errs, &ConfigError{Line: kk.Line, Field: field + "." + kk.Value, Msg: "unknown key (known: slack)"})
+				continue
 			}
 			if vv.Kind != yaml.ScalarNode || vv.ShortTag() != "!!str" {
-				return &ConfigError{Line: vv.Line, Field: field + ".slack", Msg: "want a Slack user id, such as U0AAAAAAA"}
+				errs = append(errs, &ConfigError{Line: vv.Line, Field: field + ".slack", Msg: "want a Slack user id, such as U0AAAAAAA"})
+				continue
 			}
 			id.Slack = vv.Value
 		}
 		out[k.Value] = id
 	}
-	if err := out.Validate(); err != nil {
+	if err := yamlerr.Join(yamlerr.Merge(errs, out.validate())); err != nil {
 		return err
 	}
 	*ids = out

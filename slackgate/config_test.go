@@ -11,6 +11,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/warden-sec/warden/internal/yamlerr"
 	"github.com/warden-sec/warden/slackgate"
 )
 
@@ -194,5 +195,62 @@ func TestSecret_neverPrinted(t *testing.T) {
 	}
 	if !strings.Contains(out, "[redacted]") {
 		t.Errorf("no redaction mark: %s", out)
+	}
+}
+
+// The slack: and identities: sections report every problem they have, in one key or in
+// several, each with its field and line; one problem is the *ConfigError itself.
+func TestConfig_yamlReportsEveryProblem(t *testing.T) {
+	type file struct {
+		Slack      slackgate.Config     `yaml:"slack"`
+		Identities slackgate.Identities `yaml:"identities"`
+	}
+	type problem struct {
+		line       int
+		field, msg string
+	}
+	tests := []struct {
+		name string
+		yaml string
+		want []problem
+	}{
+		{"three bad approvers", "slack:\n  channel: C0123456789\n  approvers:\n    - alice\n    - U0AAAAAAA\n    - [x]\n    - U0AAAAAAA\n", []problem{
+			{6, "slack.approvers[2]", "want a Slack user id"},
+			{4, "slack.approvers[0]", `"alice" is not a Slack user id`},
+			{7, "slack.approvers[3]", "U0AAAAAAA is listed twice (also approvers[1])"},
+		}},
+		{"problems in several keys of slack:", "slack:\n  channel: general\n  bot_token: xoxb-1\n  aprovers: [U0AAAAAAA]\n  approver_group: everyone\n  api_url: ftp://slack.example\n", []problem{
+			{3, "slack.bot_token", "secrets are never written in the config"},
+			{4, "slack.aprovers", `did you mean "approvers"?`},
+			{2, "slack.channel", `"general" is not a channel id`},
+			{5, "slack.approver_group", `"everyone" is not a user group id`},
+			{6, "slack.api_url", "want an http(s) URL"},
+		}},
+		{"problems of several identities", "slack: {channel: C0123456789}\nidentities:\n  alice: {slack: bob}\n  carol: {slack: U0AAAAAAA, teams: c}\n  dave: {slack: U0AAAAAAA}\n  erin: U0BBBBBBB\n", []problem{
+			{4, "identities.carol.teams", "unknown key (known: slack)"},
+			{6, "identities.erin", "want a mapping"},
+			{3, "identities.alice.slack", `"bob" is not a Slack user id`},
+			{5, "identities.dave.slack", "U0AAAAAAA is also identities.carol"},
+		}},
+		// An unreadable channel is not also missing.
+		{"an unread value is not judged", "slack:\n  channel: [C0123456789]\n", []problem{{2, "slack.channel", "want a string"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var f file
+			err := yaml.Unmarshal([]byte(tt.yaml), &f)
+			got := yamlerr.Errors(err)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d problems, want %d:\n%v", len(got), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if got[i].Line != w.line || got[i].Field != w.field || !strings.Contains(got[i].Msg, w.msg) {
+					t.Errorf("problem %d = %v\nwant line %d: %s: …%s…", i, got[i], w.line, w.field, w.msg)
+				}
+			}
+			if _, ok := err.(*slackgate.ConfigError); (len(tt.want) == 1) != ok {
+				t.Errorf("error is %T, want a *slackgate.ConfigError for one problem, a join for more", err)
+			}
+		})
 	}
 }

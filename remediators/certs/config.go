@@ -161,30 +161,31 @@ func ParseConfig(data []byte) (*Config, error) {
 }
 
 // UnmarshalYAML reads the certs: section and validates it; errors are *ConfigError with
-// the line of the offending key. Unknown keys are errors, so that a typo does not leave
-// a default in force.
+// the line of the offending key, every problem of the section (errors.Join of them when
+// there are more than one: those read in the order of the file, then those validating
+// finds). Unknown keys are errors, so that a typo does not leave a default in force.
 func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 	out := Config{lines: map[string]int{"": n.Line}}
 	p := &parser{lines: out.lines}
-	err := p.mapping(n, "", map[string]func(string, *yaml.Node) error{
+	p.mapping(n, "", map[string]func(string, *yaml.Node){
 		"directory":        p.str(&out.Directory),
 		"email":            p.str(&out.Email),
 		"ca_bundle":        p.str(&out.CABundle),
 		"key_type":         p.str(&out.KeyType),
 		"renew_before":     p.duration(&out.RenewBefore),
 		"archive_key_file": p.str(&out.ArchiveKeyFile),
-		"challenge": func(field string, v *yaml.Node) error {
-			return p.mapping(v, field, map[string]func(string, *yaml.Node) error{
-				"http01": func(field string, v *yaml.Node) error {
+		"challenge": func(field string, v *yaml.Node) {
+			p.mapping(v, field, map[string]func(string, *yaml.Node){
+				"http01": func(field string, v *yaml.Node) {
 					out.Challenge.HTTP01 = &HTTP01{}
-					return p.mapping(v, field, map[string]func(string, *yaml.Node) error{
+					p.mapping(v, field, map[string]func(string, *yaml.Node){
 						"listen": p.str(&out.Challenge.HTTP01.Listen),
 					})
 				},
-				"dns01": func(field string, v *yaml.Node) error {
+				"dns01": func(field string, v *yaml.Node) {
 					d := &DNS01{}
 					out.Challenge.DNS01 = d
-					return p.mapping(v, field, map[string]func(string, *yaml.Node) error{
+					p.mapping(v, field, map[string]func(string, *yaml.Node){
 						"provider":            p.str(&d.Provider),
 						"program":             p.str(&d.Program),
 						"mode":                p.str(&d.Mode),
@@ -194,22 +195,24 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 				},
 			})
 		},
-		"targets": func(field string, v *yaml.Node) error {
+		"targets": func(field string, v *yaml.Node) {
 			if v.Kind != yaml.MappingNode {
-				return configError(v.Line, field, "want a mapping of host:port to a delivery")
+				p.add(configError(v.Line, field, "want a mapping of host:port to a delivery"))
+				return
 			}
 			out.Targets = map[string]Target{}
 			for i := 0; i+1 < len(v.Content); i += 2 {
 				k, tv := v.Content[i], v.Content[i+1]
 				name := field + "." + k.Value
 				if _, dup := out.Targets[k.Value]; dup {
-					return configError(k.Line, name, fmt.Sprintf("given twice (also line %d)", out.lines[name]))
+					p.add(configError(k.Line, name, fmt.Sprintf("given twice (also line %d)", out.lines[name])))
+					continue
 				}
 				out.lines[name] = k.Line
 				var t Target
-				err := p.mapping(tv, name, map[string]func(string, *yaml.Node) error{
-					"files": func(field string, v *yaml.Node) error {
-						return p.mapping(v, field, map[string]func(string, *yaml.Node) error{
+				p.mapping(tv, name, map[string]func(string, *yaml.Node){
+					"files": func(field string, v *yaml.Node) {
+						p.mapping(v, field, map[string]func(string, *yaml.Node){
 							"cert":  p.str(&t.Files.Cert),
 							"key":   p.str(&t.Files.Key),
 							"chain": p.str(&t.Files.Chain),
@@ -218,35 +221,35 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 					"reload":  p.strs(&t.Reload),
 					"domains": p.strs(&t.Domains),
 				})
-				if err != nil {
-					return err
-				}
 				out.Targets[k.Value] = t
 			}
-			return nil
 		},
 	})
-	if err != nil {
-		return err
-	}
-	if err := out.Validate(); err != nil {
+	if err := yamlerr.Join(yamlerr.Merge(p.errs, out.validate())); err != nil {
 		return err
 	}
 	*c = out
 	return nil
 }
 
-// parser reads YAML nodes into fields, recording their lines.
-type parser struct{ lines map[string]int }
+// parser reads YAML nodes into fields, recording their lines and collecting every
+// problem: a field that cannot be read is left at its zero value.
+type parser struct {
+	lines map[string]int
+	errs  []*ConfigError
+}
 
-func (p *parser) mapping(n *yaml.Node, field string, keys map[string]func(string, *yaml.Node) error) error {
+func (p *parser) add(e *ConfigError) { p.errs = append(p.errs, e) }
+
+func (p *parser) mapping(n *yaml.Node, field string, keys map[string]func(string, *yaml.Node)) {
 	names := make([]string, 0, len(keys))
 	for k := range keys {
 		names = append(names, k)
 	}
 	slices.Sort(names)
 	if n.Kind != yaml.MappingNode {
-		return configError(n.Line, field, "want a mapping with keys "+strings.Join(names, ", "))
+		p.add(configError(n.Line, field, "want a mapping with keys "+strings.Join(names, ", ")))
+		return
 	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
@@ -261,58 +264,60 @@ func (p *parser) mapping(n *yaml.Node, field string, keys map[string]func(string
 			if s := suggest.Closest(k.Value, names); s != "" {
 				msg = fmt.Sprintf("unknown key %q (did you mean %q?)", k.Value, s)
 			}
-			return configError(k.Line, strings.TrimPrefix(field+"."+k.Value, "."), msg)
+			p.add(configError(k.Line, strings.TrimPrefix(field+"."+k.Value, "."), msg))
+			continue
 		}
 		if seen[k.Value] {
-			return configError(k.Line, name, fmt.Sprintf("given twice (also line %d)", p.lines[name]))
+			p.add(configError(k.Line, name, fmt.Sprintf("given twice (also line %d)", p.lines[name])))
+			continue
 		}
 		seen[k.Value] = true
 		p.lines[name] = k.Line
-		if err := fn(name, v); err != nil {
-			return err
-		}
+		fn(name, v)
 	}
-	return nil
 }
 
-func (p *parser) str(dst *string) func(string, *yaml.Node) error {
-	return func(field string, v *yaml.Node) error {
+func (p *parser) str(dst *string) func(string, *yaml.Node) {
+	return func(field string, v *yaml.Node) {
 		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			return configError(v.Line, field, "want a string")
+			p.add(configError(v.Line, field, "want a string"))
+			return
 		}
 		*dst = v.Value
-		return nil
 	}
 }
 
-func (p *parser) strs(dst *[]string) func(string, *yaml.Node) error {
-	return func(field string, v *yaml.Node) error {
+func (p *parser) strs(dst *[]string) func(string, *yaml.Node) {
+	return func(field string, v *yaml.Node) {
 		if v.Kind != yaml.SequenceNode {
-			return configError(v.Line, field, "want a list of strings")
+			p.add(configError(v.Line, field, "want a list of strings"))
+			return
 		}
 		out := make([]string, 0, len(v.Content))
 		for i, e := range v.Content {
 			if e.Kind != yaml.ScalarNode || e.Tag == "!!null" {
-				return configError(e.Line, fmt.Sprintf("%s[%d]", field, i), "want a string")
+				p.add(configError(e.Line, fmt.Sprintf("%s[%d]", field, i), "want a string"))
+				out = append(out, "") // the others keep their index
+				continue
 			}
 			out = append(out, e.Value)
 		}
 		*dst = out
-		return nil
 	}
 }
 
-func (p *parser) duration(dst *time.Duration) func(string, *yaml.Node) error {
-	return func(field string, v *yaml.Node) error {
+func (p *parser) duration(dst *time.Duration) func(string, *yaml.Node) {
+	return func(field string, v *yaml.Node) {
 		if v.Kind != yaml.ScalarNode {
-			return configError(v.Line, field, "want a duration (720h, 30d)")
+			p.add(configError(v.Line, field, "want a duration (720h, 30d)"))
+			return
 		}
 		d, err := parseDuration(v.Value)
 		if err != nil {
-			return configError(v.Line, field, err.Error())
+			p.add(configError(v.Line, field, err.Error()))
+			return
 		}
 		*dst = d
-		return nil
 	}
 }
 
@@ -351,96 +356,113 @@ func (c *Config) line(field string) int {
 	}
 }
 
-// Validate checks the section; the error names the field. Files (the CA bundle, the
+// Validate checks the section; the error names the field, and there is one for each
+// problem (errors.Join of them when there are more than one). Files (the CA bundle, the
 // archive key) are read by New, not here.
 func (c *Config) Validate() error {
 	if c.lines == nil {
 		c.lines = map[string]int{}
 	}
-	if c.Directory == "" {
-		return c.errorf("directory", "required: the ACME directory URL (https://…/directory)")
+	return yamlerr.Join(c.validate())
+}
+
+// validate is every problem of the section, a field's first problem each.
+func (c *Config) validate() []*ConfigError {
+	var errs []*ConfigError
+	check := func(f func() *ConfigError) {
+		if e := f(); e != nil {
+			errs = append(errs, e)
+		}
 	}
-	u, err := url.Parse(c.Directory)
-	if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
-		return c.errorf("directory", "%q is not an absolute http(s) URL", c.Directory)
-	}
-	if u.Scheme == "http" && !loopback.Host(u.Hostname()) {
-		return c.errorf("directory", "%q: plain http is allowed only on loopback; use https", c.Directory)
-	}
+	check(func() *ConfigError {
+		if c.Directory == "" {
+			return c.errorf("directory", "required: the ACME directory URL (https://…/directory)")
+		}
+		u, err := url.Parse(c.Directory)
+		if err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+			return c.errorf("directory", "%q is not an absolute http(s) URL", c.Directory)
+		}
+		if u.Scheme == "http" && !loopback.Host(u.Hostname()) {
+			return c.errorf("directory", "%q: plain http is allowed only on loopback; use https", c.Directory)
+		}
+		return nil
+	})
 	if c.Email != "" && (strings.Count(c.Email, "@") != 1 || strings.ContainsAny(c.Email, " \t\r\n<>,;:") ||
 		strings.HasPrefix(c.Email, "@") || strings.HasSuffix(c.Email, "@")) {
-		return c.errorf("email", "%q is not an email address", c.Email)
+		errs = append(errs, c.errorf("email", "%q is not an email address", c.Email))
 	}
 	if c.KeyType != "" {
 		if _, ok := keyTypes[strings.ToLower(c.KeyType)]; !ok {
-			return c.errorf("key_type", "%q: want one of ec256, ec384, rsa2048, rsa3072, rsa4096", c.KeyType)
+			errs = append(errs, c.errorf("key_type", "%q: want one of ec256, ec384, rsa2048, rsa3072, rsa4096", c.KeyType))
 		}
 	}
 	if c.RenewBefore < 0 {
-		return c.errorf("renew_before", "must not be negative")
+		errs = append(errs, c.errorf("renew_before", "must not be negative"))
 	}
-	switch ch := c.Challenge; {
-	case ch.HTTP01 == nil && ch.DNS01 == nil:
-		return c.errorf("challenge", "required: http01: {listen: HOST:PORT} or dns01: {provider: …}")
-	case ch.HTTP01 != nil && ch.DNS01 != nil:
-		return c.errorf("challenge", "give http01 or dns01, not both")
-	case ch.HTTP01 != nil:
-		if err := checkHostPort(ch.HTTP01.Listen); err != nil {
-			return c.errorf("challenge.http01.listen", "%v", err)
-		}
-	default:
-		d := ch.DNS01
-		switch {
-		case d.Provider == "":
-			return c.errorf("challenge.dns01.provider", "required: one of %s", strings.Join(dnsProviders, ", "))
-		case !slices.Contains(dnsProviders, d.Provider):
-			msg := fmt.Sprintf("unknown DNS provider %q: this warden knows %s", d.Provider, strings.Join(dnsProviders, ", "))
-			if s := suggest.Closest(d.Provider, dnsProviders); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
+	check(func() *ConfigError {
+		switch ch := c.Challenge; {
+		case ch.HTTP01 == nil && ch.DNS01 == nil:
+			return c.errorf("challenge", "required: http01: {listen: HOST:PORT} or dns01: {provider: …}")
+		case ch.HTTP01 != nil && ch.DNS01 != nil:
+			return c.errorf("challenge", "give http01 or dns01, not both")
+		case ch.HTTP01 != nil:
+			if err := checkHostPort(ch.HTTP01.Listen); err != nil {
+				return c.errorf("challenge.http01.listen", "%v", err)
 			}
-			return c.errorf("challenge.dns01.provider", "%s", msg)
-		case d.Provider == "exec" && !filepath.IsAbs(d.Program):
-			return c.errorf("challenge.dns01.program", "the exec provider needs the absolute path of its program, got %q", d.Program)
-		case d.Mode != "" && d.Mode != "RAW":
-			return c.errorf("challenge.dns01.mode", "%q: want RAW or nothing", d.Mode)
-		case d.PropagationTimeout < 0 || d.PropagationWait < 0:
-			return c.errorf("challenge.dns01", "durations must not be negative")
+		default:
+			d := ch.DNS01
+			switch {
+			case d.Provider == "":
+				return c.errorf("challenge.dns01.provider", "required: one of %s", strings.Join(dnsProviders, ", "))
+			case !slices.Contains(dnsProviders, d.Provider):
+				msg := fmt.Sprintf("unknown DNS provider %q: this warden knows %s", d.Provider, strings.Join(dnsProviders, ", "))
+				if s := suggest.Closest(d.Provider, dnsProviders); s != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", s)
+				}
+				return c.errorf("challenge.dns01.provider", "%s", msg)
+			case d.Provider == "exec" && !filepath.IsAbs(d.Program):
+				return c.errorf("challenge.dns01.program", "the exec provider needs the absolute path of its program, got %q", d.Program)
+			case d.Mode != "" && d.Mode != "RAW":
+				return c.errorf("challenge.dns01.mode", "%q: want RAW or nothing", d.Mode)
+			case d.PropagationTimeout < 0 || d.PropagationWait < 0:
+				return c.errorf("challenge.dns01", "durations must not be negative")
+			}
 		}
-	}
+		return nil
+	})
 	for _, name := range slices.Sorted(maps.Keys(c.Targets)) {
 		t := c.Targets[name]
 		field := "targets." + name
 		if err := checkHostPort(name); err != nil {
-			return c.errorf(field, "%v (a TLS endpoint as host:port, as tls://host:port names it)", err)
+			errs = append(errs, c.errorf(field, "%v (a TLS endpoint as host:port, as tls://host:port names it)", err))
+			continue
 		}
 		files := map[string]string{"cert": t.Files.Cert, "key": t.Files.Key, "chain": t.Files.Chain}
 		seen := map[string]string{}
 		for _, k := range []string{"cert", "key", "chain"} {
 			p := files[k]
-			if p == "" {
-				if k == "chain" {
-					continue
-				}
-				return c.errorf(field+".files."+k, "required: the path of the %s PEM file", k)
+			switch other, dup := seen[filepath.Clean(p)]; {
+			case p == "" && k == "chain":
+			case p == "":
+				errs = append(errs, c.errorf(field+".files."+k, "required: the path of the %s PEM file", k))
+			case !filepath.IsAbs(p):
+				errs = append(errs, c.errorf(field+".files."+k, "%q is not an absolute path", p))
+			case dup:
+				errs = append(errs, c.errorf(field+".files."+k, "%q is also files.%s", p, other))
+			default:
+				seen[filepath.Clean(p)] = k
 			}
-			if !filepath.IsAbs(p) {
-				return c.errorf(field+".files."+k, "%q is not an absolute path", p)
-			}
-			if other, dup := seen[filepath.Clean(p)]; dup {
-				return c.errorf(field+".files."+k, "%q is also files.%s", p, other)
-			}
-			seen[filepath.Clean(p)] = k
 		}
 		if len(t.Reload) > 0 && !filepath.IsAbs(t.Reload[0]) {
-			return c.errorf(field+".reload", "the program must be an absolute path (no shell, no PATH lookup), got %q", t.Reload[0])
+			errs = append(errs, c.errorf(field+".reload", "the program must be an absolute path (no shell, no PATH lookup), got %q", t.Reload[0]))
 		}
 		for i, d := range t.Domains {
 			if err := checkDomain(d); err != nil {
-				return c.errorf(fmt.Sprintf("%s.domains[%d]", field, i), "%v", err)
+				errs = append(errs, c.errorf(fmt.Sprintf("%s.domains[%d]", field, i), "%v", err))
 			}
 		}
 	}
-	return nil
+	return errs
 }
 
 func checkHostPort(s string) error {

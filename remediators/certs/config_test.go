@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/warden-sec/warden/internal/yamlerr"
 )
 
 const goodConfig = `
@@ -166,4 +168,73 @@ func FuzzParseConfig(f *testing.F) {
 			t.Fatal("a parsed config without exactly one challenge")
 		}
 	})
+}
+
+// A section with several problems, in one key or in several, reports every one, each
+// with its field and line; one problem is the *ConfigError itself, as it always was.
+func TestParseConfig_reportsEveryProblem(t *testing.T) {
+	type problem struct {
+		line       int
+		field, msg string
+	}
+	tests := []struct {
+		name string
+		yaml string
+		want []problem
+	}{
+		{"three problems in one target", `directory: https://ca.example/dir
+challenge: {http01: {listen: 127.0.0.1:5002}}
+targets:
+  shop:443:
+    files: {cert: c.pem, key: /k, fulchain: /f}
+    reload: [nginx]
+    domains: [shop.example, 'a b', [x]]
+`, []problem{
+			{5, "targets.shop:443.files.fulchain", "unknown key"},
+			{7, "targets.shop:443.domains[2]", "want a string"},
+			{5, "targets.shop:443.files.cert", "not an absolute path"},
+			{6, "targets.shop:443.reload", "absolute path"},
+			{7, "targets.shop:443.domains[1]", "not a domain"},
+		}},
+		{"problems in several keys", `directory: http://ca.example/dir
+email: nobody
+key_type: dsa
+renew_before: soon
+challenge:
+  dns01: {provider: route53, mode: cooked, propagation_wait: never}
+`, []problem{
+			{4, "renew_before", "not a duration"},
+			{6, "challenge.dns01.propagation_wait", "not a duration"},
+			{1, "directory", "only on loopback"},
+			{2, "email", "not an email"},
+			{3, "key_type", "want one of"},
+			{6, "challenge.dns01.provider", "unknown DNS provider"},
+		}},
+		// What cannot be read is not judged again: an unreadable directory is not
+		// also "required", nor an unreadable http01 a listen that is not host:port.
+		{"an unread value is not judged", "directory: [x]\nchallenge:\n  http01: localhost\n", []problem{
+			{1, "directory", "want a string"},
+			{3, "challenge.http01", "want a mapping"},
+		}},
+		{"one problem", "directory: https://ca.example/dir\nchallenge: {http01: {listen: localhost}}\n", []problem{
+			{2, "challenge.http01.listen", "not host:port"},
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ParseConfig([]byte(tt.yaml))
+			got := yamlerr.Errors(err)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d problems, want %d:\n%v", len(got), len(tt.want), err)
+			}
+			for i, w := range tt.want {
+				if got[i].Line != w.line || got[i].Field != w.field || !strings.Contains(got[i].Msg, w.msg) {
+					t.Errorf("problem %d = %v\nwant line %d: certs.%s: …%s…", i, got[i], w.line, w.field, w.msg)
+				}
+			}
+			if _, ok := err.(*ConfigError); (len(tt.want) == 1) != ok {
+				t.Errorf("error is %T, want a *ConfigError for one problem, a join for more", err)
+			}
+		})
+	}
 }
