@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/crypto/ssh"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/internal/suggest"
 	"github.com/warden-sec/warden/internal/yamlerr"
 )
@@ -46,6 +48,12 @@ type Config struct {
 	Expiry time.Duration `yaml:"expiry"`
 	// Refuse are the risks never applied, automatically or by approval.
 	Refuse []findings.Risk `yaml:"refuse"`
+	// Signers maps an approver to its SSH public keys (authorized_keys lines, as git's
+	// allowed signers), and sign.Replicas ("@replicas") to the keys of the replicas that
+	// sign web and Slack decisions. Listing any makes the gates checked (Checked): every
+	// decision must carry a signature by a key listed for its actor, and every approver
+	// must have a key. Without signers a decision is a name nobody checks.
+	Signers map[string][]string `yaml:"signers"`
 
 	// lines locate each field ("auto[1]", "quorum.critical") in the YAML it was read
 	// from, for errors; nil for a Config built in Go.
@@ -119,6 +127,30 @@ func (c Config) ExpiryOrDefault() time.Duration {
 		return DefaultExpiry
 	}
 	return c.Expiry
+}
+
+// Checked reports whether decisions must be signed: gates.signers lists keys.
+func (c Config) Checked() bool { return len(c.Signers) > 0 }
+
+// SignerKeys are the public keys listed for name under gates.signers (sign.Replicas for
+// the replicas' keys); a key that does not parse is left out (validating reports it).
+func (c Config) SignerKeys(name string) []ssh.PublicKey {
+	var out []ssh.PublicKey
+	for _, line := range c.Signers[name] {
+		if k, err := sign.ParseKey(line); err == nil {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// UncheckedWarning is what a run of warden says when its decisions are unchecked names
+// (no gates.signers), "" when they are checked.
+func (c Config) UncheckedWarning() string {
+	if c.Checked() {
+		return ""
+	}
+	return "warning: decisions are unchecked names: anyone who can run warden approve or write the database can decide as any approver; set gates.signers to require signed decisions (docs/approvals.md, Signed decisions)"
 }
 
 // IsApprover reports whether actor may decide requests.
@@ -198,6 +230,7 @@ func (c Config) validateFields() []*ConfigError {
 	if c.Expiry < 0 {
 		add("expiry", "%s: want a positive duration such as 24h", c.Expiry)
 	}
+	errs = append(errs, c.validateSigners()...)
 	return errs
 }
 
@@ -236,6 +269,41 @@ func (c Config) CheckQuorum(others int, unbounded bool) error {
 	return nil
 }
 
+// validateSigners checks gates.signers: each key parses, each name is an approver or
+// sign.Replicas, and, when any are listed, every approver has a key.
+func (c Config) validateSigners() []*ConfigError {
+	if !c.Checked() {
+		return nil
+	}
+	var errs []*ConfigError
+	names := make([]string, 0, len(c.Signers))
+	for n := range c.Signers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		f := "signers." + n
+		if n != sign.Replicas && !c.IsApprover(n) {
+			errs = append(errs, c.errorf(f, "%q is not in gates.approvers: list it there or remove its keys (%s names the replicas' keys)", n, sign.Replicas))
+		}
+		if len(c.Signers[n]) == 0 {
+			errs = append(errs, c.errorf(f, "no keys: list at least one SSH public key"))
+		}
+		for i, line := range c.Signers[n] {
+			fi := fmt.Sprintf("%s[%d]", f, i)
+			if _, err := sign.ParseKey(line); err != nil {
+				errs = append(errs, c.errorf(fi, "%v", err))
+			}
+		}
+	}
+	for i, a := range c.Approvers {
+		if _, ok := c.Signers[a]; !ok && strings.TrimSpace(a) != "" {
+			errs = append(errs, c.errorf(fmt.Sprintf("approvers[%d]", i), "%q has no key under gates.signers: with signers listed, every approver signs its decisions", a))
+		}
+	}
+	return errs
+}
+
 func (c Config) errorf(field, format string, args ...any) *ConfigError {
 	return configError(c.lines[field], field, fmt.Sprintf(format, args...))
 }
@@ -256,7 +324,7 @@ func sortedRisks(m map[findings.Risk]int) []findings.Risk {
 	return out
 }
 
-var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse"}
+var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse", "signers"}
 
 var riskNames = []string{"none", "low", "medium", "high", "critical"}
 
@@ -289,6 +357,8 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 			out.Approvers = p.names(k.Value, v)
 		case "quorum":
 			out.Quorum = p.quorumMap(v)
+		case "signers":
+			out.Signers = p.signers(v)
 		case "expiry":
 			var err error
 			if out.Expiry, err = duration(v); err != nil {
@@ -414,6 +484,39 @@ func (p *parser) quorumMap(v *yaml.Node) map[findings.Risk]int {
 			continue
 		}
 		out[r] = q
+	}
+	return out
+}
+
+// signers reads gates.signers: a mapping of name to a list of public keys (one key may
+// be given as a string).
+func (p *parser) signers(v *yaml.Node) map[string][]string {
+	if v.Kind == yaml.ScalarNode && v.ShortTag() == "!!null" {
+		return nil
+	}
+	if v.Kind != yaml.MappingNode {
+		p.add(configError(v.Line, "signers", "want a mapping of approver to SSH public keys, such as {carol: [\"ssh-ed25519 AAAA… carol\"]}"))
+		return nil
+	}
+	out := map[string][]string{}
+	for i := 0; i+1 < len(v.Content); i += 2 {
+		k, val := v.Content[i], v.Content[i+1]
+		field := "signers." + k.Value
+		if _, dup := out[k.Value]; dup {
+			p.add(configError(k.Line, field, "given twice"))
+			continue
+		}
+		p.c.lines[field] = k.Line
+		if val.Kind == yaml.ScalarNode && val.ShortTag() == "!!str" {
+			p.c.lines[field+"[0]"] = val.Line
+			out[k.Value] = []string{val.Value}
+			continue
+		}
+		keys := p.names(field, val)
+		if keys == nil {
+			keys = []string{}
+		}
+		out[k.Value] = keys
 	}
 	return out
 }

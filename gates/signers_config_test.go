@@ -1,0 +1,95 @@
+package gates_test
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/yamlerr"
+)
+
+func pubLine(t *testing.T) string {
+	t.Helper()
+	pub, _, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := ssh.NewPublicKey(pub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k)))
+}
+
+func TestSigners_readAndChecked(t *testing.T) {
+	bob, carol, rep := pubLine(t), pubLine(t), pubLine(t)
+	c, err := decodeGates(`
+gates:
+  approvers: [bob, carol]
+  signers:
+    bob: "` + bob + ` bob@laptop"
+    carol: ["` + carol + `"]
+    "@replicas": ["` + rep + `"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.Checked() || c.UncheckedWarning() != "" {
+		t.Fatalf("signers listed, Checked=%v", c.Checked())
+	}
+	for _, n := range []string{"bob", "carol", "@replicas"} {
+		if len(c.SignerKeys(n)) != 1 {
+			t.Errorf("SignerKeys(%s) = %d keys, want 1", n, len(c.SignerKeys(n)))
+		}
+	}
+	if len(c.SignerKeys("mallory")) != 0 {
+		t.Error("keys for an unlisted name")
+	}
+	plain, err := decodeGates("gates:\n  approvers: [bob]\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Checked() || !strings.Contains(plain.UncheckedWarning(), "decisions are unchecked names") ||
+		!strings.Contains(plain.UncheckedWarning(), "gates.signers") {
+		t.Errorf("without signers: Checked=%v, warning %q", plain.Checked(), plain.UncheckedWarning())
+	}
+}
+
+// TestSigners_everyProblemWithItsLine: every problem of gates.signers at once, each with
+// its line and field.
+func TestSigners_everyProblemWithItsLine(t *testing.T) {
+	bob := pubLine(t)
+	_, err := decodeGates(`
+gates:
+  approvers: [bob, carol, dave]
+  signers:
+    bob: ["` + bob + `", "ssh-ed25519 notbase64"]
+    carol: []
+    mallory: ["` + bob + `"]
+`)
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	got := map[string]int{}
+	for _, e := range yamlerr.Errors(err) {
+		got[e.Field] = e.Line
+	}
+	want := map[string]int{"signers.bob[1]": 5, "signers.carol": 6, "signers.mallory": 7, "approvers[2]": 3}
+	for f, l := range want {
+		if got[f] != l {
+			t.Errorf("field %s: line %d, want %d (all: %v)\n%v", f, got[f], l, got, err)
+		}
+	}
+	if _, err := decodeGates("gates:\n  signers: [bob]\n"); err == nil || !strings.Contains(err.Error(), "want a mapping") {
+		t.Errorf("a list for signers: %v", err)
+	}
+	// Validate judges a Config built in Go the same way.
+	if err := (gates.Config{Approvers: []string{"bob", "carol"}, Signers: map[string][]string{"bob": {bob}}}).Validate(); err == nil ||
+		!strings.Contains(err.Error(), `"carol" has no key`) {
+		t.Errorf("Validate: %v", err)
+	}
+}
