@@ -49,12 +49,16 @@ const (
 	KindApprovalDenied    = "approval.denied"
 	KindApprovalExpired   = "approval.expired"
 	KindApprovalVoided    = "approval.voided"
-	KindActionIntent      = "action.intent"
-	KindActionApplied     = "action.applied"
-	KindActionFailed      = "action.failed"
-	KindActionVerified    = "action.verified"
-	KindActionVoided      = "action.voided"
-	KindActionRolledBack  = "action.rolled_back"
+	// KindApprovalForged records a decision found without a valid signature while
+	// gates.signers is listed (a row written by hand, a name claimed without its key): it
+	// counted as no decision and was removed; data says what it claimed and why it failed.
+	KindApprovalForged   = "approval.forged"
+	KindActionIntent     = "action.intent"
+	KindActionApplied    = "action.applied"
+	KindActionFailed     = "action.failed"
+	KindActionVerified   = "action.verified"
+	KindActionVoided     = "action.voided"
+	KindActionRolledBack = "action.rolled_back"
 	// KindActionStep records one completed step of a multi-step fix (a key rotation).
 	KindActionStep     = "action.step"
 	KindControlPaused  = "control.paused"

@@ -18,7 +18,9 @@ import (
 // Refusals, each wrapped with what was refused (test with errors.Is): ErrSelfApproval
 // (the requester never decides), ErrNotApprover, ErrAlreadyDecided (this actor decided
 // before, or the request was approved or denied), ErrExpired, ErrVoided,
-// ErrDenyNeedsReason, ErrRefused (its risk is refused now), ErrNotFound. Deciding a
+// ErrDenyNeedsReason, ErrRefused (its risk is refused now), ErrNotFound, ErrUnsigned (in
+// checked mode, gates.signers listed: the gate has no signer, WithSigner, or its key is
+// not listed for the actor, or for @replicas on the web and Slack). Deciding a
 // pending request past its expiry marks it expired (audited) and refuses with ErrExpired.
 //
 // A deny by any approver ends the request; it is approved by its quorum of distinct
@@ -71,6 +73,11 @@ func (g *Gate) decide(ctx context.Context, id, actor, channel string, approve bo
 		if err != nil {
 			return err
 		}
+		// In checked mode the decisions that do not verify count as none, here too: a
+		// forged row neither takes an approver's place nor counts toward the quorum.
+		if r, _, err = g.Check(ctx, tx, r); err != nil {
+			return err
+		}
 		out = r
 		if err := g.mayDecide(r, actor, authorized); err != nil {
 			return err
@@ -98,10 +105,14 @@ func (g *Gate) decide(ctx context.Context, id, actor, channel string, approve bo
 		if err := g.cas(ctx, tx, r, StatePending, next, reason); err != nil {
 			return err
 		}
+		d := Decision{Actor: actor, Channel: ch, Vote: vote, Reason: reason}
+		if err := g.signDecision(r, &d); err != nil {
+			return err
+		}
 		now := g.now()
-		res, err := tx.ExecContext(ctx, `INSERT INTO approval_decisions (request_id, actor, channel, decision, reason, at)
-			VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (request_id, actor) DO NOTHING`,
-			id, actor, string(ch), string(vote), reason, store.FormatTime(now))
+		res, err := tx.ExecContext(ctx, `INSERT INTO approval_decisions (request_id, actor, channel, decision, reason, at, signature, signer)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (request_id, actor) DO NOTHING`,
+			id, actor, string(ch), string(vote), reason, store.FormatTime(now), d.Signature, d.Signer)
 		if err != nil {
 			return fmt.Errorf("record the decision: %w", err)
 		}
@@ -117,8 +128,12 @@ func (g *Gate) decide(ctx context.Context, id, actor, channel string, approve bo
 			kind = audit.KindApprovalDenied
 		}
 		r.State = next
-		if err := g.audit(ctx, tx, actor, kind, r, map[string]any{"channel": string(ch), "decision": string(vote),
-			"reason": reason, "approvals": approvals + btoi(approve), "quorum": r.Quorum}); err != nil {
+		data := map[string]any{"channel": string(ch), "decision": string(vote),
+			"reason": reason, "approvals": approvals + btoi(approve), "quorum": r.Quorum}
+		if d.Signer != "" {
+			data["signer"] = d.Signer
+		}
+		if err := g.audit(ctx, tx, actor, kind, r, data); err != nil {
 			return err
 		}
 		out, err = get(ctx, tx, id)

@@ -23,6 +23,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/store"
@@ -70,6 +72,8 @@ type Gate struct {
 	log *audit.Log
 	cfg Config
 	now func() time.Time
+	// signer signs the decisions this gate makes (WithSigner); nil: unsigned.
+	signer ssh.Signer
 }
 
 // New returns the gate of cfg (validated: Config.Validate) over st, recording to log.

@@ -85,6 +85,10 @@ type Decision struct {
 	Vote    Vote      `json:"decision"`
 	Reason  string    `json:"reason,omitempty"`
 	At      time.Time `json:"at"`
+	// Signature is the armored SSH signature of the decision (gates/sign), "" if unsigned;
+	// Signer the SHA256 fingerprint of the key that made it.
+	Signature string `json:"signature,omitempty"`
+	Signer    string `json:"signer,omitempty"`
 }
 
 // Approvals are the approve decisions so far.
@@ -213,7 +217,7 @@ func list(ctx context.Context, q Querier, f Filter) ([]Request, error) {
 	if len(out) == 0 {
 		return nil, nil
 	}
-	rows, err = q.QueryContext(ctx, `SELECT d.request_id, d.actor, d.channel, d.decision, d.reason, d.at
+	rows, err = q.QueryContext(ctx, `SELECT d.request_id, d.actor, d.channel, d.decision, d.reason, d.at, d.signature, d.signer
 		FROM approval_decisions d JOIN approval_requests ON approval_requests.id = d.request_id`+where, args...)
 	if err != nil {
 		return nil, err
@@ -300,7 +304,7 @@ func byContent(ctx context.Context, q Querier, actionID, hash string) (Request, 
 }
 
 func decisions(ctx context.Context, q Querier, id string) ([]Decision, error) {
-	rows, err := q.QueryContext(ctx, `SELECT request_id, actor, channel, decision, reason, at FROM approval_decisions WHERE request_id = ?`, id)
+	rows, err := q.QueryContext(ctx, `SELECT request_id, actor, channel, decision, reason, at, signature, signer FROM approval_decisions WHERE request_id = ?`, id)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +369,7 @@ func scanRequest(s scanner) (Request, error) {
 func scanDecision(s scanner) (string, Decision, error) {
 	var id, ch, vote, at string
 	var d Decision
-	if err := s.Scan(&id, &d.Actor, &ch, &vote, &d.Reason, &at); err != nil {
+	if err := s.Scan(&id, &d.Actor, &ch, &vote, &d.Reason, &at, &d.Signature, &d.Signer); err != nil {
 		return "", Decision{}, err
 	}
 	d.Channel, d.Vote = Channel(ch), Vote(vote)
