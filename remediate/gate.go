@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -40,10 +41,18 @@ func (m *Machine) decide(ctx context.Context, r *Record) (Item, bool, error) {
 	}
 	var it Item
 	run := false
+	var forged []gates.Forgery
 	err := m.inTx(ctx, func(tx *store.Tx) error {
+		forged = nil
 		req, err := m.gate.Request(ctx, tx, r.Action, r.Binding(), m.actor)
 		if err != nil {
 			return fmt.Errorf("action %s: request approval: %w", r.ID, err)
+		}
+		// Before any write, every decision the action relies on is verified against
+		// gates.signers (checked mode): one without a valid signature counts as none.
+		req, forged, err = m.gate.Check(ctx, tx, req)
+		if err != nil {
+			return fmt.Errorf("action %s: verify the decisions of request %s: %w", r.ID, req.ID, err)
 		}
 		switch req.State {
 		case "approved":
@@ -72,5 +81,14 @@ func (m *Machine) decide(ctx context.Context, r *Record) (Item, bool, error) {
 		}
 		return nil
 	})
+	if err == nil {
+		for _, f := range forged {
+			m.logger.Warn("forged decision counted as none (audited as approval.forged)", "action", r.ID,
+				"request", f.Request, "actor", f.Actor, "channel", string(f.Channel), "why", f.Why)
+		}
+		if m.forged != nil && len(forged) > 0 {
+			m.forged(len(forged))
+		}
+	}
 	return it, run, err
 }

@@ -51,6 +51,9 @@ type Options struct {
 	// can. ApplyDue leaves such an action as it is, ready for a process that can apply
 	// it, instead of failing its re-check. Nil: every target is taken to be reachable.
 	Reach func(target string) string
+	// Forged is called with the number of decisions the gate stage found forged and
+	// counted as none (gates.Check: checked mode only), for warden_forged_decisions_total.
+	Forged func(n int)
 }
 
 // Machine applies plans, resolves interrupted actions and rolls fixes back. It is the
@@ -70,6 +73,7 @@ type Machine struct {
 	logger   *slog.Logger
 	lease    time.Duration
 	reach    func(target string) string
+	forged   func(n int)
 	// inflight holds the ids of the actions this Machine is applying now: Recover never
 	// takes them for interrupted, whatever the lease.
 	inflight sync.Map
@@ -79,7 +83,7 @@ type Machine struct {
 func New(o Options) *Machine {
 	m := &Machine{st: o.Store, log: o.Log, gate: o.Gate, gcfg: o.Gates, reg: o.Registry, obs: o.Observer, eng: o.Engine,
 		actor: o.Actor, versions: o.Versions, limits: o.Limits.withDefaults(), now: o.Now, logger: o.Logger,
-		lease: o.InFlightLease, reach: o.Reach}
+		lease: o.InFlightLease, reach: o.Reach, forged: o.Forged}
 	if m.now == nil {
 		m.now = time.Now
 	}
