@@ -145,9 +145,9 @@ func (c Config) SignerKeys(name string) []ssh.PublicKey {
 }
 
 // UncheckedWarning is what a run of warden says when its decisions are unchecked names
-// (no gates.signers), "" when they are checked.
+// (approvers listed, no gates.signers), "" when they are checked or nobody may decide.
 func (c Config) UncheckedWarning() string {
-	if c.Checked() {
+	if c.Checked() || len(c.Approvers) == 0 {
 		return ""
 	}
 	return "warning: decisions are unchecked names: anyone who can run warden approve or write the database can decide as any approver; set gates.signers to require signed decisions (docs/approvals.md, Signed decisions)"

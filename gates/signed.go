@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"os"
 
 	"golang.org/x/crypto/ssh"
 
@@ -143,4 +145,41 @@ func (g *Gate) Check(ctx context.Context, tx *store.Tx, r Request) (Request, []F
 	}
 	out, err := get(ctx, tx, r.ID)
 	return out, forged, err
+}
+
+// DecideCLI is a decision of warden approve and deny: Decide through the CLI channel,
+// signed with the private key in keyFile (--sign-key) when given, else, in checked mode,
+// with a key gates.signers lists for actor that the ssh-agent at $SSH_AUTH_SOCK holds. In unchecked mode it writes UncheckedWarning to warn first. A
+// decision that cannot be signed in checked mode is refused with ErrUnsigned.
+func (g *Gate) DecideCLI(ctx context.Context, id, actor string, approve bool, reason, keyFile string, warn io.Writer) (Request, error) {
+	if w := g.cfg.UncheckedWarning(); w != "" {
+		fmt.Fprintln(warn, w)
+	}
+	verb := "approve"
+	if !approve {
+		verb = "deny"
+	}
+	var s ssh.Signer
+	switch {
+	case keyFile != "":
+		var err error
+		if s, err = sign.LoadKeyFile(keyFile); err != nil {
+			return Request{}, &DecisionError{Verb: verb, ID: id, Err: fmt.Errorf("%w: %w", ErrUnsigned, err)}
+		}
+	case g.cfg.Checked():
+		keys := g.cfg.SignerKeys(actor)
+		if len(keys) == 0 {
+			return Request{}, &DecisionError{Verb: verb, ID: id, Err: fmt.Errorf("%w: gates.signers lists no key for %s", ErrUnsigned, actor)}
+		}
+		as, done, err := sign.AgentSigner(os.Getenv("SSH_AUTH_SOCK"), keys)
+		if err != nil {
+			return Request{}, &DecisionError{Verb: verb, ID: id, Err: fmt.Errorf("%w: %w", ErrUnsigned, err)}
+		}
+		defer done()
+		s = as
+	}
+	if s != nil {
+		g = g.WithSigner(s)
+	}
+	return g.Decide(ctx, id, actor, string(ChannelCLI), approve, reason)
 }

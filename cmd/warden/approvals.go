@@ -117,7 +117,7 @@ the reason.`,
 // the request stands.
 func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *cobra.Command {
 	var gf gateFlags
-	var reason string
+	var reason, signKey string
 	cmd.Args = cobra.ExactArgs(1)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		who, err := audit.CurrentActor()
@@ -129,7 +129,7 @@ func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *
 			return err
 		}
 		defer st.Close()
-		r, err := g.Decide(cmd.Context(), args[0], who, string(gates.ChannelCLI), approve, reason)
+		r, err := g.DecideCLI(cmd.Context(), args[0], who, approve, reason, signKey, a.stderr)
 		if err != nil {
 			// A refusal (gates.ErrSelfApproval, ErrNotApprover, …) is the user's to act on:
 			// exit 2 with its reason, as for any other error.
@@ -140,6 +140,7 @@ func (a *app) decisionCmd(cmd *cobra.Command, approve bool, reasonHelp string) *
 	}
 	gf.register(cmd)
 	cmd.Flags().StringVar(&reason, "reason", "", reasonHelp)
+	cmd.Flags().StringVar(&signKey, "sign-key", "", "private SSH key file to sign the decision with (default: a key of yours gates.signers lists, from ssh-agent)")
 	if !approve {
 		cmd.MarkFlagRequired("reason")
 	}

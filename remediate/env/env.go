@@ -151,10 +151,14 @@ func (e *Env) reachAction(ctx context.Context, id string) error {
 }
 
 // Notice writes to w what the caller should know of the environment opened: that a dry
-// run found no database (NoDB). It writes nothing otherwise.
+// run found no database (NoDB), and that decisions are unchecked names (approvers
+// listed without gates.signers). It writes nothing otherwise.
 func (e *Env) Notice(w io.Writer) {
 	if e.NoDB != "" {
 		fmt.Fprintln(w, e.NoDB)
+	}
+	if msg := e.Config.Gates.UncheckedWarning(); msg != "" {
+		fmt.Fprintln(w, msg)
 	}
 }
 

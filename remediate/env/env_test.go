@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-sec/warden/config"
 	acmefixture "github.com/warden-sec/warden/fixtures/acme"
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/remediate/env"
 )
 
@@ -104,5 +105,32 @@ func TestOpen_dryRunCreatesNoDatabase(t *testing.T) {
 	defer again.Close()
 	if again.NoDB != "" {
 		t.Errorf("an existing database: NoDB %q", again.NoDB)
+	}
+}
+
+// Approvers without gates.signers: every apply says that decisions are unchecked names;
+// with signers, or with nobody who may decide, it says nothing of it.
+func TestNotice_saysDecisionsAreUnchecked(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		gates gates.Config
+		warn  bool
+	}{
+		{"approvers, no signers", gates.Config{Approvers: []string{"bob"}}, true},
+		{"no approvers", gates.Config{}, false},
+		{"signers", gates.Config{Approvers: []string{"bob"}, Signers: map[string][]string{"bob": {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"}}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e, err := env.Open(context.Background(), env.Options{Config: &config.Config{Gates: tc.gates}, Actor: "alice"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			var note strings.Builder
+			e.Notice(&note)
+			if got := strings.Contains(note.String(), "decisions are unchecked names") && strings.Contains(note.String(), "gates.signers"); got != tc.warn {
+				t.Errorf("Notice wrote %q, want the warning: %v", note.String(), tc.warn)
+			}
+		})
 	}
 }
