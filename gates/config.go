@@ -54,6 +54,9 @@ type Config struct {
 	// decision must carry a signature by a key listed for its actor, and every approver
 	// must have a key. Without signers a decision is a name nobody checks.
 	Signers map[string][]string `yaml:"signers"`
+	// ReplicaKeyFile is the private SSH key warden serve signs web and Slack decisions
+	// with; empty: replica.key beside the default database, created on first use.
+	ReplicaKeyFile string `yaml:"replica_key_file"`
 
 	// lines locate each field ("auto[1]", "quorum.critical") in the YAML it was read
 	// from, for errors; nil for a Config built in Go.
@@ -324,7 +327,7 @@ func sortedRisks(m map[findings.Risk]int) []findings.Risk {
 	return out
 }
 
-var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse", "signers"}
+var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse", "signers", "replica_key_file"}
 
 var riskNames = []string{"none", "low", "medium", "high", "critical"}
 
@@ -359,6 +362,12 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 			out.Quorum = p.quorumMap(v)
 		case "signers":
 			out.Signers = p.signers(v)
+		case "replica_key_file":
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || strings.TrimSpace(v.Value) == "" {
+				p.add(configError(v.Line, k.Value, "want the path of a private SSH key file"))
+			} else {
+				out.ReplicaKeyFile = v.Value
+			}
 		case "expiry":
 			var err error
 			if out.Expiry, err = duration(v); err != nil {

@@ -93,3 +93,15 @@ gates:
 		t.Errorf("Validate: %v", err)
 	}
 }
+
+func TestReplicaKeyFile(t *testing.T) {
+	c, err := decodeGates("gates:\n  replica_key_file: /etc/warden/replica.key\n")
+	if err != nil || c.ReplicaKeyFile != "/etc/warden/replica.key" {
+		t.Fatalf("read %q, %v", c.ReplicaKeyFile, err)
+	}
+	for _, bad := range []string{"gates:\n  replica_key_file: [a]\n", "gates:\n  replica_key_file:\n", "gates:\n  replica_key_file: 3\n"} {
+		if _, err := decodeGates(bad); err == nil || !strings.Contains(err.Error(), "replica_key_file") {
+			t.Errorf("%q: %v", bad, err)
+		}
+	}
+}

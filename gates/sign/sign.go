@@ -6,11 +6,15 @@ package sign
 
 import (
 	"bytes"
+	"crypto/ed25519"
+	"crypto/rand"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/hiddeco/sshsig"
@@ -155,3 +159,65 @@ func AgentSigner(sock string, allowed []ssh.PublicKey) (ssh.Signer, func() error
 
 // Fingerprint is the SHA256 fingerprint of k, as ssh-keygen -l prints it.
 func Fingerprint(k ssh.PublicKey) string { return ssh.FingerprintSHA256(k) }
+
+// LoadOrCreateKey reads the replica's signing key, an OpenSSH private key without
+// passphrase, at path; when there is none, it creates an ed25519 one (mode 0600, in a
+// directory made with mode 0700) and writes its public key beside it, at path+".pub", as
+// the line to list under gates.signers' @replicas. A key file others may read is
+// refused, as ssh refuses one. Errors name the file, never the key.
+func LoadOrCreateKey(path string) (ssh.Signer, error) {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		if err := createKey(path); err != nil {
+			return nil, fmt.Errorf("create the replica's signing key %s: %w", path, err)
+		}
+	}
+	info, err := os.Stat(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the replica's signing key: %w", err)
+	}
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("the replica's signing key %s is readable by others (mode %04o): chmod 600 it", path, perm)
+	}
+	return LoadKeyFile(path)
+}
+
+// createKey writes a new ed25519 key at path (O_EXCL: of two replicas creating it at
+// once, one key is written and both read it) and its public key at path+".pub".
+func createKey(path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return err
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "warden replica")
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, os.ErrExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(pem.EncodeToMemory(block)); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		return err
+	}
+	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(s.PublicKey()))) + " warden-replica\n"
+	return os.WriteFile(path+".pub", []byte(line), 0o600)
+}
+
+// AuthorizedKey is k as an authorized_keys line, as gates.signers lists it.
+func AuthorizedKey(k ssh.PublicKey) string {
+	return strings.TrimSpace(string(ssh.MarshalAuthorizedKey(k)))
+}

@@ -198,3 +198,32 @@ func TestLoadKeyFile_refusesMissingFile(t *testing.T) {
 		t.Fatal("no error")
 	}
 }
+
+// TestLoadOrCreateKey: the replica's key is made once, 0600, with its public line
+// beside it; read again it is the same key; one others may read is refused.
+func TestLoadOrCreateKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", "replica.key")
+	s, err := sign.LoadOrCreateKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info, err := os.Stat(path); err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", info.Mode(), err)
+	}
+	pub, err := os.ReadFile(path + ".pub")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := sign.ParseKey(string(pub))
+	if err != nil || sign.Fingerprint(k) != sign.Fingerprint(s.PublicKey()) || sign.AuthorizedKey(k) != strings.Fields(string(pub))[0]+" "+strings.Fields(string(pub))[1] {
+		t.Fatalf(".pub %q: %v", pub, err)
+	}
+	again, err := sign.LoadOrCreateKey(path)
+	if err != nil || sign.Fingerprint(again.PublicKey()) != sign.Fingerprint(s.PublicKey()) {
+		t.Fatalf("read again: %v", err)
+	}
+	os.Chmod(path, 0o644)
+	if _, err := sign.LoadOrCreateKey(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Fatalf("a key others may read: %v", err)
+	}
+}
