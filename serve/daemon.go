@@ -22,6 +22,15 @@ import (
 	"github.com/warden-sec/warden/waivers"
 )
 
+// openMetrics makes serve's metrics and mounts them at /metrics.
+func (o RunOptions) openMetrics(routes map[string]http.Handler) *metrics.Metrics {
+	reg := prometheus.NewRegistry()
+	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(o.Store)),
+		metrics.WithState(daemon.State(o.Store)), metrics.WithLogger(o.Logger))
+	routes["GET /metrics"] = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)})
+	return met
+}
+
 // openDaemon builds the reconciliation daemon over the live targets: one daemon target
 // per kind of target given (aws, gcp, tls), each swept on its daemon.schedules entry or
 // --schedule. No live target: no daemon (the loop then applies what gets approved and
@@ -30,12 +39,8 @@ import (
 // reports: section). It is traced when daemon.otlp_endpoint or
 // $OTEL_EXPORTER_OTLP_ENDPOINT names a collector: stopTracing flushes the last spans,
 // and must be called when serve ends.
-func (o RunOptions) openDaemon(ctx context.Context, m *remediate.Machine, routes map[string]http.Handler, tasks []daemon.Task) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
+func (o RunOptions) openDaemon(ctx context.Context, m *remediate.Machine, met *metrics.Metrics, routes map[string]http.Handler, tasks []daemon.Task) (d *daemon.Daemon, stopTracing func(context.Context) error, err error) {
 	stopTracing = func(context.Context) error { return nil }
-	reg := prometheus.NewRegistry()
-	met := metrics.New(reg, metrics.WithQueueDepth(daemon.QueueDepth(o.Store)),
-		metrics.WithState(daemon.State(o.Store)), metrics.WithLogger(o.Logger))
-	routes["GET /metrics"] = promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorLog: slog.NewLogLogger(o.Logger.Handler(), slog.LevelWarn)})
 	if o.Targets.Empty() {
 		return nil, stopTracing, nil
 	}

@@ -76,7 +76,16 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err := cfg.CheckServe(o.Listen); err != nil {
 		return err
 	}
+	// The channels decide through a gate that signs with the replica's key (checked mode).
+	gate, err := o.signingGate()
+	if err != nil {
+		return err
+	}
+	o.Gate = gate
+	routes := map[string]http.Handler{}
+	met := o.openMetrics(routes)
 	mo := o.machineOptions()
+	mo.Forged = met.ForgedDecisions
 	m := remediate.New(mo)
 	dryRun := o.DryRun || cfg.Daemon.DryRun
 	if err := warnUnreachable(ctx, m, o.Targets, dryRun, o.Logger); err != nil {
@@ -86,7 +95,6 @@ func Run(ctx context.Context, o RunOptions) error {
 	// that what reached its quorum is applied at once, not at the next pass.
 	var loop *daemon.Loop
 	wake := func(string) { loop.Wake() }
-	routes := map[string]http.Handler{}
 	endpoints := "healthz, readyz"
 	slackHandler, syncers, err := o.mountSlack(m, wake, routes)
 	if err != nil {
@@ -99,7 +107,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
-	d, stopTracing, err := o.openDaemon(ctx, m, routes, tasks)
+	d, stopTracing, err := o.openDaemon(ctx, m, met, routes, tasks)
 	if err != nil {
 		return err
 	}
