@@ -5,10 +5,14 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
+	"golang.org/x/crypto/ssh/agent"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/findings"
@@ -192,5 +196,50 @@ func TestUnchecked_decisionsAsBefore(t *testing.T) {
 	}
 	if got := e.check(r.ID); len(got) != 0 {
 		t.Fatalf("unchecked Check found %v", got)
+	}
+}
+
+// TestDecideCLI_signsWithTheAgent: without --sign-key, warden approve signs with the key
+// of the actor's that ssh-agent holds; an agent holding none of them is refused.
+func TestDecideCLI_signsWithTheAgent(t *testing.T) {
+	cfg, _ := checkedConfig(t)
+	_, carolPriv, _ := ed25519.GenerateKey(rand.Reader)
+	carol, _ := ssh.NewSignerFromKey(carolPriv)
+	cfg.Signers["carol"] = []string{authorized(carol)}
+	e := newEnv(t, storetest.Backends(t)["sqlite"], cfg)
+	kr := agent.NewKeyring()
+	if err := kr.Add(agent.AddedKey{PrivateKey: carolPriv}); err != nil {
+		t.Fatal(err)
+	}
+	dir, err := os.MkdirTemp("", "agent")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l, err := net.Listen("unix", filepath.Join(dir, "sock"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func() { defer c.Close(); agent.ServeAgent(kr, c) }()
+		}
+	}()
+	t.Setenv("SSH_AUTH_SOCK", filepath.Join(dir, "sock"))
+	ctx := context.Background()
+	r := e.request("act-1", findings.RiskCritical, "h1")
+	var warn strings.Builder
+	// bob's keys are not in the agent.
+	if _, err := e.gate.DecideCLI(ctx, r.ID, "bob", true, "", "", &warn); !errors.Is(err, gates.ErrUnsigned) {
+		t.Fatalf("bob without his key in the agent: %v", err)
+	}
+	out, err := e.gate.DecideCLI(ctx, r.ID, "carol", true, "", "", &warn)
+	if err != nil || out.Decisions[0].Signer != sign.Fingerprint(carol.PublicKey()) || warn.Len() != 0 {
+		t.Fatalf("carol through the agent: %+v %v (warned %q)", out, err, warn.String())
 	}
 }
