@@ -113,6 +113,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	fmt.Fprintf(o.Stdout, "warden demo: acme (3 AWS accounts in an organisation, 2 GCP projects), simulated in this process\n")
 	fmt.Fprintf(o.Stdout, "everything goes to %s\n", d.rel(dir))
+	fmt.Fprintf(o.Stdout, "decisions here are unchecked names (no gates.signers), as in a demo; docs/approvals.md, Signed decisions, says how to sign them\n")
 	fmt.Fprintf(o.Stdout, "you (%s) are an approver in the demo's own config, %s, beside %s; no other config is touched\n\n",
 		termesc.Escape(d.you), d.rel(d.path("warden.yaml")), SecondApprover)
 
