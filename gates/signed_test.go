@@ -182,6 +182,14 @@ func TestCheck_forgedDecisionsCountAsNone(t *testing.T) {
 			if got := e.check(r1.ID); len(got) != 0 {
 				t.Fatalf("a valid approval was taken for a forgery: %v", got)
 			}
+			// A forged deny ends nothing: the request is pending again.
+			r3 := e.request("act-3", findings.RiskMedium, "h3")
+			q(`INSERT INTO approval_decisions (request_id, actor, channel, decision, reason, at) VALUES (?, 'dave', 'web', 'deny', 'no', ?)`,
+				r3.ID, store.FormatTime(e.clock.Now()))
+			q(`UPDATE approval_requests SET state = 'denied', decided_at = ? WHERE id = ?`, store.FormatTime(e.clock.Now()), r3.ID)
+			if f := e.check(r3.ID); len(f) != 1 || f[0].Vote != gates.VoteDeny || e.get(r3.ID).State != gates.StatePending {
+				t.Fatalf("a forged deny: %v, request %s", f, e.get(r3.ID).State)
+			}
 		})
 	}
 }
