@@ -136,20 +136,8 @@ func CountResources(ctx context.Context, q store.Querier) (int, error) {
 // several do (an AWS-managed policy is read in every account: a uid alone does not say
 // which).
 func ScopeOf(ctx context.Context, q store.Querier, uid string) (string, error) {
-	rows, err := q.QueryContext(ctx, `SELECT scope FROM resource_state WHERE uid = ? LIMIT 2`, uid)
+	scopes, err := store.QueryAll(ctx, q, store.ScanString, `SELECT scope FROM resource_state WHERE uid = ? LIMIT 2`, uid)
 	if err != nil {
-		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
-	}
-	defer rows.Close()
-	var scopes []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			return "", fmt.Errorf("find the scope of %s: %w", uid, err)
-		}
-		scopes = append(scopes, s)
-	}
-	if err := rows.Err(); err != nil {
 		return "", fmt.Errorf("find the scope of %s: %w", uid, err)
 	}
 	if len(scopes) != 1 {

@@ -48,22 +48,8 @@ func ReadScope(ctx context.Context, q store.Querier, scope string) (Scope, bool,
 
 // Scopes returns the state of every scope read so far, by id.
 func Scopes(ctx context.Context, q store.Querier) ([]Scope, error) {
-	var out []Scope
-	err := func() error {
-		rows, err := q.QueryContext(ctx, `SELECT `+scopeColumns+` FROM scope_state ORDER BY scope`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			s, err := scanScope(rows)
-			if err != nil {
-				return err
-			}
-			out = append(out, s)
-		}
-		return rows.Err()
-	}()
+	out, err := store.QueryAll(ctx, q, func(r *sql.Rows) (Scope, error) { return scanScope(r) },
+		`SELECT `+scopeColumns+` FROM scope_state ORDER BY scope`)
 	if err != nil {
 		return nil, fmt.Errorf("list the scopes: %w", err)
 	}
