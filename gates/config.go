@@ -31,8 +31,9 @@ const (
 //
 // The zero Config is the default: low (and none) applied automatically, medium and above
 // waiting for approval (one approver; two for critical), requests expiring after 24h,
-// nothing refused, and no approvers: until some are listed, nothing that needs approval
-// can get it.
+// nothing refused, no approvers (until some are listed, nothing that needs approval can
+// get it), and checked decisions: every decision must be signed by a key gates.signers
+// lists, unless UncheckedNames says otherwise.
 type Config struct {
 	// Auto are the risks applied without approval. nil means the default, [low]; an
 	// empty, non-nil list makes nothing automatic. RiskNone is automatic unless refused.
@@ -50,10 +51,14 @@ type Config struct {
 	Refuse []findings.Risk `yaml:"refuse"`
 	// Signers maps an approver to its SSH public keys (authorized_keys lines, as git's
 	// allowed signers), and sign.Replicas ("@replicas") to the keys of the replicas that
-	// sign web and Slack decisions. Listing any makes the gates checked (Checked): every
-	// decision must carry a signature by a key listed for its actor, and every approver
-	// must have a key. Without signers a decision is a name nobody checks.
+	// sign web and Slack decisions. Unless UncheckedNames is set, every decision must carry
+	// a signature by a key listed for its actor, and every approver must have a key.
 	Signers map[string][]string `yaml:"signers"`
+	// UncheckedNames accepts decisions that are names nobody checks: an approver is
+	// whoever claims to be one (WARDEN_ACTOR, a row in the database). It is for demos
+	// and trials only; warden warns at every run that uses it, and it cannot be set with
+	// Signers.
+	UncheckedNames bool `yaml:"unchecked_names"`
 	// ReplicaKeyFile is the private SSH key warden serve signs web and Slack decisions
 	// with; empty: replica.key beside the default database, created on first use.
 	ReplicaKeyFile string `yaml:"replica_key_file"`
@@ -132,8 +137,9 @@ func (c Config) ExpiryOrDefault() time.Duration {
 	return c.Expiry
 }
 
-// Checked reports whether decisions must be signed: gates.signers lists keys.
-func (c Config) Checked() bool { return len(c.Signers) > 0 }
+// Checked reports whether decisions must be signed by a key gates.signers lists: always,
+// unless gates.unchecked_names is set.
+func (c Config) Checked() bool { return !c.UncheckedNames }
 
 // SignerKeys are the public keys listed for name under gates.signers (sign.Replicas for
 // the replicas' keys); a key that does not parse is left out (validating reports it).
@@ -147,13 +153,13 @@ func (c Config) SignerKeys(name string) []ssh.PublicKey {
 	return out
 }
 
-// UncheckedWarning is what a run of warden says when its decisions are unchecked names
-// (approvers listed, no gates.signers), "" when they are checked or nobody may decide.
+// UncheckedWarning is what every run of warden says when its decisions are unchecked
+// names (gates.unchecked_names), "" when they are checked.
 func (c Config) UncheckedWarning() string {
-	if c.Checked() || len(c.Approvers) == 0 {
+	if c.Checked() {
 		return ""
 	}
-	return "warning: decisions are unchecked names: anyone who can run warden approve or write the database can decide as any approver; set gates.signers to require signed decisions (docs/approvals.md, Signed decisions)"
+	return "warning: decisions are unchecked names (gates.unchecked_names): anyone who can run warden approve or write the database can decide as any approver; list keys under gates.signers and remove unchecked_names to require signed decisions (docs/approvals.md, Signed decisions)"
 }
 
 // IsApprover reports whether actor may decide requests.
@@ -273,9 +279,13 @@ func (c Config) CheckQuorum(others int, unbounded bool) error {
 }
 
 // validateSigners checks gates.signers: each key parses, each name is an approver or
-// sign.Replicas, and, when any are listed, every approver has a key.
+// sign.Replicas, and, unless unchecked_names is set (which refuses signers), every
+// approver has a key.
 func (c Config) validateSigners() []*ConfigError {
-	if !c.Checked() {
+	if c.UncheckedNames {
+		if len(c.Signers) > 0 {
+			return []*ConfigError{c.errorf("unchecked_names", "unchecked names and gates.signers exclude each other: remove unchecked_names to check decisions against the signers")}
+		}
 		return nil
 	}
 	var errs []*ConfigError
@@ -299,9 +309,12 @@ func (c Config) validateSigners() []*ConfigError {
 			}
 		}
 	}
+	if len(c.Signers) == 0 && len(c.Approvers) > 0 {
+		return append(errs, c.errorf("approvers", "gates.signers lists no keys: every approver signs its decisions; list each approver's SSH public key under gates.signers (ssh-add -L, or the .pub file of the key it signs with), or, for a demo or trial only, set gates.unchecked_names: true"))
+	}
 	for i, a := range c.Approvers {
-		if _, ok := c.Signers[a]; !ok && strings.TrimSpace(a) != "" {
-			errs = append(errs, c.errorf(fmt.Sprintf("approvers[%d]", i), "%q has no key under gates.signers: with signers listed, every approver signs its decisions", a))
+		if _, ok := c.Signers[a]; !ok && strings.TrimSpace(a) != "" && slices.Index(c.Approvers, a) == i {
+			errs = append(errs, c.errorf(fmt.Sprintf("approvers[%d]", i), "%q has no key under gates.signers: every approver signs its decisions; list its SSH public key (ssh-add -L, or the .pub file of the key it signs with), or, for a demo or trial only, set gates.unchecked_names: true", a))
 		}
 	}
 	return errs
@@ -327,7 +340,7 @@ func sortedRisks(m map[findings.Risk]int) []findings.Risk {
 	return out
 }
 
-var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse", "signers", "replica_key_file"}
+var configKeys = []string{"auto", "approvers", "quorum", "expiry", "refuse", "signers", "replica_key_file", "unchecked_names"}
 
 var riskNames = []string{"none", "low", "medium", "high", "critical"}
 
@@ -362,6 +375,10 @@ func (c *Config) UnmarshalYAML(n *yaml.Node) error {
 			out.Quorum = p.quorumMap(v)
 		case "signers":
 			out.Signers = p.signers(v)
+		case "unchecked_names":
+			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!bool" || v.Decode(&out.UncheckedNames) != nil {
+				p.add(configError(v.Line, k.Value, "want true or false"))
+			}
 		case "replica_key_file":
 			if v.Kind != yaml.ScalarNode || v.ShortTag() != "!!str" || strings.TrimSpace(v.Value) == "" {
 				p.add(configError(v.Line, k.Value, "want the path of a private SSH key file"))

@@ -29,7 +29,7 @@ func TestVerdict(t *testing.T) {
 			findings.RiskLow: "approval 1", findings.RiskMedium: "auto"}},
 		{"refused even none", gates.Config{Refuse: []findings.Risk{findings.RiskNone, findings.RiskCritical}}, map[findings.Risk]string{
 			findings.RiskNone: "refused", findings.RiskCritical: "refused", findings.RiskHigh: "approval 1"}},
-		{"quorum per risk", gates.Config{Approvers: []string{"a", "b", "c"}, Quorum: map[findings.Risk]int{findings.RiskHigh: 3, findings.RiskCritical: 1}},
+		{"quorum per risk", gates.Config{Approvers: []string{"a", "b", "c"}, Quorum: map[findings.Risk]int{findings.RiskHigh: 3, findings.RiskCritical: 1}, UncheckedNames: true},
 			map[findings.Risk]string{findings.RiskHigh: "approval 3", findings.RiskCritical: "approval 1", findings.RiskMedium: "approval 1"}},
 		{"unknown risk fails closed", gates.Config{}, map[findings.Risk]string{findings.Risk(9): "refused", findings.Risk(-1): "refused"}},
 	}
@@ -77,6 +77,7 @@ gates:
   quorum: {critical: 2}       # approvals needed per risk
   expiry: 24h
   refuse: []
+  unchecked_names: true       # names nobody checks: a trial's, until signers are listed
 `)
 	if err != nil {
 		t.Fatal(err)
@@ -112,20 +113,20 @@ func TestUnmarshalYAML_errorsNameTheirLine(t *testing.T) {
 		{"unknown key", "gates:\n  auto: [low]\n  aprovers: [bob]\n", 3, `gates.aprovers: unknown key (did you mean "approvers"?)`},
 		{"unknown risk in auto", "gates:\n  auto:\n    - low\n    - meduim\n", 4, `gates.auto[1]: unknown risk "meduim" (want none, low, medium, high or critical) (did you mean "medium"?)`},
 		{"unknown risk in refuse", "gates:\n  refuse: [severe]\n", 2, `gates.refuse[0]: unknown risk "severe"`},
-		{"unknown risk in quorum", "gates:\n  approvers: [a, b]\n  quorum:\n    critcal: 2\n", 4, `gates.quorum.critcal: unknown risk "critcal"`},
-		{"zero quorum", "gates:\n  approvers: [a, b]\n  quorum:\n    high: 0\n", 4, "gates.quorum.high: quorum 0: a request needs at least 1 approval"},
-		{"negative quorum", "gates:\n  approvers: [a, b]\n  quorum: {high: -1}\n", 3, "gates.quorum.high: quorum -1"},
+		{"unknown risk in quorum", "gates:\n  approvers: [a, b]\n  quorum:\n    critcal: 2\n  unchecked_names: true\n", 4, `gates.quorum.critcal: unknown risk "critcal"`},
+		{"zero quorum", "gates:\n  approvers: [a, b]\n  quorum:\n    high: 0\n  unchecked_names: true\n", 4, "gates.quorum.high: quorum 0: a request needs at least 1 approval"},
+		{"negative quorum", "gates:\n  approvers: [a, b]\n  quorum: {high: -1}\n  unchecked_names: true\n", 3, "gates.quorum.high: quorum -1"},
 		{"quorum not a number", "gates:\n  quorum: {high: two}\n", 2, `gates.quorum.high: "two": want a whole number`},
-		{"quorum above the approvers", "gates:\n  approvers: [bob, carol]\n  quorum:\n    high: 3\n", 4,
+		{"quorum above the approvers", "gates:\n  approvers: [bob, carol]\n  quorum:\n    high: 3\n  unchecked_names: true\n", 4,
 			"gates.quorum.high: high-risk actions need 3 distinct approvals (gates.quorum) but gates.approvers lists 2"},
-		{"default critical quorum above one approver", "gates:\n  approvers: [bob]\n", 2,
+		{"default critical quorum above one approver", "gates:\n  approvers: [bob]\n  unchecked_names: true\n", 2,
 			"gates.approvers: critical-risk actions need 2 distinct approvals (the default quorum) but gates.approvers lists 1: list more approvers, lower quorum.critical, or refuse critical"},
-		{"quorum of an automatic risk", "gates:\n  approvers: [a, b]\n  quorum: {low: 1}\n", 3, "gates.quorum.low: low-risk actions never wait for approval (auto)"},
+		{"quorum of an automatic risk", "gates:\n  approvers: [a, b]\n  quorum: {low: 1}\n  unchecked_names: true\n", 3, "gates.quorum.low: low-risk actions never wait for approval (auto)"},
 		{"auto and refuse overlap", "gates:\n  auto: [low, medium]\n  refuse:\n    - medium\n", 4,
 			"gates.refuse[0]: medium is also in gates.auto (line 2): a risk is either applied automatically or refused"},
 		{"risk listed twice", "gates:\n  auto: [low, LOW]\n", 2, "gates.auto[1]: low is listed twice (also auto[0])"},
-		{"approver listed twice", "gates:\n  approvers:\n    - bob\n    - bob\n", 4, `gates.approvers[1]: "bob" is listed twice`},
-		{"empty approver", "gates:\n  approvers: [bob, \"\"]\n", 2, "gates.approvers[1]: empty approver name"},
+		{"approver listed twice", "gates:\n  approvers:\n    - bob\n    - bob\n  unchecked_names: true\n", 4, `gates.approvers[1]: "bob" is listed twice`},
+		{"empty approver", "gates:\n  approvers: [bob, \"\"]\n  unchecked_names: true\n", 2, "gates.approvers[1]: empty approver name"},
 		{"bad expiry", "gates:\n  expiry: 1 day\n", 2, `gates.expiry: "1 day": want a duration such as 24h`},
 		{"zero expiry", "gates:\n  expiry: 0s\n", 2, "gates.expiry: 0s: want a positive duration"},
 		{"negative expiry", "gates:\n  expiry: -1h\n", 2, "gates.expiry: -1h: want a positive duration"},
@@ -155,7 +156,7 @@ func TestUnmarshalYAML_errorsNameTheirLine(t *testing.T) {
 // Approvers of another channel count towards the quorum; a channel's group, whose size
 // only that channel knows, makes any quorum reachable.
 func TestCheckQuorum_otherChannels(t *testing.T) {
-	c := gates.Config{Approvers: []string{"bob"}}
+	c := gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}
 	if err := c.CheckQuorum(0, false); err == nil || !strings.Contains(err.Error(), "critical-risk actions need 2") {
 		t.Errorf("one approver for a critical quorum of 2: %v", err)
 	}
@@ -177,7 +178,7 @@ func TestValidate_configBuiltInGo(t *testing.T) {
 		{"negative expiry", gates.Config{Expiry: -time.Second}, "gates.expiry"},
 		{"overlap", gates.Config{Auto: []findings.Risk{findings.RiskHigh}, Refuse: []findings.Risk{findings.RiskHigh}}, "gates.refuse[0]: high is also in gates.auto"},
 		{"zero quorum", gates.Config{Quorum: map[findings.Risk]int{findings.RiskMedium: 0}}, "gates.quorum.medium: quorum 0"},
-		{"unreachable quorum", gates.Config{Approvers: []string{"bob"}, Refuse: []findings.Risk{findings.RiskCritical}, Quorum: map[findings.Risk]int{findings.RiskHigh: 2}}, "gates.quorum.high: high-risk actions need 2"},
+		{"unreachable quorum", gates.Config{Approvers: []string{"bob"}, Refuse: []findings.Risk{findings.RiskCritical}, Quorum: map[findings.Risk]int{findings.RiskHigh: 2}, UncheckedNames: true}, "gates.quorum.high: high-risk actions need 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -189,9 +190,9 @@ func TestValidate_configBuiltInGo(t *testing.T) {
 	}
 	ok := []gates.Config{
 		{},
-		{Approvers: []string{"bob"}, Refuse: []findings.Risk{findings.RiskCritical}},
-		{Approvers: []string{"bob"}, Quorum: map[findings.Risk]int{findings.RiskCritical: 1}},
-		{Approvers: []string{"bob", "carol"}, Expiry: time.Hour, Auto: []findings.Risk{}},
+		{Approvers: []string{"bob"}, Refuse: []findings.Risk{findings.RiskCritical}, UncheckedNames: true},
+		{Approvers: []string{"bob"}, Quorum: map[findings.Risk]int{findings.RiskCritical: 1}, UncheckedNames: true},
+		{Approvers: []string{"bob", "carol"}, Expiry: time.Hour, Auto: []findings.Risk{}, UncheckedNames: true},
 	}
 	for _, c := range ok {
 		if err := c.Validate(); err != nil {
@@ -201,7 +202,7 @@ func TestValidate_configBuiltInGo(t *testing.T) {
 }
 
 func FuzzUnmarshalYAML(f *testing.F) {
-	f.Add("gates:\n  auto: [low]\n  approvers: [bob, carol]\n  quorum: {critical: 2}\n  expiry: 24h\n  refuse: []\n")
+	f.Add("gates:\n  auto: [low]\n  approvers: [bob, carol]\n  quorum: {critical: 2}\n  expiry: 24h\n  refuse: []\n  unchecked_names: true\n")
 	f.Add("gates:\n  quorum: {high: 0}\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		c, err := decodeGates(in)
@@ -244,12 +245,12 @@ func TestUnmarshalYAML_reportsEveryProblem(t *testing.T) {
 		{"three bad items in refuse, a known one twice", "gates:\n  refuse:\n    - severe\n    - high\n    - [x]\n    - high\n", []problem{
 			{3, `gates.refuse[0]: unknown risk "severe"`}, {5, "gates.refuse[2]: want a risk name"},
 			{6, "gates.refuse[3]: high is listed twice (also refuse[1])"}}},
-		{"two bad quorums", "gates:\n  approvers: [a, b]\n  quorum:\n    high: 0\n    critical: -1\n", []problem{
+		{"two bad quorums", "gates:\n  approvers: [a, b]\n  quorum:\n    high: 0\n    critical: -1\n  unchecked_names: true\n", []problem{
 			{4, "gates.quorum.high: quorum 0"}, {5, "gates.quorum.critical: quorum -1"}}},
 		{"quorum: an unknown risk, not a number, given twice", "gates:\n  quorum:\n    critcal: 2\n    high: two\n    medium: 1\n    Medium: 1\n", []problem{
 			{3, `gates.quorum.critcal: unknown risk "critcal"`}, {4, `gates.quorum.high: "two": want a whole number`},
 			{6, "gates.quorum.Medium: given twice"}}},
-		{"problems in several keys", "gates:\n  auto: [lo]\n  aprovers: [bob]\n  approvers: [bob, bob, \"\"]\n  expiry: soon\n", []problem{
+		{"problems in several keys", "gates:\n  auto: [lo]\n  aprovers: [bob]\n  approvers: [bob, bob, \"\"]\n  expiry: soon\n  unchecked_names: true\n", []problem{
 			{2, `gates.auto[0]: unknown risk "lo"`}, {3, `gates.aprovers: unknown key`}, {5, `gates.expiry: "soon": want a duration`},
 			{4, `gates.approvers[1]: "bob" is listed twice`}, {4, "gates.approvers[2]: empty approver name"}}},
 		// What cannot be read is not judged again: the unread auto[0] is neither

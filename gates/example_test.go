@@ -2,20 +2,27 @@ package gates_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"time"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/store"
 )
 
-// A critical fix waits for two approvers; its requester cannot approve it.
+// A critical fix waits for two approvers; its requester cannot approve it. Each decision
+// is signed with its approver's SSH key, which gates.signers lists: a name without its
+// key decides nothing.
 func ExampleGate_Decide() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "gates-example")
@@ -27,7 +34,13 @@ func ExampleGate_Decide() {
 	}
 	defer st.Close()
 	now := func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) }
-	cfg := gates.Config{Approvers: []string{"bob", "carol"}} // critical: 2 approvals by default
+	// In real use each approver's key stays with its approver (ssh-agent, or warden
+	// approve --sign-key); the config lists only the public halves.
+	bob, carol := exampleKey(), exampleKey()
+	cfg := gates.Config{Approvers: []string{"bob", "carol"}, Signers: map[string][]string{ // critical: 2 approvals by default
+		"bob":   {sign.AuthorizedKey(bob.PublicKey())},
+		"carol": {sign.AuthorizedKey(carol.PublicKey())},
+	}}
 	g := gates.New(st, audit.New(st, audit.Options{Now: now}), cfg, now)
 
 	fix := remediators.Action{ID: "act-1", Remediator: "aws.iam.detach_policy", Target: "arn:aws:iam::111122223333:user/ci",
@@ -45,15 +58,34 @@ func ExampleGate_Decide() {
 	}
 	_, err = g.Decide(ctx, req.ID, "alice", "cli", true, "")
 	fmt.Println(errors.Is(err, gates.ErrSelfApproval))
-	req, _ = g.Decide(ctx, req.ID, "bob", "cli", true, "")
+	_, err = g.Decide(ctx, req.ID, "bob", "cli", true, "") // the name alone
+	fmt.Println(errors.Is(err, gates.ErrUnsigned))
+	_, err = g.WithSigner(carol).Decide(ctx, req.ID, "bob", "cli", true, "") // carol's key, bob's name
+	fmt.Println(errors.Is(err, gates.ErrUnsigned))
+	req, _ = g.WithSigner(bob).Decide(ctx, req.ID, "bob", "cli", true, "")
 	fmt.Println(req.State, len(req.Approvals()), "of", req.Quorum)
-	req, _ = g.Decide(ctx, req.ID, "carol", "slack", true, "CHG-1234")
-	fmt.Println(req.State, len(req.Approvals()), "of", req.Quorum)
+	req, _ = g.WithSigner(carol).Decide(ctx, req.ID, "carol", "cli", true, "CHG-1234")
+	fmt.Println(req.State, len(req.Approvals()), "of", req.Quorum, req.Decisions[1].Signer == sign.Fingerprint(carol.PublicKey()))
 	// Output:
 	// approval 2
 	// true
+	// true
+	// true
 	// pending 1 of 2
-	// approved 2 of 2
+	// approved 2 of 2 true
+}
+
+// exampleKey is a new Ed25519 SSH key, as ssh-keygen -t ed25519 makes.
+func exampleKey() ssh.Signer {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		panic(err)
+	}
+	return s
 }
 
 // openGate is a gate of cfg over a fresh SQLite store, read by the clock now; done
@@ -89,7 +121,7 @@ func request(ctx context.Context, g *gates.Gate, st *store.Store, fix remediator
 func ExampleGate_Decide_deny() {
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) }
-	g, st, done, err := openGate(ctx, gates.Config{Approvers: []string{"bob", "carol"}}, now)
+	g, st, done, err := openGate(ctx, gates.Config{Approvers: []string{"bob", "carol"}, UncheckedNames: true}, now) // names, as in a demo: the rules, not the signatures
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -120,7 +152,7 @@ func ExampleGate_Decide_deny() {
 func ExampleGate_Request() {
 	ctx := context.Background()
 	now := func() time.Time { return time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC) }
-	g, st, done, err := openGate(ctx, gates.Config{Approvers: []string{"bob"}}, now)
+	g, st, done, err := openGate(ctx, gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}, now)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -167,7 +199,7 @@ func ExampleGate_ExpireDue() {
 	ctx := context.Background()
 	clock := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
 	now := func() time.Time { return clock }
-	g, st, done, err := openGate(ctx, gates.Config{Approvers: []string{"bob"}, Expiry: 4 * time.Hour}, now)
+	g, st, done, err := openGate(ctx, gates.Config{Approvers: []string{"bob"}, Expiry: 4 * time.Hour, UncheckedNames: true}, now)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -90,7 +90,7 @@ func approved(e *env, actionID, hash string) (bool, error) {
 }
 
 func TestRequest_refusesRisksThatNeedNoApproval(t *testing.T) {
-	e := newEnv(t, storetest.Backends(t)["sqlite"], gates.Config{Approvers: []string{"bob", "carol"}, Refuse: []findings.Risk{findings.RiskHigh}})
+	e := newEnv(t, storetest.Backends(t)["sqlite"], gates.Config{Approvers: []string{"bob", "carol"}, Refuse: []findings.Risk{findings.RiskHigh}, UncheckedNames: true})
 	for risk, want := range map[findings.Risk]error{findings.RiskLow: gates.ErrNotRequired, findings.RiskNone: gates.ErrNotRequired, findings.RiskHigh: gates.ErrRefused} {
 		err := e.st.InTx(ctx, func(tx *store.Tx) error {
 			_, err := e.gate.Request(ctx, tx, action("act-"+risk.String(), risk), "h", "alice")
@@ -118,17 +118,17 @@ func TestDecide_refusals(t *testing.T) {
 		inMsg   string
 	}{
 		{name: "requester", actor: "alice", approve: true, want: gates.ErrSelfApproval, inMsg: "alice requested it"},
-		{name: "requester who is also an approver", cfg: gates.Config{Approvers: []string{"alice", "bob"}}, actor: "alice", approve: true, want: gates.ErrSelfApproval},
+		{name: "requester who is also an approver", cfg: gates.Config{Approvers: []string{"alice", "bob"}, UncheckedNames: true}, actor: "alice", approve: true, want: gates.ErrSelfApproval},
 		{name: "requester denying", actor: "alice", reason: "no", want: gates.ErrSelfApproval},
 		{name: "not an approver", actor: "mallory", approve: true, want: gates.ErrNotApprover, inMsg: "bob, carol, dave"},
 		{name: "no approvers configured", cfg: gates.Config{}, actor: "bob", approve: true, want: gates.ErrNotApprover, inMsg: "no approvers are configured"},
 		{name: "deny without a reason", actor: "bob", reason: "  ", want: gates.ErrDenyNeedsReason},
 		{name: "unknown request", actor: "bob", approve: true, want: gates.ErrNotFound, prepare: func(e *env, id string) {}},
 		{name: "twice by the same approver", actor: "bob", approve: true, want: gates.ErrAlreadyDecided, inMsg: "bob approved it",
-			cfg:     gates.Config{Approvers: []string{"bob", "carol"}, Quorum: map[findings.Risk]int{findings.RiskMedium: 2}},
+			cfg:     gates.Config{Approvers: []string{"bob", "carol"}, Quorum: map[findings.Risk]int{findings.RiskMedium: 2}, UncheckedNames: true},
 			prepare: func(e *env, id string) { decide(e, id, "bob", true, "") }},
 		{name: "deny after approving", actor: "bob", reason: "changed my mind", want: gates.ErrAlreadyDecided,
-			cfg:     gates.Config{Approvers: []string{"bob", "carol"}, Quorum: map[findings.Risk]int{findings.RiskMedium: 2}},
+			cfg:     gates.Config{Approvers: []string{"bob", "carol"}, Quorum: map[findings.Risk]int{findings.RiskMedium: 2}, UncheckedNames: true},
 			prepare: func(e *env, id string) { decide(e, id, "bob", true, "") }},
 		{name: "already approved by another", actor: "carol", approve: true, want: gates.ErrAlreadyDecided, inMsg: "was approved",
 			prepare: func(e *env, id string) { decide(e, id, "bob", true, "") }},

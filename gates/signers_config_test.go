@@ -49,13 +49,44 @@ gates:
 	if len(c.SignerKeys("mallory")) != 0 {
 		t.Error("keys for an unlisted name")
 	}
-	plain, err := decodeGates("gates:\n  approvers: [bob]\n")
-	if err != nil {
-		t.Fatal(err)
+}
+
+// Checked is the default: approvers without keys are refused with a line that says what
+// to do; unchecked names are taken only where the config says so, and warned about.
+func TestUncheckedNames_onlyWhereTheConfigSaysSo(t *testing.T) {
+	_, err := decodeGates("gates:\n  approvers: [bob]\n")
+	if ce := yamlerr.Errors(err); len(ce) != 1 || ce[0].Line != 2 || ce[0].Field != "approvers" ||
+		!strings.Contains(ce[0].Msg, "gates.signers lists no keys") || !strings.Contains(ce[0].Msg, "unchecked_names: true") {
+		t.Errorf("approvers without signers: %v", err)
 	}
-	if plain.Checked() || !strings.Contains(plain.UncheckedWarning(), "decisions are unchecked names") ||
-		!strings.Contains(plain.UncheckedWarning(), "gates.signers") {
-		t.Errorf("without signers: Checked=%v, warning %q", plain.Checked(), plain.UncheckedWarning())
+	if err := (gates.Config{Approvers: []string{"bob"}}).Validate(); err == nil || !strings.Contains(err.Error(), "gates.signers lists no keys") {
+		t.Errorf("Validate of approvers without signers: %v", err)
+	}
+	for _, in := range []string{"gates:\n", "gates:\n  auto: [low]\n"} {
+		c, err := decodeGates(in)
+		if err != nil || !c.Checked() || c.UncheckedWarning() != "" {
+			t.Errorf("%q: checked %v, warning %q, err %v; want checked (nobody can decide yet)", in, c.Checked(), c.UncheckedWarning(), err)
+		}
+	}
+	for _, in := range []string{"gates:\n  approvers: [bob, carol]\n  unchecked_names: true\n", "gates:\n  unchecked_names: True\n"} {
+		plain, err := decodeGates(in)
+		if err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+		if plain.Checked() || !strings.Contains(plain.UncheckedWarning(), "decisions are unchecked names") ||
+			!strings.Contains(plain.UncheckedWarning(), "gates.signers") {
+			t.Errorf("%q: Checked=%v, warning %q", in, plain.Checked(), plain.UncheckedWarning())
+		}
+	}
+	for _, tt := range []struct{ in, msg string }{
+		{"gates:\n  unchecked_names: yes\n", "gates.unchecked_names: want true or false"}, // YAML 1.2: a string
+		{"gates:\n  unchecked_names: [true]\n", "gates.unchecked_names: want true or false"},
+		{"gates:\n  approvers: [bob]\n  unchecked_names: true\n  signers: {bob: [\"" + pubLine(t) + "\"]}\n",
+			"line 3: gates.unchecked_names: unchecked names and gates.signers exclude each other"},
+	} {
+		if _, err := decodeGates(tt.in); err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("%q: %v, want %q", tt.in, err, tt.msg)
+		}
 	}
 }
 
