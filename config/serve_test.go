@@ -129,7 +129,7 @@ func TestCheck_everyKeyOfASection(t *testing.T) {
 	isolate(t)
 	yaml := "gates:\n  auto: [lo]\n  approvers: [\"\", bob]\n  expiry: -1h\ncerts:\n  directory: \"ftp://x\"\n  challenge: nope\n"
 	r := config.CheckData(context.Background(), []byte(yaml), "w.yaml", config.CheckOptions{SkipSettings: true, SkipSecrets: true})
-	checkProblems(t, r, []want{{2, "gates.auto[0]", `unknown risk "lo"`}, {3, "gates.approvers[0]", "empty approver name"},
+	checkProblems(t, r, []want{{2, "gates.auto[0]", `unknown risk "lo"`}, {3, "gates.approvers", "gates.signers lists no keys"}, {3, "gates.approvers[0]", "empty approver name"},
 		{4, "gates.expiry", "want a positive duration"}, {6, "certs.directory", "not an absolute http(s) URL"},
 		{7, "certs.challenge", "want a mapping"}})
 }

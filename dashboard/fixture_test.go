@@ -99,7 +99,7 @@ func acmeWorld(t testing.TB) *cloudsim.World {
 func newFixture(t testing.TB, dsn string, o fixtureOptions) *fixture {
 	t.Helper()
 	ctx := context.Background()
-	gcfg := gates.Config{Approvers: []string{"carol"}, Auto: []findings.Risk{findings.RiskLow}}
+	gcfg := gates.Config{Approvers: []string{"carol"}, Auto: []findings.Risk{findings.RiskLow}, UncheckedNames: true}
 	env := remediatetest.Start(t, dsn, o.world, gcfg, remediatetest.Options{})
 	for i, snap := range o.scans {
 		_, err := scan.Run(ctx, scan.Request{Source: scan.File(snap), Engine: env.Engine, Store: env.Store,

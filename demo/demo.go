@@ -113,7 +113,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	fmt.Fprintf(o.Stdout, "warden demo: acme (3 AWS accounts in an organisation, 2 GCP projects), simulated in this process\n")
 	fmt.Fprintf(o.Stdout, "everything goes to %s\n", d.rel(dir))
-	fmt.Fprintf(o.Stdout, "decisions here are unchecked names (no gates.signers), as in a demo; docs/approvals.md, Signed decisions, says how to sign them\n")
+	fmt.Fprintf(o.Stdout, "decisions here are unchecked names (gates.unchecked_names, a demo's setting); docs/approvals.md, Signed decisions, says how to sign them\n")
 	fmt.Fprintf(o.Stdout, "you (%s) are an approver in the demo's own config, %s, beside %s; no other config is touched\n\n",
 		termesc.Escape(d.you), d.rel(d.path("warden.yaml")), SecondApprover)
 
@@ -216,6 +216,7 @@ gates:
   auto: [low]                 # fixes of low risk run without approval
   approvers: [%[3]q, %[4]q]   # who may approve; never the requester (%[5]s)
   quorum: {critical: 2}       # critical fixes need two approvers
+  unchecked_names: true       # a demo's: decisions are names nobody checks; list gates.signers instead
 `, d.rel(d.path("warden.yaml")), d.path("warden.db"), d.you, SecondApprover, Requester)
 	if err := os.WriteFile(d.path("warden.yaml"), []byte(cfg), 0o600); err != nil {
 		return fmt.Errorf("write the demo's config: %w", err)

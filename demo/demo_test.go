@@ -183,7 +183,7 @@ func TestRun_saysWhoApprovesAndHowToRunWarden(t *testing.T) {
 		t.Fatalf("demo: %v\n%s", err, out)
 	}
 	head := strings.Join(strings.SplitN(out, "\n", 5)[:4], "\n")
-	for _, want := range []string{"you (alice) are an approver in the demo's own config", "warden.yaml", "no other config is touched", "decisions here are unchecked names (no gates.signers)"} {
+	for _, want := range []string{"you (alice) are an approver in the demo's own config", "warden.yaml", "no other config is touched", "decisions here are unchecked names (gates.unchecked_names"} {
 		if !strings.Contains(head, want) {
 			t.Errorf("the demo's first lines lack %q:\n%s", want, head)
 		}

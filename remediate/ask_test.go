@@ -17,7 +17,7 @@ func TestAsk_requestsApprovalsAndNeverApplies(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			e := start(t, dsn(t), world(2), gates.Config{Approvers: []string{"bob"}})
+			e := start(t, dsn(t), world(2), gates.Config{Approvers: []string{"bob"}, UncheckedNames: true})
 			p := only(e.Plan(t, "alice"), "aws.ec2.revoke_ingress", 2)
 			m := e.Machine("alice", remediate.Limits{})
 			res, err := m.Ask(ctx, p)

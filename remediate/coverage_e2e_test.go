@@ -51,7 +51,7 @@ func TestApply_gcpSeparationOfDutiesAndUserManagedKey(t *testing.T) {
 			Networks: []*cloudsim.Network{{Name: "prod"}},
 		}},
 	}}
-	e := startGCP(t, w, gates.Config{Auto: []findings.Risk{findings.RiskLow}, Approvers: []string{"bob"}})
+	e := startGCP(t, w, gates.Config{Auto: []findings.Risk{findings.RiskLow}, Approvers: []string{"bob"}, UncheckedNames: true})
 	clients, m, gate, log := e.clients, e.machine, e.gate, e.log
 	plan := e.plan(t)
 	want := map[string]string{ // policy → the part its fix touches

@@ -39,7 +39,7 @@ func TestApply_wholePath(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			e := start(t, dsn(t), world(1), gates.Config{Approvers: []string{"bob", "carol"}})
+			e := start(t, dsn(t), world(1), gates.Config{Approvers: []string{"bob", "carol"}, UncheckedNames: true})
 			p := e.Plan(t, "alice")
 			low := only(p, "aws.iam.set_password_policy", 1)
 			med := only(p, "aws.ec2.revoke_ingress", 1)
@@ -182,7 +182,7 @@ func TestApply_pausedRefuses(t *testing.T) {
 
 func TestApply_expiredRequestIsNotApplied(t *testing.T) {
 	ctx := context.Background()
-	e := start(t, filepath.Join(t.TempDir(), "w.db"), world(1), gates.Config{Approvers: []string{"bob"}, Expiry: time.Hour})
+	e := start(t, filepath.Join(t.TempDir(), "w.db"), world(1), gates.Config{Approvers: []string{"bob"}, Expiry: time.Hour, UncheckedNames: true})
 	p := only(e.Plan(t, "alice"), "aws.ec2.revoke_ingress", 1)
 	m := e.Machine("alice", remediate.Limits{})
 	res, err := m.Apply(ctx, p, true)
@@ -256,7 +256,7 @@ func TestApply_concurrentApprovalsGiveOneDecision(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			e := start(t, dsn(t), world(1), gates.Config{Approvers: []string{"bob", "carol"}})
+			e := start(t, dsn(t), world(1), gates.Config{Approvers: []string{"bob", "carol"}, UncheckedNames: true})
 			p := only(e.Plan(t, "alice"), "aws.ec2.revoke_ingress", 1)
 			alice := e.Machine("alice", remediate.Limits{})
 			res, err := alice.Apply(ctx, p, true)

@@ -78,7 +78,7 @@ func ExampleMachine_Apply() {
 	for _, r := range sink.Resources {
 		byUID[r.UID] = r
 	}
-	gcfg := gates.Config{Approvers: []string{"bob"}}
+	gcfg := gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}
 	plan, err := remediate.NewPlan(remediate.PlanInput{Header: h, Name: "example", Findings: found.Findings,
 		Resource: func(uid string) (snapshot.Resource, bool) { r, ok := byUID[uid]; return r, ok },
 		Registry: reg, Gates: gcfg, Actor: "alice", Now: now})

@@ -36,7 +36,7 @@ func TestSigningGate(t *testing.T) {
 		return RunOptions{Config: &config.Config{Gates: gc}, Store: st, Log: log, Gate: gates.New(st, log, gc, nil),
 			Logger: slog.New(slog.NewTextHandler(&logs, nil))}
 	}
-	unchecked := opts(gates.Config{Approvers: []string{"bob"}})
+	unchecked := opts(gates.Config{Approvers: []string{"bob"}, UncheckedNames: true})
 	if g, err := unchecked.signingGate(); err != nil || g != unchecked.Gate || !strings.Contains(logs.String(), "decisions are unchecked names") {
 		t.Fatalf("unchecked: %v, same gate %v, logs %s", err, g == unchecked.Gate, logs.String())
 	}

@@ -32,7 +32,7 @@ func Example() {
 	}
 	defer st.Close()
 	alog := audit.New(st, audit.Options{})
-	gcfg := gates.Config{Approvers: []string{"carol", "erin"}}
+	gcfg := gates.Config{Approvers: []string{"carol", "erin"}, UncheckedNames: true}
 	gate := gates.New(st, alog, gcfg, nil)
 	machine := remediate.New(remediate.Options{Store: st, Log: alog, Gate: gate, Gates: gcfg, Actor: "warden"})
 

@@ -60,7 +60,7 @@ type harness struct {
 	decisions []string // OnDecision calls
 }
 
-var gatesConfig = gates.Config{Approvers: []string{"carol", "erin"}}
+var gatesConfig = gates.Config{Approvers: []string{"carol", "erin"}, UncheckedNames: true}
 
 var (
 	slackConfig = slackgate.Config{Channel: channel, Approvers: []string{uAlice, uBob}, ApproverGroup: group}

@@ -70,6 +70,7 @@ func startSimEnv(t *testing.T, w *cloudsim.World) *simEnv {
 	e := &simEnv{sim: sim, url: url, dir: dir, db: filepath.Join(dir, "warden.db")}
 	e.cfg = write(t, dir, "warden.yaml", `gates:
   approvers: [bob, carol]
+  unchecked_names: true
 targets:
   aws:
     regions: [us-east-1]

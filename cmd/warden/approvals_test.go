@@ -71,8 +71,8 @@ func seedRequest(t *testing.T, db string, cfg gates.Config) string {
 func TestApprovalsCLI(t *testing.T) {
 	dir := t.TempDir()
 	db := filepath.Join(dir, "warden.db")
-	cfgFile := write(t, dir, "warden.yaml", "db: "+db+"\ngates:\n  approvers: [bob, carol]\n")
-	id := seedRequest(t, db, gates.Config{Approvers: []string{"bob", "carol"}})
+	cfgFile := write(t, dir, "warden.yaml", "db: "+db+"\ngates:\n  approvers: [bob, carol]\n  unchecked_names: true\n")
+	id := seedRequest(t, db, gates.Config{Approvers: []string{"bob", "carol"}, UncheckedNames: true})
 
 	code, out, _ := approvalsCLI(t, "bob", (*app).approvalsCmd, "list", "--config", cfgFile)
 	if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "aws.iam.detach_policy") || !strings.Contains(out, "0/2") {

@@ -84,7 +84,7 @@ func TestRollbackCLI_gcpSaysWhichFlagIsMissing(t *testing.T) {
 	t.Setenv(audit.ActorEnv, "alice")
 	t.Setenv(auditKeyEnv, "")
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	cfg := write(t, dir, "warden.yaml", "gates: {auto: [low, medium, high], approvers: [bob, carol]}\n")
+	cfg := write(t, dir, "warden.yaml", "gates: {auto: [low, medium, high], approvers: [bob, carol], unchecked_names: true}\n")
 	db, planFile := filepath.Join(dir, "warden.db"), filepath.Join(dir, "plan.json")
 	gcp := []string{"--gcp-project", "acme-prod", "--gcp-endpoint", url, "--config", cfg, "--db", db}
 	if code, out, stderr := warden(t, "", append([]string{"plan", "--out", planFile}, gcp...)...); code != 0 {

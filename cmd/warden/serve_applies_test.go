@@ -15,7 +15,7 @@ import (
 // with the target applies it and logs the fix taken up and verified, and an approval
 // made while it runs is answered with the replica that applies it within seconds.
 func TestServe_logsWhatItAppliesAndApproveSaysWho(t *testing.T) {
-	cr := startChildRun(t, remediatetest.World(2), "gates:\n  approvers: [bob, carol]\n")
+	cr := startChildRun(t, remediatetest.World(2), "gates:\n  approvers: [bob, carol]\n  unchecked_names: true\n")
 	p := cr.plan(t)
 	out, err := cr.warden("apply", cr.planFile, "--confirm", "--format", "json").Output()
 	if err != nil {

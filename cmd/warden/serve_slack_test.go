@@ -20,6 +20,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/slackgate"
@@ -50,8 +51,17 @@ func TestServe_slackQuorumAppliesThroughTheProcess(t *testing.T) {
 	const openTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`
 	created := time.Date(2024, 1, 10, 9, 0, 0, 0, time.UTC)
 	ws := slackgatetest.NewWorkspace(t, sBotToken, map[string][]string{sGroup: {sDave}})
+	// Checked decisions, the default: the replica signs what Slack's signature verified,
+	// with the key gates.signers lists for @replicas.
+	keys := t.TempDir()
+	replicaKey, replicaPub := sshKeyFile(t, keys, "replica")
+	_, carolPub := sshKeyFile(t, keys, "carol")
 	conf := fmt.Sprintf(`gates:
   approvers: [carol]
+  signers:
+    carol: [%q]
+    "@replicas": [%q]
+  replica_key_file: %s
 slack:
   channel: %s
   approvers: [%s, %s]
@@ -61,7 +71,7 @@ identities:
   alice: {slack: %s}
 serve:
   listen: 127.0.0.1:0
-`, sChannel, sAlice, sBob, sGroup, ws.URL(), sAlice)
+`, carolPub, replicaPub, replicaKey, sChannel, sAlice, sBob, sGroup, ws.URL(), sAlice)
 	cr := startChildRun(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{{ID: "111111111111", Regions: []string{"us-east-1"},
 		Roles: []*cloudsim.Role{{Name: "deploy", Created: created, AssumeRolePolicy: openTrust}}}}}}, conf)
 	cr.plan(t)
@@ -198,6 +208,16 @@ serve:
 	}
 	if got.State != gates.StateApproved || len(got.Decisions) != 2 || got.Decisions[0].Actor == got.Decisions[1].Actor {
 		t.Errorf("request after the clicks: %s %+v, want approved by two decisions", got.State, got.Decisions)
+	}
+	rk, err := sign.ParseKey(replicaPub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replicaFP := sign.Fingerprint(rk)
+	for _, d := range got.Decisions {
+		if d.Signer != replicaFP || d.Signature == "" || d.Channel != gates.ChannelSlack {
+			t.Errorf("decision of %s: channel %s, signer %q, want slack signed by the replica %s", d.Actor, d.Channel, d.Signer, replicaFP)
+		}
 	}
 	if out, err := wardenChild(cr.url, "audit", "verify", "--db", cr.db).CombinedOutput(); err != nil {
 		t.Errorf("audit verify: %v\n%s", err, out)

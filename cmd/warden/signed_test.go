@@ -42,7 +42,7 @@ func sshKeyFile(t *testing.T, dir, name string) (string, string) {
 // TestApproveCLI_signedDecisions: with gates.signers listed, WARDEN_ACTOR=carol without
 // carol's key (no key, no agent, bob's key) is refused and nothing is written to the
 // cloud; with carol's key file the decision is recorded and the next apply fixes it.
-// Without signers, approve says that decisions are unchecked names.
+// With gates.unchecked_names, apply and approve say that decisions are unchecked names.
 func TestApproveCLI_signedDecisions(t *testing.T) {
 	e := startSimEnv(t, cliWorld())
 	planFile, p := e.plan(t)
@@ -59,7 +59,7 @@ func TestApproveCLI_signedDecisions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	signed := strings.Replace(string(cfg), "gates:\n", "gates:\n  signers:\n    bob: [\""+bobPub+"\"]\n    carol: [\""+carolPub+" carol@laptop\"]\n", 1)
+	signed := strings.Replace(strings.Replace(string(cfg), "  unchecked_names: true\n", "", 1), "gates:\n", "gates:\n  signers:\n    bob: [\""+bobPub+"\"]\n    carol: [\""+carolPub+" carol@laptop\"]\n", 1)
 	if err := os.WriteFile(e.cfg, []byte(signed), 0o600); err != nil {
 		t.Fatal(err)
 	}

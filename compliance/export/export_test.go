@@ -56,7 +56,7 @@ func acmeHistory(t *testing.T, dsn string) history {
 	t.Helper()
 	w := remediatetest.World(1)
 	w.AWS.S3.Buckets = []*cloudsim.Bucket{{Name: "acme-audit", Account: remediatetest.Account}}
-	env := remediatetest.Start(t, dsn, w, gates.Config{Approvers: []string{"bob"}}, remediatetest.Options{})
+	env := remediatetest.Start(t, dsn, w, gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}, remediatetest.Options{})
 	b, err := os.ReadFile(acmeSnapshot)
 	if err != nil {
 		t.Fatal(err)

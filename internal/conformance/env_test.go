@@ -65,7 +65,7 @@ func newFixer(t *testing.T) *fixer {
 	reg := registry(t, s)
 	st := storetest.Open(t, filepath.Join(t.TempDir(), "warden.db"))
 	f := &fixer{Sessions: s, Registry: reg, Engine: remediatetest.Engine(t, reg, nil), Store: st,
-		Gates: gates.Config{Approvers: []string{"bob", "carol"}}}
+		Gates: gates.Config{Approvers: []string{"bob", "carol"}, UncheckedNames: true}}
 	f.Log = audit.New(st, audit.Options{})
 	f.Gate = gates.New(st, f.Log, f.Gates, time.Now)
 	return f

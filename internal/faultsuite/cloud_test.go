@@ -40,7 +40,7 @@ import (
 //   - the audit log verifies, with one intent and one outcome per attempted fix.
 
 // approvers is the gate of every case: nothing is automatic, bob or carol approves.
-var approvers = gates.Config{Approvers: []string{"bob", "carol"}, Auto: []findings.Risk{}}
+var approvers = gates.Config{Approvers: []string{"bob", "carol"}, Auto: []findings.Risk{}, UncheckedNames: true}
 
 // fix is one of a cloud's fixes: its remediator and the one write it makes.
 type fix struct{ remediator, service, action string }

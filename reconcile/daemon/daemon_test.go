@@ -55,7 +55,7 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 	w.AWS.Accounts[0].Roles = []*cloudsim.Role{{Name: "deploy", Created: remediatetest.T0,
 		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`}}
 	h.e = remediatetest.Start(t, dsn, w,
-		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}, Approvers: []string{"bob", "carol"}}, remediatetest.Options{})
+		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}, Approvers: []string{"bob", "carol"}, UncheckedNames: true}, remediatetest.Options{})
 	h.r = reconcile.New(reconcile.Options{Store: h.e.Store, Log: h.e.Log, Engine: h.e.Engine})
 	opts.Store, opts.Log, opts.Reconciler = h.e.Store, h.e.Log, h.r
 	opts.Machine = h.e.Machine("warden", remediate.Limits{})

@@ -46,7 +46,7 @@ func actionState(t *testing.T, m *remediate.Machine, id string) remediate.State 
 // seconds of a wake: the rule is gone from the simulated cloud, read through the SDK.
 func TestLoop_appliesAnActionOnceItsRequestIsApproved(t *testing.T) {
 	ctx := context.Background()
-	e := remediatetest.Start(t, filepath.Join(t.TempDir(), "w.db"), remediatetest.World(1), gates.Config{Approvers: []string{"bob"}}, remediatetest.Options{})
+	e := remediatetest.Start(t, filepath.Join(t.TempDir(), "w.db"), remediatetest.World(1), gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}, remediatetest.Options{})
 	p := remediatetest.Only(e.Plan(t, "alice"), "aws.ec2.revoke_ingress", 1)
 	alice := e.Machine("alice", remediate.Limits{})
 	res, err := alice.Apply(ctx, p, true)
@@ -76,7 +76,7 @@ func TestLoop_appliesAnActionOnceItsRequestIsApproved(t *testing.T) {
 // none is left applying, and the actions not started stay approved for the next run.
 func TestLoop_drainFinishesTheActionInFlight(t *testing.T) {
 	ctx := context.Background()
-	e := remediatetest.Start(t, storetest.Backends(t)["sqlite"](t), remediatetest.World(3), gates.Config{Approvers: []string{"bob"}}, remediatetest.Options{})
+	e := remediatetest.Start(t, storetest.Backends(t)["sqlite"](t), remediatetest.World(3), gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}, remediatetest.Options{})
 	p := remediatetest.Only(e.Plan(t, "alice"), "aws.ec2.revoke_ingress", 3)
 	alice := e.Machine("alice", remediate.Limits{})
 	res, err := alice.Apply(ctx, p, true)

@@ -39,7 +39,7 @@ func startMetered(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Optio
 	t.Helper()
 	ctx := context.Background()
 	e := remediatetest.Start(t, dsn, w,
-		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}, Approvers: []string{"bob", "carol"}}, remediatetest.Options{})
+		gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}, Approvers: []string{"bob", "carol"}, UncheckedNames: true}, remediatetest.Options{})
 	reg := prometheus.NewRegistry()
 	opts.Hooks, _ = daemon.MetricsHooks(metrics.New(reg))
 	opts.Store, opts.Log = e.Store, e.Log

@@ -116,7 +116,7 @@ func TestNotice_saysDecisionsAreUnchecked(t *testing.T) {
 		gates gates.Config
 		warn  bool
 	}{
-		{"approvers, no signers", gates.Config{Approvers: []string{"bob"}}, true},
+		{"unchecked names", gates.Config{Approvers: []string{"bob"}, UncheckedNames: true}, true},
 		{"no approvers", gates.Config{}, false},
 		{"signers", gates.Config{Approvers: []string{"bob"}, Signers: map[string][]string{"bob": {"ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"}}}, false},
 	} {
