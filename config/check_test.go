@@ -2,8 +2,10 @@ package config_test
 
 import (
 	"context"
+	"crypto/ed25519"
 	"crypto/rand"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,16 +13,18 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/crypto/ssh"
 	"golang.org/x/mod/sumdb/note"
 
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/gates/sign"
 )
 
 // secretEnv are the variables the checker reads; every test starts with them unset, so
 // that the machine's own environment decides nothing.
 var secretEnv = []string{"WARDEN_SLACK_BOT_TOKEN", "WARDEN_SLACK_SIGNING_SECRET", "WARDEN_EVENTS_TOKEN",
-	"WARDEN_AUDIT_KEY", "WARDEN_CERTS_ARCHIVE_KEY", "PGPASSWORD", "PGPASSFILE"}
+	"WARDEN_AUDIT_KEY", "WARDEN_CERTS_ARCHIVE_KEY", "WARDEN_REPLICA_KEY", "PGPASSWORD", "PGPASSFILE"}
 
 // isolate unsets the secrets' variables and points $HOME and $XDG_STATE_HOME (the
 // passfile, the audit key's default) at an empty directory.
@@ -268,6 +272,8 @@ func TestCheck_secrets(t *testing.T) {
 		t.Fatal(err)
 	}
 	archiveKey := "VHIwdWI0ZG9yVHIwdWI0ZG9yVHIwdWI0ZG9yVHIwdWI=" // base64 of 32 bytes
+	replicaKey, replicaPub := replicaKeyPair(t)
+	listed := "gates:\n  signers: {\"@replicas\": [\"" + replicaPub + "\"]}\n"
 	slackCfg := "slack:\n  channel: C0123456789\n"
 	certsCfg := func(extra string) string {
 		return "certs:\n  directory: https://acme.example/directory\n  challenge:\n    http01: {listen: 127.0.0.1:5002}\n" + extra
@@ -281,10 +287,11 @@ func TestCheck_secrets(t *testing.T) {
 				t.Setenv("WARDEN_AUDIT_KEY", skey)
 				t.Setenv("WARDEN_CERTS_ARCHIVE_KEY", archiveKey)
 				t.Setenv("PGPASSWORD", "Tr0ub4dor-pg")
-				return slackCfg + certsCfg("") + "db: postgres://warden@db/warden\n"
+				t.Setenv("WARDEN_REPLICA_KEY", replicaKey)
+				return slackCfg + certsCfg("") + "db: postgres://warden@db/warden\n" + listed
 			},
 			sources: map[string]string{"Slack bot token": "env", "Slack signing secret": "env", "events token": "env",
-				"audit checkpoint key": "env", "certs archive key": "env", "database password": "env"}},
+				"audit checkpoint key": "env", "certs archive key": "env", "database password": "env", "replica signing key": "env"}},
 		{name: "from files",
 			setup: func(t *testing.T, dir string) string {
 				tok := writeSecret(t, dir, "bot", botToken, 0o600)
@@ -293,12 +300,13 @@ func TestCheck_secrets(t *testing.T) {
 				ak := writeSecret(t, dir, "archive", archiveKey, 0o600)
 				writeSecret(t, dir, "audit.key", skey, 0o600)
 				pass := writeSecret(t, dir, "pgpass", "db:5432:warden:warden:Tr0ub4dor-pg", 0o600)
+				rk := writeSecret(t, dir, "replica.key", replicaKey, 0o600)
 				return slackCfg + "  bot_token_file: " + tok + "\n  signing_secret_file: " + sig + "\n" +
 					certsCfg("  archive_key_file: "+ak+"\n") + "daemon:\n  events_token_file: " + ev + "\n" +
-					"db: host=db user=warden dbname=warden passfile=" + pass + "\n"
+					"db: host=db user=warden dbname=warden passfile=" + pass + "\n" + listed + "  replica_key_file: " + rk + "\n"
 			},
 			sources: map[string]string{"Slack bot token": "file", "Slack signing secret": "file", "events token": "file",
-				"audit checkpoint key": "file", "certs archive key": "file", "database password": "file"}},
+				"audit checkpoint key": "file", "certs archive key": "file", "database password": "file", "replica signing key": "file"}},
 		{name: "files others may read",
 			setup: func(t *testing.T, dir string) string {
 				tok := writeSecret(t, dir, "bot", botToken, 0o644)
@@ -306,37 +314,56 @@ func TestCheck_secrets(t *testing.T) {
 				ak := writeSecret(t, dir, "archive", archiveKey, 0o640)
 				writeSecret(t, dir, "audit.key", skey, 0o644)
 				t.Setenv("PGPASSFILE", writeSecret(t, dir, "pgpass", "*:*:*:*:Tr0ub4dor-pg", 0o604))
-				return "db: postgres://warden@db/warden\n" + slackCfg + "  bot_token_file: " + tok + "\n" + certsCfg("  archive_key_file: "+ak+"\n")
+				rk := writeSecret(t, dir, "replica.key", replicaKey, 0o644)
+				return "db: postgres://warden@db/warden\n" + slackCfg + "  bot_token_file: " + tok + "\n" + certsCfg("  archive_key_file: "+ak+"\n") +
+					"gates:\n  replica_key_file: " + rk + "\n"
 			},
 			sources: map[string]string{"Slack bot token": "file", "Slack signing secret": "env", "audit checkpoint key": "file",
-				"certs archive key": "file", "database password": "file"},
-			ok: map[string]bool{"Slack bot token": false, "audit checkpoint key": false},
+				"certs archive key": "file", "database password": "file", "replica signing key": "file"},
+			ok: map[string]bool{"Slack bot token": false, "audit checkpoint key": false, "replica signing key": false},
 			problems: []string{
 				"warning: db: passfile ", // line 1
 				"Slack bot token: slack.bot_token_file ",
 				"warning: certs.archive_key_file: archive key file ",
+				"gates.replica_key_file: the replica's signing key ", // line 11
 				"audit checkpoint key: audit key ",
 			}},
 		{name: "missing and malformed",
 			setup: func(t *testing.T, dir string) string {
 				t.Setenv("WARDEN_EVENTS_TOKEN", "Tr0ub4dor-short")
 				t.Setenv("WARDEN_AUDIT_KEY", "Tr0ub4dor-not-a-key")
+				t.Setenv("WARDEN_REPLICA_KEY", "Tr0ub4dor-not-a-key")
 				return slackCfg + certsCfg("")
 			},
 			sources: map[string]string{"Slack bot token": "none", "Slack signing secret": "none", "events token": "env",
-				"audit checkpoint key": "env", "certs archive key": "none", "database password": "none"},
-			ok: map[string]bool{"Slack bot token": false, "Slack signing secret": false, "events token": false, "audit checkpoint key": false, "certs archive key": false},
+				"audit checkpoint key": "env", "certs archive key": "none", "database password": "none", "replica signing key": "env"},
+			ok: map[string]bool{"Slack bot token": false, "Slack signing secret": false, "events token": false, "audit checkpoint key": false, "certs archive key": false,
+				"replica signing key": false},
 			problems: []string{
 				"Slack bot token: no Slack bot_token: set WARDEN_SLACK_BOT_TOKEN, or name a file with slack.bot_token_file",
 				"Slack signing secret: no Slack signing_secret",
 				"certs.archive_key_file: no archive key",
 				"audit checkpoint key: $WARDEN_AUDIT_KEY: not a note signer key",
 				"events token: WARDEN_EVENTS_TOKEN: shorter than 32 characters",
+				"replica signing key: read the signing key $WARDEN_REPLICA_KEY",
 			}},
+		{name: "a replica key not listed",
+			setup: func(t *testing.T, dir string) string {
+				t.Setenv("WARDEN_REPLICA_KEY", replicaKey)
+				return "gates:\n  auto: [low]\n"
+			},
+			sources:  map[string]string{"replica signing key": "env"},
+			problems: []string{"warning: gates.signers: the replica signing key's public half is not listed under gates.signers.@replicas"}},
+		{name: "unchecked names",
+			setup: func(t *testing.T, dir string) string {
+				t.Setenv("WARDEN_REPLICA_KEY", "Tr0ub4dor-not-a-key")
+				return "gates:\n  unchecked_names: true\n"
+			},
+			sources: map[string]string{"replica signing key": "none"}},
 		{name: "nothing configured",
 			setup: func(t *testing.T, dir string) string { return "fail_on: high\n" },
 			sources: map[string]string{"Slack bot token": "none", "Slack signing secret": "none", "events token": "none",
-				"audit checkpoint key": "none", "certs archive key": "none", "database password": "none"}},
+				"audit checkpoint key": "none", "certs archive key": "none", "database password": "none", "replica signing key": "none"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			isolate(t)
@@ -360,8 +387,8 @@ func TestCheck_secrets(t *testing.T) {
 					t.Fatalf("the report shows a secret (%q):\n%s", v, out)
 				}
 			}
-			if len(r.Secrets) != 6 {
-				t.Fatalf("%d secrets reported, want 6:\n%s", len(r.Secrets), out)
+			if len(r.Secrets) != 7 {
+				t.Fatalf("%d secrets reported, want 7:\n%s", len(r.Secrets), out)
 			}
 			for _, s := range r.Secrets {
 				if want, ok := c.sources[s.Name]; ok && s.From != want {
@@ -516,4 +543,23 @@ identities:
 	if _, err := config.Load(path); err == nil || err.Error() != want {
 		t.Errorf("Load: %v\nwant %s", err, want)
 	}
+}
+
+// replicaKeyPair is a new replica signing key: the private key as ssh-keygen writes it,
+// and its authorized_keys line.
+func replicaKeyPair(t *testing.T) (string, string) {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	block, err := ssh.MarshalPrivateKey(priv, "replica")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(pem.EncodeToMemory(block)), sign.AuthorizedKey(s.PublicKey())
 }

@@ -6,9 +6,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
+	"golang.org/x/crypto/ssh"
+
 	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/internal/secret"
 	"github.com/warden-sec/warden/internal/yamlerr"
 	"github.com/warden-sec/warden/reconcile/daemon"
@@ -86,6 +90,52 @@ func (sc *secretChecker) check(c *Config) {
 	sc.database(c)
 	sc.auditKeyFile()
 	sc.archiveKey(c)
+	sc.replicaKey(c)
+}
+
+// replicaKey says where warden serve's key for signing web and Slack decisions comes
+// from: $WARDEN_REPLICA_KEY, else gates.replica_key_file, else replica.key beside the
+// default database, which serve creates on first start; and warns when its public half
+// is not listed under gates.signers' @replicas, as web and Slack decisions are refused
+// until it is.
+func (sc *secretChecker) replicaKey(c *Config) {
+	s := SecretSource{Name: "replica signing key", Env: sign.ReplicaKeyEnv, From: FromNone}
+	if !c.Gates.Checked() {
+		s.OK, s.Note = true, "not used: gates.unchecked_names"
+		sc.add(s)
+		return
+	}
+	var key ssh.Signer
+	var err error
+	switch text := os.Getenv(sign.ReplicaKeyEnv); {
+	case text != "":
+		s.From = FromEnv
+		key, err = sign.ParsePrivateKey([]byte(text), "$"+sign.ReplicaKeyEnv)
+	default:
+		s.File = c.Gates.ReplicaKeyFile
+		if s.File != "" {
+			s.Field = "gates.replica_key_file"
+			s.Line = sc.keyLines[s.Field]
+		} else if db, derr := store.DefaultPath(); derr == nil {
+			s.File = filepath.Join(filepath.Dir(db), "replica.key")
+		}
+		if _, serr := os.Stat(s.File); s.File == "" || errors.Is(serr, fs.ErrNotExist) {
+			s.OK, s.Note = true, "none yet: warden serve creates "+s.File+" on first start; list "+s.File+".pub under gates.signers.@replicas"
+			sc.add(s)
+			return
+		}
+		s.From, s.Mode = FromFile, fileMode(s.File)
+		key, err = sign.ReadReplicaKey(s.File)
+	}
+	sc.judge(&s, err, "")
+	if key != nil {
+		fp := sign.Fingerprint(key.PublicKey())
+		if !slices.ContainsFunc(c.Gates.SignerKeys(sign.Replicas), func(k ssh.PublicKey) bool { return sign.Fingerprint(k) == fp }) {
+			s.Note = "not listed under gates.signers.@replicas: web and Slack decisions are refused until " + sign.AuthorizedKey(key.PublicKey()) + " is"
+			sc.problem(sc.keyLines["gates.signers"], "gates.signers", LevelWarning, "the replica signing key's public half is "+s.Note)
+		}
+	}
+	sc.add(s)
 }
 
 func (sc *secretChecker) add(s SecretSource) { sc.r.Secrets = append(sc.r.Secrets, s) }

@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/slackgate"
 )
@@ -44,6 +45,7 @@ func secretEnv() []string {
 		slackgate.EnvSigningSecret, // the same
 		daemon.EnvEventsToken,      // daemon.LoadToken, by warden serve's openDaemon (cmd/warden/daemon.go)
 		"WARDEN_AUDIT_KEY",         // cmd/warden/audit.go's auditKeyEnv (package main: not importable)
+		sign.ReplicaKeyEnv,         // serve's replica signing key (serve/signed.go)
 		"PGPASSWORD",               // pgx (pgconn.ParseConfig) as libpq: db: holds no password
 	}
 }

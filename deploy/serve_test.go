@@ -19,6 +19,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/warden-sec/warden/audit"
+	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/store/storetest"
@@ -76,7 +77,16 @@ func TestServe_asDeployed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	replicaFile := filepath.Join(dir, "replica.key") // ssh-keygen -t ed25519 -N '' -f replica.key
+	if _, err := sign.LoadOrCreateKey(replicaFile); err != nil {
+		t.Fatal(err)
+	}
+	replicaKey, err := os.ReadFile(replicaFile)
+	if err != nil {
+		t.Fatal(err)
+	}
 	secret := map[string]string{
+		"replica-key":          string(replicaKey),
 		"slack-bot-token":      "xoxb-1111111111-2222222222222-deploytestdeploytest",
 		"slack-signing-secret": "8f14e45fceea167a5a36dedd4bea2543",
 		"events-token":         "deploy-test-events-token-0123456789abcdef",

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 
@@ -13,9 +14,9 @@ import (
 )
 
 // signingGate is the gate serve's channels (the dashboard, Slack) decide through. In
-// checked mode (gates.signers listed) it signs each decision with the replica's key
-// (gates.replica_key_file, else replica.key beside the default database, made on first
-// use), naming the channel and the identity the channel verified; it warns when that
+// checked mode (the default) it signs each decision with the replica's key
+// ($WARDEN_REPLICA_KEY, else gates.replica_key_file, else replica.key beside the default
+// database, made on first use), naming the channel and the identity the channel verified; it warns when that
 // key is not listed under gates.signers' @replicas, as web and Slack decisions are
 // refused then. Unchecked, it is o.Gate, and serve warns that decisions are unchecked
 // names.
@@ -27,15 +28,7 @@ func (o RunOptions) signingGate() (*gates.Gate, error) {
 	if !gc.Checked() || o.Gate == nil {
 		return o.Gate, nil
 	}
-	path := gc.ReplicaKeyFile
-	if path == "" {
-		db, err := store.DefaultPath()
-		if err != nil {
-			return nil, fmt.Errorf("the replica's signing key: %w", err)
-		}
-		path = filepath.Join(filepath.Dir(db), "replica.key")
-	}
-	s, err := sign.LoadOrCreateKey(path)
+	s, path, err := replicaSigner(gc.ReplicaKeyFile, os.Getenv(sign.ReplicaKeyEnv))
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +36,28 @@ func (o RunOptions) signingGate() (*gates.Gate, error) {
 	listed := slices.ContainsFunc(gc.SignerKeys(sign.Replicas), func(k ssh.PublicKey) bool { return sign.Fingerprint(k) == fp })
 	if !listed {
 		o.Logger.Warn("this replica's signing key is not listed under gates.signers."+sign.Replicas+": web and Slack decisions are refused until it is",
-			"key", sign.AuthorizedKey(s.PublicKey()), "fingerprint", fp, "file", path)
+			"key", sign.AuthorizedKey(s.PublicKey()), "fingerprint", fp, "from", path)
 	} else {
 		o.Logger.Info("web and Slack decisions are signed by this replica", "fingerprint", fp)
 	}
 	return o.Gate.WithSigner(s), nil
+}
+
+// replicaSigner is the replica's signing key: from $WARDEN_REPLICA_KEY (env) when set,
+// else the key file (gates.replica_key_file, else replica.key beside the default
+// database), made on first use; from says which, for the logs.
+func replicaSigner(file, env string) (s ssh.Signer, from string, err error) {
+	if env != "" {
+		s, err = sign.ParsePrivateKey([]byte(env), "$"+sign.ReplicaKeyEnv)
+		return s, "$" + sign.ReplicaKeyEnv, err
+	}
+	if file == "" {
+		db, err := store.DefaultPath()
+		if err != nil {
+			return nil, "", fmt.Errorf("the replica's signing key: %w", err)
+		}
+		file = filepath.Join(filepath.Dir(db), "replica.key")
+	}
+	s, err = sign.LoadOrCreateKey(file)
+	return s, file, err
 }

@@ -79,3 +79,32 @@ func TestSigningGate(t *testing.T) {
 		t.Errorf("the web decision's signer %s, want the replica's %s", r.Decisions[0].Signer, sign.Fingerprint(k))
 	}
 }
+
+// TestReplicaSigner: $WARDEN_REPLICA_KEY wins over the key file and creates none; a
+// broken value is refused naming the variable, never quoting it.
+func TestReplicaSigner(t *testing.T) {
+	dir := t.TempDir()
+	made, err := sign.LoadOrCreateKey(filepath.Join(dir, "made.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := os.ReadFile(filepath.Join(dir, "made.key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(dir, "unused.key")
+	s, from, err := replicaSigner(file, string(text))
+	if err != nil || from != "$"+sign.ReplicaKeyEnv || sign.Fingerprint(s.PublicKey()) != sign.Fingerprint(made.PublicKey()) {
+		t.Fatalf("from the environment: %v %q", err, from)
+	}
+	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a key file was made beside a key in the environment: %v", err)
+	}
+	const broken = "-----BEGIN OPENSSH PRIVATE KEY-----\nc2VjcmV0LXBhcnQ=\n-----END OPENSSH PRIVATE KEY-----\n"
+	if _, _, err := replicaSigner(file, broken); err == nil || !strings.Contains(err.Error(), sign.ReplicaKeyEnv) || strings.Contains(err.Error(), "c2VjcmV0") {
+		t.Errorf("a broken key in the environment: %v", err)
+	}
+	if s, from, err := replicaSigner(file, ""); err != nil || from != file || s == nil {
+		t.Errorf("from the file: %v %q", err, from)
+	}
+}

@@ -47,6 +47,7 @@ readable by its owner only:
   database password      $PGPASSWORD, else the passfile (passfile=, $PGPASSFILE, ~/.pgpass)
   audit checkpoint key   $WARDEN_AUDIT_KEY, else the key file (--audit-key)
   certs archive key      certs.archive_key_file, else $WARDEN_CERTS_ARCHIVE_KEY
+  replica signing key    $WARDEN_REPLICA_KEY, else gates.replica_key_file (signs web and Slack decisions)
 
 The check says where each one was found (the variable's name, the file and its mode),
 whether warden would accept it, and never what it is. A secret warden needs and cannot

@@ -30,6 +30,12 @@ const Namespace = "warden-decision@warden"
 // in from the web and Slack after verifying the session, token or Slack signature.
 const Replicas = "@replicas"
 
+// ReplicaKeyEnv is the variable that holds the replica's private signing key (an OpenSSH
+// private key without passphrase, as ssh-keygen writes it); when set, warden serve signs
+// with it instead of gates.replica_key_file: the way to give the key to replicas whose
+// files are read-only (Kubernetes, from a Secret).
+const ReplicaKeyEnv = "WARDEN_REPLICA_KEY"
+
 // hash is the hash algorithm decisions are signed with.
 const hash = sshsig.HashSHA512
 
@@ -118,13 +124,20 @@ func LoadKeyFile(path string) (ssh.Signer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("read the signing key: %w", err)
 	}
-	s, err := ssh.ParsePrivateKey(b)
+	return ParsePrivateKey(b, path)
+}
+
+// ParsePrivateKey reads a passphrase-less private key (OpenSSH or PEM) from text; from
+// names where it came from in errors (a file, $WARDEN_REPLICA_KEY), which never quote
+// the key.
+func ParsePrivateKey(text []byte, from string) (ssh.Signer, error) {
+	s, err := ssh.ParsePrivateKey(text)
 	if err != nil {
 		var missing *ssh.PassphraseMissingError
 		if errors.As(err, &missing) {
-			return nil, fmt.Errorf("read the signing key %s: it has a passphrase: add it to ssh-agent and leave out --sign-key", path)
+			return nil, fmt.Errorf("read the signing key %s: it has a passphrase: add it to ssh-agent and leave out --sign-key", from)
 		}
-		return nil, fmt.Errorf("read the signing key %s: %w", path, err)
+		return nil, fmt.Errorf("read the signing key %s: %w", from, err)
 	}
 	return s, nil
 }
@@ -171,6 +184,12 @@ func LoadOrCreateKey(path string) (ssh.Signer, error) {
 			return nil, fmt.Errorf("create the replica's signing key %s: %w", path, err)
 		}
 	}
+	return ReadReplicaKey(path)
+}
+
+// ReadReplicaKey reads the replica's signing key file at path without creating it; a
+// file others may read is refused, as ssh refuses one.
+func ReadReplicaKey(path string) (ssh.Signer, error) {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("read the replica's signing key: %w", err)
