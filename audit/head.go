@@ -21,6 +21,16 @@ func Size(ctx context.Context, q store.Querier) (int64, error) {
 	return n, nil
 }
 
+// CountKind is the number of entries of kind in the log (KindApprovalForged for the
+// metrics): every process's, as the log is shared.
+func CountKind(ctx context.Context, q store.Querier, kind string) (int64, error) {
+	var n int64
+	if err := q.QueryRowContext(ctx, `SELECT COUNT(*) FROM audit_entries WHERE kind = ?`, kind).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count the audit log's %s entries: %w", kind, err)
+	}
+	return n, nil
+}
+
 // CheckpointMark is the latest signed checkpoint as its row records it: how many entries
 // it covers and when it was signed. Status pages and metrics show it; the signed note
 // itself is Log.LatestCheckpoint's.

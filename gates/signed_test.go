@@ -251,3 +251,37 @@ func TestDecideCLI_signsWithTheAgent(t *testing.T) {
 		t.Fatalf("carol through the agent: %+v %v (warned %q)", out, err, warn.String())
 	}
 }
+
+// TestCurrent_neverShowsAForgedDecision: warden approvals list (Current) checks what it
+// lists, so a row written by hand shows neither as a decision nor as an approved request,
+// and is audited once, by the first list that sees it.
+func TestCurrent_neverShowsAForgedDecision(t *testing.T) {
+	cfg, _ := checkedConfig(t)
+	e := newEnv(t, storetest.Backends(t)["sqlite"], cfg)
+	db, _ := storetest.RawDB(t, e.dsn)
+	r := e.request("act-1", findings.RiskMedium, "h1")
+	for _, s := range []string{
+		`INSERT INTO approval_decisions (request_id, actor, channel, decision, reason, at) VALUES (?, 'carol', 'cli', 'approve', '', ?)`,
+		`UPDATE approval_requests SET state = 'approved', decided_at = ? WHERE id = ?`,
+	} {
+		args := []any{r.ID, store.FormatTime(e.clock.Now())}
+		if strings.HasPrefix(s, "UPDATE") {
+			args = []any{args[1], args[0]}
+		}
+		if _, err := db.Exec(s, args...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, all := range []bool{false, true} {
+		got, err := e.gate.Current(context.Background(), all)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].ID != r.ID || got[0].State != gates.StatePending || len(got[0].Decisions) != 0 {
+			t.Fatalf("Current(all=%v) = %+v, want %s pending without decisions", all, got, r.ID)
+		}
+	}
+	if n := e.kinds(r.ID)[audit.KindApprovalForged]; n != 1 {
+		t.Errorf("%d approval.forged entries, want 1", n)
+	}
+}

@@ -85,7 +85,6 @@ func Run(ctx context.Context, o RunOptions) error {
 	routes := map[string]http.Handler{}
 	met := o.openMetrics(routes)
 	mo := o.machineOptions()
-	mo.Forged = met.ForgedDecisions
 	m := remediate.New(mo)
 	dryRun := o.DryRun || cfg.Daemon.DryRun
 	if err := warnUnreachable(ctx, m, o.Targets, dryRun, o.Logger); err != nil {

@@ -163,6 +163,9 @@ func State(st *store.Store) metrics.StateFunc {
 			if out.AuditEntries, err = audit.Size(ctx, q); err != nil {
 				return err
 			}
+			if out.ForgedDecisions, err = audit.CountKind(ctx, q, audit.KindApprovalForged); err != nil {
+				return err
+			}
 			cp, _, err := audit.LatestCheckpoint(ctx, q)
 			if err != nil {
 				return err

@@ -12,6 +12,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/riverqueue/river"
 
+	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
@@ -424,5 +425,26 @@ func TestMetricsHooks_partialRemediationAndStages(t *testing.T) {
 	h.Stage("list_scopes", time.Second, nil) // no stage of the metrics
 	if got := m.value("warden_reconcile_attempts_total", nil); got != before {
 		t.Errorf("a stage the metrics do not know was counted: %v → %v", before, got)
+	}
+}
+
+// TestState_countsForgeriesOfEveryProcess: warden_forged_decisions_total is read from the
+// audit log, so a forgery that warden apply (another process, with no metrics of its
+// own) found and audited is counted by every replica's scrape.
+func TestState_countsForgeriesOfEveryProcess(t *testing.T) {
+	ctx := context.Background()
+	e := remediatetest.Start(t, storetest.Backends(t)["sqlite"](t), remediatetest.World(1), gates.Config{}, remediatetest.Options{})
+	for i := range 2 {
+		if err := e.Store.InTx(ctx, func(tx *store.Tx) error {
+			_, err := e.Log.Append(ctx, tx, audit.Event{Actor: gates.SystemActor, Kind: audit.KindApprovalForged,
+				Subject: fmt.Sprintf("apr-%012d", i), Data: map[string]any{"actor": "carol", "why": "no signature"}})
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := daemon.State(e.Store)(ctx)
+	if err != nil || s.ForgedDecisions != 2 {
+		t.Fatalf("state: %d forged decisions, %v; want 2", s.ForgedDecisions, err)
 	}
 }

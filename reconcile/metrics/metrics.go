@@ -75,7 +75,6 @@ type Metrics struct {
 	remediationPartial prometheus.Counter
 	actions            *prometheus.CounterVec // remediator, outcome
 	approvals          *prometheus.CounterVec // outcome
-	forgedDecisions    prometheus.Counter
 	events             *prometheus.CounterVec // source, result
 	jobs               *prometheus.CounterVec // kind, outcome
 
@@ -202,10 +201,6 @@ func New(reg prometheus.Registerer, opts ...Option) *Metrics {
 			Name: "warden_approvals_total",
 			Help: "Approval requests ended, by outcome (approved, denied, expired, voided).",
 		}, []string{"outcome"}),
-		forgedDecisions: prometheus.NewCounter(prometheus.CounterOpts{
-			Name: "warden_forged_decisions_total",
-			Help: "Decisions found without a valid signature while gates.signers is listed, counted as none (audited as approval.forged).",
-		}),
 		events: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "warden_events_total",
 			Help: "Cloud change events received, by source and result.",
@@ -269,7 +264,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.reconcileAttempts, m.reconcileErrors, m.reconcileDuration,
 		m.cloudCalls, m.cloudThrottled, m.cloudAccessDenied, m.scopeReads,
 		m.findingsOpened, m.findingsResolved,
-		m.remediationPartial, m.actions, m.approvals, m.forgedDecisions, m.events, m.jobs,
+		m.remediationPartial, m.actions, m.approvals, m.events, m.jobs,
 	}
 }
 
@@ -407,15 +402,6 @@ func (m *Metrics) ApprovalDecided(o ApprovalOutcome) {
 		return
 	}
 	m.approvals.WithLabelValues(oneOf(o, approvalOutcomes()...)).Inc()
-}
-
-// ForgedDecisions records n decisions the gate stage found forged (no valid signature
-// in checked mode) and counted as none.
-func (m *Metrics) ForgedDecisions(n int) {
-	if m == nil || n <= 0 {
-		return
-	}
-	m.forgedDecisions.Add(float64(n))
 }
 
 // Event records a change event received from source and what became of it.

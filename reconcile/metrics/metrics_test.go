@@ -112,8 +112,6 @@ func record(m *Metrics) {
 
 	m.ApprovalDecided(ApprovalApproved)
 	m.ApprovalDecided(ApprovalExpired)
-	m.ForgedDecisions(2)
-	m.ForgedDecisions(0)
 
 	m.Event(SourceAWS, EventAccepted)
 	m.Event(SourceAWS, EventAccepted)

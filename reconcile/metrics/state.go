@@ -30,6 +30,9 @@ type State struct {
 	ApprovalsPending int
 	// AuditEntries is the number of entries in the audit log.
 	AuditEntries int64
+	// ForgedDecisions counts the decisions found forged (approval.forged entries in the
+	// audit log), by any process: serve's replicas and warden apply alike.
+	ForgedDecisions int64
 	// AuditLastCheckpoint is when the latest signed checkpoint was made; zero for none
 	// yet, and then its gauge is not reported (rather than reported as 1970).
 	AuditLastCheckpoint time.Time
@@ -73,7 +76,7 @@ type stateCollector struct {
 	errors *prometheus.CounterVec // query
 
 	queueJobs, findingsOpen, approvalsPending, auditEntries, auditCheckpoint *prometheus.Desc
-	scopes, scopeOldest                                                      *prometheus.Desc
+	forgedDecisions, scopes, scopeOldest                                     *prometheus.Desc
 }
 
 func newStateCollector(o options, kinds, services *labelSet) *stateCollector {
@@ -92,6 +95,8 @@ func newStateCollector(o options, kinds, services *labelSet) *stateCollector {
 			"Approval requests waiting for a decision.", nil, nil),
 		auditEntries: prometheus.NewDesc("warden_audit_entries",
 			"Entries in the audit log.", nil, nil),
+		forgedDecisions: prometheus.NewDesc("warden_forged_decisions_total",
+			"Decisions found without a valid signature by a key gates.signers lists, counted as none: the approval.forged entries of the audit log, by every process.", nil, nil),
 		auditCheckpoint: prometheus.NewDesc("warden_audit_last_checkpoint_timestamp_seconds",
 			"Unix time of the latest signed audit checkpoint.", nil, nil),
 		scopes: prometheus.NewDesc("warden_scopes",
@@ -110,7 +115,7 @@ func newStateCollector(o options, kinds, services *labelSet) *stateCollector {
 func (c *stateCollector) Describe(ch chan<- *prometheus.Desc) {
 	c.errors.Describe(ch)
 	for _, d := range []*prometheus.Desc{c.queueJobs, c.findingsOpen, c.approvalsPending,
-		c.auditEntries, c.auditCheckpoint, c.scopes, c.scopeOldest} {
+		c.auditEntries, c.forgedDecisions, c.auditCheckpoint, c.scopes, c.scopeOldest} {
 		ch <- d
 	}
 }
@@ -172,6 +177,8 @@ func (c *stateCollector) collectState(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.approvalsPending, prometheus.GaugeValue, float64(s.ApprovalsPending))
 	ch <- prometheus.MustNewConstMetric(c.auditEntries, prometheus.GaugeValue, float64(s.AuditEntries))
+	// A counter read from the store: the log only grows, so it never goes down.
+	ch <- prometheus.MustNewConstMetric(c.forgedDecisions, prometheus.CounterValue, float64(s.ForgedDecisions))
 	if !s.AuditLastCheckpoint.IsZero() {
 		ch <- prometheus.MustNewConstMetric(c.auditCheckpoint, prometheus.GaugeValue, unixSeconds(s.AuditLastCheckpoint))
 	}

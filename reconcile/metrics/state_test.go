@@ -37,6 +37,7 @@ func fixedState(context.Context) (State, error) {
 		FindingsOpen:        map[findings.Severity]int{findings.High: 4, findings.Critical: 1, findings.Severity(9): 2},
 		ApprovalsPending:    2,
 		AuditEntries:        1234,
+		ForgedDecisions:     3,
 		AuditLastCheckpoint: checkpointAt,
 		Scopes: []ScopeGroup{
 			{Provider: ProviderAWS, Service: "iam", OK: 50, Partial: 1, Failed: 2, OldestComplete: iamReadAt},
@@ -51,7 +52,7 @@ func fixedState(context.Context) (State, error) {
 // stateNames are the families the scrape-time queries report.
 func stateNames() []string {
 	return []string{"warden_queue_jobs", "warden_findings_open", "warden_approvals_pending",
-		"warden_audit_entries", "warden_audit_last_checkpoint_timestamp_seconds", "warden_scopes",
+		"warden_audit_entries", "warden_forged_decisions_total", "warden_audit_last_checkpoint_timestamp_seconds", "warden_scopes",
 		"warden_scope_oldest_complete_read_timestamp_seconds", "warden_scrape_errors_total"}
 }
 
