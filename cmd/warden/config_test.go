@@ -87,7 +87,7 @@ func TestConfigCheck(t *testing.T) {
 		if err := json.Unmarshal([]byte(stdout), &r); err != nil {
 			t.Fatalf("--format json: %v\n%s%s", err, stdout, stderr)
 		}
-		if (code == exitOK) != r.OK() || r.File != f || len(r.Secrets) != 6 {
+		if (code == exitOK) != r.OK() || r.File != f || len(r.Secrets) != 7 {
 			t.Errorf("%s: exit %d, report %+v", f, code, r)
 		}
 		for _, s := range []string{botToken, signing, dbPass} {
