@@ -38,7 +38,7 @@ func Open(ctx context.Context, t Targets) (*Clouds, error) {
 		}
 		c.Sessions = s
 		c.Readers = append(c.Readers, awscollector.New(awscollector.Config{Sessions: s, Regions: a.Regions, Org: a.Org,
-			OrgRole: a.OrgRole, Endpoint: a.Endpoint, AWS: t.AWSConfig, RateLimits: a.RateLimits}))
+			OrgRole: a.OrgRole, Endpoint: a.Endpoint, AWS: t.AWSConfig, RateLimits: a.RateLimits, Usage: a.Usage}))
 	}
 	if g := t.GCP; g != nil {
 		cl, err := gcpapi.New(ctx, gcpapi.Options{Endpoint: g.Endpoint, RateLimit: g.RateLimit})

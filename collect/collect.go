@@ -53,6 +53,9 @@ type AWS struct {
 	RateLimits map[string]float64
 	// Concurrency is the number of accounts read in parallel (default 4).
 	Concurrency int
+	// Usage collects what each user, group and role used of its grants (Access
+	// Advisor), as attributes.usage; off unless Enabled.
+	Usage awscollector.UsageConfig
 }
 
 // GCP says which GCP projects to read, and how fast.
@@ -99,7 +102,7 @@ func Resolve(t Targets, log *slog.Logger) ([]collectors.Collector, error) {
 	if a := t.AWS; a != nil {
 		cs = append(cs, awscollector.New(awscollector.Config{
 			Regions: a.Regions, Org: a.Org, OrgRole: a.OrgRole, Concurrency: a.Concurrency,
-			RateLimits: a.RateLimits, Endpoint: a.Endpoint, AWS: t.AWSConfig, Logger: log,
+			RateLimits: a.RateLimits, Endpoint: a.Endpoint, AWS: t.AWSConfig, Logger: log, Usage: a.Usage,
 		}))
 	}
 	if g := t.GCP; g != nil {

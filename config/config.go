@@ -15,6 +15,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -119,6 +120,21 @@ type AWSTargets struct {
 	RateLimits map[string]float64 `yaml:"rate_limits"`
 	// Concurrency is the number of accounts read in parallel.
 	Concurrency int `yaml:"concurrency"`
+	// Usage, when enabled, reads what each user, group and role used of its grants
+	// (IAM Access Advisor) for the least-privilege policies (docs/least-privilege.md).
+	Usage *AWSUsage `yaml:"usage"`
+}
+
+// AWSUsage is targets.aws.usage: Access Advisor data, three IAM calls or more a principal
+// per refresh, so off unless enabled.
+type AWSUsage struct {
+	Enabled bool `yaml:"enabled"`
+	// Granularity is "action" (the default: per action where AWS tracks actions) or
+	// "service".
+	Granularity string `yaml:"granularity"`
+	// Refresh is how long a principal's data is reused by a running warden serve before
+	// it is asked again (default 4h: AWS updates it within hours).
+	Refresh time.Duration `yaml:"refresh"`
 }
 
 // GCPTargets say which GCP projects to read.

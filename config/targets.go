@@ -48,6 +48,14 @@ func (c *Config) checkTargets() []*Error {
 		if a.Concurrency < 0 {
 			add(".aws.concurrency", "targets.aws.concurrency", fmt.Sprintf("%d: want a number of accounts read at once (0: the default, 4)", a.Concurrency))
 		}
+		if u := a.Usage; u != nil {
+			if !slices.Contains([]string{"", "action", "service"}, u.Granularity) {
+				add(".aws.usage.granularity", "targets.aws.usage.granularity", fmt.Sprintf("%q: want action (per action where AWS tracks them, the default) or service", u.Granularity))
+			}
+			if u.Refresh < 0 {
+				add(".aws.usage.refresh", "targets.aws.usage.refresh", fmt.Sprintf("%s: want a positive duration such as 4h (0: the default, 4h)", u.Refresh))
+			}
+		}
 		if msg := checkEndpoint(a.Endpoint, "the AWS credential chain (environment, profile, role)"); msg != "" {
 			add(".aws.endpoint", "targets.aws.endpoint", msg)
 		}

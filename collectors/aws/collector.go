@@ -60,6 +60,9 @@ type Config struct {
 	// so that both draw on one token bucket per service and account); Endpoint, AWS,
 	// RateLimits, MaxAttempts, the backoff bounds and OrgRole are then theirs, not these.
 	Sessions *awsapi.Sessions
+	// Usage turns on what each principal used of its grants (Access Advisor), as
+	// attributes.usage of users, groups and roles.
+	Usage UsageConfig
 }
 
 // DefaultRateLimit is the calls per second per account warden makes to a service unless
@@ -81,6 +84,8 @@ type Collector struct {
 	// mu guards accounts, the accounts to collect (listed again by Scopes, so that a
 	// long-lived collector sees the organisation change), and regions, the regions last
 	// listed in each account, which CollectScope checks a region against.
+	usage usageCache // principals' usage, reused for Usage.Refresh
+
 	mu       sync.Mutex
 	accounts []orgAccount
 	regions  map[string][]string
@@ -136,7 +141,7 @@ func (c *Collector) Name() string { return "aws" }
 // calls the collector makes. Each file declares the actions of its own calls; walking an
 // organisation needs OrgPermissions too.
 func Permissions() []string {
-	all := slices.Concat(iamPermissions(), iamAccountPermissions(), ec2Permissions(), acmPermissions(),
+	all := slices.Concat(iamPermissions(), iamAccountPermissions(), usagePermissions(), ec2Permissions(), acmPermissions(),
 		regionPermissions(), readPermissions())
 	slices.Sort(all)
 	return slices.Compact(all)

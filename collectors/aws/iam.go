@@ -36,6 +36,9 @@ type authDetails struct {
 func (a *account) collectIAM(ctx context.Context, sink collectors.Sink) error {
 	sc := newScope(sink, a.id, "iam", "")
 	a.readIAM(ctx, sc)
+	if sc.s.Status != snapshot.ScopeFailed {
+		a.addUsage(ctx, a.iam(sc), sc)
+	}
 	return a.done(sc)
 }
 

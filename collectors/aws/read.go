@@ -95,6 +95,11 @@ func (a *account) read(ctx context.Context, arn awsarn.ARN) (snapshot.Resource, 
 		if err != nil {
 			return snapshot.Resource{}, err
 		}
+		// A principal re-read alone keeps its usage: without it, a finding drawn from
+		// usage would resolve for lack of data.
+		if a.c.cfg.Usage.Enabled && principalTypes[r.Type] && r.Attributes != nil {
+			r.Attributes["usage"] = a.usageOf(ctx, cl, r.UID)
+		}
 		return sc.place(r), nil
 	case "ec2":
 		id, ok := strings.CutPrefix(res, "security-group/")

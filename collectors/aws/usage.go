@@ -1,0 +1,266 @@
+package aws
+
+// Usage: what IAM's Access Advisor says each user, group and role used of what it is
+// granted (GenerateServiceLastAccessedDetails, then GetServiceLastAccessedDetails until
+// the job completes, every page), as the resource's attributes.usage (issue 29). Data the
+// cloud cannot speak for is marked so (complete: false), never left out: a policy must
+// take it as used.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
+
+	"github.com/warden-sec/warden/internal/awsapi"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// Usage defaults.
+const (
+	// DefaultUsageRefresh is how long a principal's usage is reused before it is asked
+	// again: AWS updates Access Advisor data within hours, not minutes.
+	DefaultUsageRefresh = 4 * time.Hour
+	// DefaultUsageJobTimeout bounds the wait for one principal's job.
+	DefaultUsageJobTimeout = 2 * time.Minute
+	// trackingPeriod is how far back Access Advisor reports use: AWS's 400 days.
+	trackingPeriod = 400 * 24 * time.Hour
+	// usageConcurrency is how many principals' jobs one account runs at once; the IAM
+	// rate limit, not this, sets the pace.
+	usageConcurrency = 8
+)
+
+// UsageConfig turns usage collection on and tunes it.
+type UsageConfig struct {
+	// Enabled collects attributes.usage for every user, group and role (three IAM calls
+	// a principal at least: generate, one poll, the result).
+	Enabled bool
+	// ServiceLevel asks SERVICE_LEVEL data only; the default is ACTION_LEVEL, which AWS
+	// answers per action for the services it tracks by action, per service otherwise.
+	ServiceLevel bool
+	// Refresh is how long a principal's data is reused by this collector before it is
+	// asked again (0: DefaultUsageRefresh).
+	Refresh time.Duration
+	// JobTimeout bounds the wait for one job (0: DefaultUsageJobTimeout).
+	JobTimeout time.Duration
+	// PollInterval is the first wait between two polls of a job, doubled up to 5s
+	// (0: 100ms).
+	PollInterval time.Duration
+}
+
+// usagePermissions are the IAM actions of usage collection.
+func usagePermissions() []string {
+	return []string{"iam:GenerateServiceLastAccessedDetails", "iam:GetServiceLastAccessedDetails"}
+}
+
+// usageCache keeps each principal's usage for UsageConfig.Refresh, so that a daemon's
+// sweeps ask AWS no more often than the data changes, and an unchanged principal keeps
+// the same attributes (its hash, and so its evaluation, unchanged).
+type usageCache struct {
+	mu sync.Mutex
+	m  map[string]cachedUsage // principal ARN →
+}
+
+type cachedUsage struct {
+	fetched time.Time
+	usage   map[string]any
+}
+
+func (c *usageCache) get(arn string, now time.Time, refresh time.Duration) (map[string]any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	u, ok := c.m[arn]
+	if !ok || now.Sub(u.fetched) >= refresh {
+		return nil, false
+	}
+	return u.usage, true
+}
+
+func (c *usageCache) put(arn string, now time.Time, usage map[string]any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil {
+		c.m = map[string]cachedUsage{}
+	}
+	c.m[arn] = cachedUsage{fetched: now, usage: usage}
+}
+
+// principalTypes are the resource types that get attributes.usage.
+var principalTypes = map[string]bool{"aws.iam.user": true, "aws.iam.group": true, "aws.iam.role": true}
+
+// addUsage sets attributes.usage on every user, group and role sc holds. A principal
+// whose data could not be read gets complete: false with the reason; a complete one is
+// cached for the refresh period.
+func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
+	cfg := a.c.cfg.Usage
+	if !cfg.Enabled {
+		return
+	}
+	sc.mu.Lock()
+	var principals []snapshot.Resource
+	for _, r := range sc.resources {
+		if principalTypes[r.Type] {
+			principals = append(principals, r)
+		}
+	}
+	sc.mu.Unlock()
+	sem := make(chan struct{}, usageConcurrency)
+	var wg sync.WaitGroup
+	for _, r := range principals {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			setUsage(sc, r, a.usageOf(ctx, cl, r.UID))
+		})
+	}
+	wg.Wait()
+}
+
+// usageOf is the usage of the principal uid: this collector's copy while it is younger
+// than the refresh period, else Access Advisor's answer (kept when complete).
+func (a *account) usageOf(ctx context.Context, cl *iam.Client, uid string) map[string]any {
+	cfg := a.c.cfg.Usage
+	refresh := cfg.Refresh
+	if refresh <= 0 {
+		refresh = DefaultUsageRefresh
+	}
+	if u, ok := a.c.usage.get(uid, time.Now(), refresh); ok {
+		return u
+	}
+	u := readUsage(ctx, cl, uid, cfg)
+	if u["complete"] == true {
+		a.c.usage.put(uid, time.Now(), u)
+	}
+	return u
+}
+
+// setUsage sets r's usage under sc's lock: the resources share their attribute maps with
+// sc's list.
+func setUsage(sc *scope, r snapshot.Resource, u map[string]any) {
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if r.Attributes != nil {
+		r.Attributes["usage"] = u
+	}
+}
+
+// readUsage asks Access Advisor for one principal's data: generate the job, poll it until
+// it completes (or the timeout), and read every page. The answer is always a usage
+// attribute: complete, or not with the reason.
+func readUsage(ctx context.Context, cl *iam.Client, arn string, cfg UsageConfig) map[string]any {
+	granularity := iamtypes.AccessAdvisorUsageGranularityTypeActionLevel
+	if cfg.ServiceLevel {
+		granularity = iamtypes.AccessAdvisorUsageGranularityTypeServiceLevel
+	}
+	incomplete := func(op string, err error) map[string]any {
+		return map[string]any{"source": "aws.access_advisor", "complete": false, "error": op + ": " + awsapi.Message(err)}
+	}
+	gen, err := cl.GenerateServiceLastAccessedDetails(ctx, &iam.GenerateServiceLastAccessedDetailsInput{Arn: aws.String(arn), Granularity: granularity})
+	if err == nil && aws.ToString(gen.JobId) == "" {
+		err = errors.New("the answer holds no JobId")
+	}
+	if err != nil {
+		return incomplete("iam:GenerateServiceLastAccessedDetails", err)
+	}
+	timeout := cfg.JobTimeout
+	if timeout <= 0 {
+		timeout = DefaultUsageJobTimeout
+	}
+	wait := cfg.PollInterval
+	if wait <= 0 {
+		wait = 100 * time.Millisecond
+	}
+	deadline := time.Now().Add(timeout)
+	var services []any
+	var out *iam.GetServiceLastAccessedDetailsOutput
+	in := &iam.GetServiceLastAccessedDetailsInput{JobId: gen.JobId}
+	for {
+		out, err = cl.GetServiceLastAccessedDetails(ctx, in)
+		if err != nil {
+			return incomplete("iam:GetServiceLastAccessedDetails", err)
+		}
+		switch out.JobStatus {
+		case iamtypes.JobStatusTypeCompleted:
+		case iamtypes.JobStatusTypeFailed:
+			msg := "the job failed"
+			if out.Error != nil {
+				msg += ": " + aws.ToString(out.Error.Code) + " " + aws.ToString(out.Error.Message)
+			}
+			return incomplete("iam:GetServiceLastAccessedDetails", errors.New(strings.TrimSpace(msg)))
+		default: // IN_PROGRESS
+			if in.Marker != nil {
+				return incomplete("iam:GetServiceLastAccessedDetails", errors.New("the job went back to "+string(out.JobStatus)+" between two pages"))
+			}
+			if time.Now().Add(wait).After(deadline) {
+				return incomplete("iam:GetServiceLastAccessedDetails", fmt.Errorf("the job did not complete within %s", timeout))
+			}
+			select {
+			case <-ctx.Done():
+				return incomplete("iam:GetServiceLastAccessedDetails", ctx.Err())
+			case <-time.After(wait):
+			}
+			wait = min(2*wait, 5*time.Second)
+			continue
+		}
+		for _, s := range out.ServicesLastAccessed {
+			services = append(services, serviceUsage(s))
+		}
+		if !out.IsTruncated || aws.ToString(out.Marker) == "" {
+			break
+		}
+		in = &iam.GetServiceLastAccessedDetailsInput{JobId: gen.JobId, Marker: out.Marker}
+	}
+	asOf := time.Now().UTC()
+	if out.JobCompletionDate != nil {
+		asOf = out.JobCompletionDate.UTC()
+	}
+	level := "action"
+	if out.JobType == iamtypes.AccessAdvisorUsageGranularityTypeServiceLevel {
+		level = "service"
+	}
+	if services == nil {
+		services = []any{}
+	}
+	return map[string]any{"source": "aws.access_advisor", "granularity": level, "as_of": asOf.Format(time.RFC3339),
+		"tracked_since": asOf.Add(-trackingPeriod).Format(time.RFC3339), "complete": true, "error": "", "services": services}
+}
+
+// serviceUsage is one service of the answer, normalized: its actions only where AWS
+// tracks them.
+func serviceUsage(s iamtypes.ServiceLastAccessed) map[string]any {
+	out := map[string]any{"service": strings.ToLower(aws.ToString(s.ServiceNamespace)), "name": aws.ToString(s.ServiceName),
+		"last_used": optTime(s.LastAuthenticated), "region": optString(s.LastAuthenticatedRegion)}
+	if s.TrackedActionsLastAccessed != nil {
+		actions := make([]any, 0, len(s.TrackedActionsLastAccessed))
+		for _, a := range s.TrackedActionsLastAccessed {
+			name := aws.ToString(a.ActionName)
+			if !strings.Contains(name, ":") {
+				name = out["service"].(string) + ":" + name
+			}
+			actions = append(actions, map[string]any{"action": name, "last_used": optTime(a.LastAccessedTime),
+				"region": optString(a.LastAccessedRegion)})
+		}
+		out["actions"] = actions
+	}
+	return out
+}
+
+func optTime(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+func optString(s *string) any {
+	if s == nil || *s == "" {
+		return nil
+	}
+	return *s
+}
