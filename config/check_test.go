@@ -149,6 +149,8 @@ func TestCheck_shapes(t *testing.T) {
 			[]want{{4, "gates.quorum.critical", "need 3 distinct approvals"}}},
 		{"endpoint not a URL", "targets:\n  gcp:\n    projects: [p]\n    endpoint: 127.0.0.1:4566\n", []want{{4, "targets.gcp.endpoint", "want an http:// or https:// URL"}}},
 		{"bad region", "targets:\n  aws:\n    regions: [eu-west-1, Ireland]\n", []want{{3, "targets.aws.regions[1]", `"Ireland" is not an AWS region`}}},
+		{"usage", "targets:\n  aws:\n    usage:\n      enabled: true\n      granularity: actions\n      refresh: -1h\n",
+			[]want{{5, "targets.aws.usage.granularity", `"actions": want action`}, {6, "targets.aws.usage.refresh", "want a positive duration"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "warden.yaml")
