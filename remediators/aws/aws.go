@@ -67,5 +67,6 @@ func All(s *awsapi.Sessions) []remediators.Remediator {
 	return []remediators.Remediator{
 		NewDeactivateAccessKey(s), NewDetachPolicy(s), NewUpdateTrustPolicy(s), NewSetPasswordPolicy(s),
 		NewDeleteLoginProfile(s), NewDeleteServerCertificate(s), NewRevokeIngress(s), NewRevokeDefaultSGRules(s),
+		NewRightsizeInlinePolicy(s),
 	}
 }

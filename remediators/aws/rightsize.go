@@ -1,0 +1,291 @@
+package aws
+
+// Right-sizing from usage: which services and actions a principal's usage (the
+// collector's attributes.usage, IAM Access Advisor's data) shows unused for a window, and
+// a policy document without them. Only what the data speaks for is removed: a service or
+// action AWS tracks and reports unused for the whole window. Everything else (untracked
+// actions, wildcards within a used service, NotAction, Deny, conditions, resources) stays
+// as it was, so the new document allows a subset of the old, which subsetOf checks.
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/warden-sec/warden/remediators/internal/attr"
+)
+
+// DefaultRightsizeWindowDays is how long a service or action must have gone unused for
+// right-sizing to remove it, unless the finding's window_days says otherwise.
+const DefaultRightsizeWindowDays = 90
+
+// unusedGrants are what a usage shows unused for a window, lower-cased: whole services
+// ("kms") and single actions of used services ("s3:putbucketpolicy"), and the services
+// the data shows used (for a document granting every action).
+type unusedGrants struct {
+	services map[string]bool
+	actions  map[string]bool
+	used     []string // namespaces, sorted
+	asOf     time.Time
+	// evidence says, per removed service or action, why: "never used since tracking
+	// began on 2025-11-01", "last used 2026-02-10".
+	evidence map[string]string
+}
+
+// empty reports whether nothing is unused.
+func (u unusedGrants) empty() bool { return len(u.services) == 0 && len(u.actions) == 0 }
+
+// unusedFrom reads a usage attribute: nothing is unused when the data is incomplete,
+// when tracking did not cover the whole window, or when there is none. The window ends at
+// the data's own time (as_of), not the clock's.
+func unusedFrom(usage map[string]any, window time.Duration) (unusedGrants, error) {
+	out := unusedGrants{services: map[string]bool{}, actions: map[string]bool{}, evidence: map[string]string{}}
+	if usage == nil {
+		return out, errors.New("no usage data (targets.aws.usage)")
+	}
+	if c, _ := attr.Bool(usage, "complete"); !c {
+		return out, fmt.Errorf("the usage data is incomplete: %s", attr.String(usage, "error"))
+	}
+	asOf, err := time.Parse(time.RFC3339, attr.String(usage, "as_of"))
+	if err != nil {
+		return out, fmt.Errorf("usage as_of: %w", err)
+	}
+	since, err := time.Parse(time.RFC3339, attr.String(usage, "tracked_since"))
+	if err != nil {
+		return out, fmt.Errorf("usage tracked_since: %w", err)
+	}
+	out.asOf = asOf
+	cutoff := asOf.Add(-window)
+	if since.After(cutoff) {
+		return out, nil // tracking does not cover the window: everything counts as used
+	}
+	unused := func(v any) (bool, string) {
+		s, _ := v.(string)
+		if s == "" {
+			return true, "never used since tracking began on " + since.Format(time.DateOnly)
+		}
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil || !t.Before(cutoff) {
+			return false, "" // unreadable or recent: used
+		}
+		return true, fmt.Sprintf("last used %s, %d days before the data's date", t.Format(time.DateOnly), int(asOf.Sub(t).Hours()/24))
+	}
+	for _, s := range attr.Maps(usage, "services") {
+		ns := strings.ToLower(attr.String(s, "service"))
+		if ns == "" {
+			continue
+		}
+		if ok, why := unused(s["last_used"]); ok {
+			out.services[ns], out.evidence[ns] = true, why
+			continue
+		}
+		out.used = append(out.used, ns)
+		for _, a := range attr.Maps(s, "actions") {
+			name := strings.ToLower(attr.String(a, "action"))
+			if name == "" || strings.ContainsAny(name, "*?") {
+				continue
+			}
+			if ok, why := unused(a["last_used"]); ok {
+				out.actions[name], out.evidence[name] = true, why
+			}
+		}
+	}
+	slices.Sort(out.used)
+	return out, nil
+}
+
+// rightsized is a document without the unused grants: the new document (nil when no
+// statement is left), the patterns removed (as written), and whether anything changed.
+type rightsized struct {
+	doc     map[string]any
+	removed []string
+	changed bool
+}
+
+// rightsize rewrites doc's Allow statements with an Action: a pattern of an unused
+// service is removed, a literal action AWS reports unused is removed, and "*" becomes the
+// used services' "svc:*". A statement left without an action is removed; every other
+// statement, and every other key of the changed ones, stays as it was.
+func rightsize(doc map[string]any, u unusedGrants) rightsized {
+	var out rightsized
+	stmts, single := statementList(doc["Statement"])
+	kept := make([]any, 0, len(stmts))
+	for _, raw := range stmts {
+		s, ok := raw.(map[string]any)
+		if !ok || s["Effect"] != "Allow" || s["Action"] == nil {
+			kept = append(kept, raw)
+			continue
+		}
+		actions, isList := patternList(s["Action"])
+		var left []any
+		here := len(out.removed)
+		for _, p := range actions {
+			ps, _ := p.(string)
+			switch {
+			case ps == "*":
+				if len(u.services) == 0 {
+					left = append(left, p)
+					continue
+				}
+				out.removed = append(out.removed, ps)
+				for _, ns := range u.used {
+					left = append(left, ns+":*")
+				}
+			case removable(ps, u):
+				out.removed = append(out.removed, ps)
+			default:
+				left = append(left, p)
+			}
+		}
+		if len(out.removed) == here {
+			kept = append(kept, raw)
+			continue
+		}
+		if len(left) == 0 {
+			continue
+		}
+		ns := make(map[string]any, len(s))
+		for k, v := range s {
+			ns[k] = v
+		}
+		if len(left) == 1 && !isList {
+			ns["Action"] = left[0]
+		} else {
+			ns["Action"] = left
+		}
+		kept = append(kept, ns)
+	}
+	out.changed = len(out.removed) > 0
+	if !out.changed {
+		out.doc = doc
+		return out
+	}
+	if len(kept) == 0 {
+		return out
+	}
+	out.doc = make(map[string]any, len(doc))
+	for k, v := range doc {
+		out.doc[k] = v
+	}
+	if single && len(kept) == 1 {
+		out.doc["Statement"] = kept[0]
+	} else {
+		out.doc["Statement"] = kept
+	}
+	return out
+}
+
+// removable reports whether pattern p grants only what u shows unused: every action of
+// an unused service (a service part without wildcards), or one literal action reported
+// unused.
+func removable(p string, u unusedGrants) bool {
+	svc, action, ok := strings.Cut(strings.ToLower(p), ":")
+	if !ok || strings.ContainsAny(svc, "*?") {
+		return false
+	}
+	if u.services[svc] {
+		return true
+	}
+	return !strings.ContainsAny(action, "*?") && u.actions[svc+":"+action]
+}
+
+// statementList is a document's statements, and whether it held a single object.
+func statementList(v any) ([]any, bool) {
+	switch s := v.(type) {
+	case []any:
+		return s, false
+	case nil:
+		return nil, false
+	default:
+		return []any{s}, true
+	}
+}
+
+// patternList is an Action value as a list, and whether it was one.
+func patternList(v any) ([]any, bool) {
+	if l, ok := v.([]any); ok {
+		return l, true
+	}
+	return []any{v}, false
+}
+
+// subsetOf checks that every Allow statement of newDoc is a statement of oldDoc with the
+// same keys, Action aside, whose every action pattern is covered by a pattern of the old
+// statement (the same, "*", or "svc:*" covering a pattern of svc): the new document
+// allows nothing the old did not. Statements other than Allow must be unchanged.
+func subsetOf(newDoc, oldDoc map[string]any) error {
+	if newDoc == nil {
+		return nil // no statement left: allows nothing
+	}
+	olds, _ := statementList(oldDoc["Statement"])
+	news, _ := statementList(newDoc["Statement"])
+	i := 0
+	for n, raw := range news {
+		s, ok := raw.(map[string]any)
+		matched := false
+		for ; i < len(olds); i++ {
+			o, ok2 := olds[i].(map[string]any)
+			if !ok || !ok2 {
+				if sameValue(raw, olds[i]) {
+					matched = true
+					i++
+					break
+				}
+				continue
+			}
+			if sameExceptAction(s, o) && actionsCovered(s["Action"], o["Action"]) {
+				matched = true
+				i++
+				break
+			}
+		}
+		if !matched {
+			return fmt.Errorf("statement %d of the new document is not a narrowing of a statement of the old one", n)
+		}
+	}
+	return nil
+}
+
+func sameExceptAction(a, b map[string]any) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		w, ok := b[k]
+		if !ok || (k != "Action" && !sameValue(v, w)) {
+			return false
+		}
+	}
+	return a["Effect"] == "Allow" || sameValue(a["Action"], b["Action"])
+}
+
+func actionsCovered(newA, oldA any) bool {
+	news, _ := patternList(newA)
+	olds, _ := patternList(oldA)
+	for _, p := range news {
+		ps, _ := p.(string)
+		lp := strings.ToLower(ps)
+		covered := false
+		for _, q := range olds {
+			qs, _ := q.(string)
+			lq := strings.ToLower(qs)
+			svc, _, _ := strings.Cut(lp, ":")
+			if lq == lp || lq == "*" || lq == svc+":*" {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			return false
+		}
+	}
+	return true
+}
+
+func sameValue(a, b any) bool {
+	ca, err1 := attr.Canonical(a)
+	cb, err2 := attr.Canonical(b)
+	return err1 == nil && err2 == nil && string(ca) == string(cb)
+}
