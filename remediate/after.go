@@ -16,6 +16,8 @@ func After(remediator string) string {
 		return "deleted"
 	case strings.Contains(remediator, "remove"):
 		return "removed"
+	case strings.Contains(remediator, "rightsize"):
+		return "narrowed to what was used (below)"
 	case strings.Contains(remediator, "rotate"):
 		return "rotated (a new key stored, the old one deactivated after the grace period)"
 	case strings.Contains(remediator, "renew"):

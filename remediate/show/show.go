@@ -10,7 +10,9 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
+	"github.com/warden-sec/warden/internal/termesc"
 	"github.com/warden-sec/warden/remediate"
 )
 
@@ -34,7 +36,12 @@ func Plan(w io.Writer, p *remediate.Plan, approvers []string) {
 		fmt.Fprintf(w, "\n%s  %s  risk %s\n", a.ID, a.Remediator, a.Risk)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		fmt.Fprintf(tw, "  target\t%s\n", a.Target)
-		fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, Clip(string(a.Before), 100), remediate.After(a.Remediator))
+		if lines := narrowing(a.Before); lines != nil {
+			fmt.Fprintf(tw, "  change\t%s → %s\n", a.Part, remediate.After(a.Remediator))
+			fmt.Fprint(tw, strings.Join(lines, ""))
+		} else {
+			fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, Clip(string(a.Before), 100), remediate.After(a.Remediator))
+		}
 		fmt.Fprintf(tw, "  why\t%s: %s\n", a.Policy, a.Message)
 		fmt.Fprintf(tw, "  approval\t%s\n", Approval(a.Approvals, approvers))
 		undo := "yes"
@@ -107,4 +114,37 @@ func Count(n int, word string) string {
 		return "1 " + word
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// narrowing is, for a fix that narrows a grant from usage (aws.iam.rightsize_*), a line
+// per permission it removes with the evidence, the document it leaves, and the data's
+// age: what an approver needs to judge it. Other fixes' before-states give nil.
+func narrowing(before json.RawMessage) []string {
+	var b struct {
+		Removed    []string          `json:"removed"`
+		Evidence   map[string]string `json:"evidence"`
+		After      json.RawMessage   `json:"after"`
+		WindowDays int               `json:"window_days"`
+		DataAsOf   string            `json:"data_as_of"`
+	}
+	if json.Unmarshal(before, &b) != nil || len(b.Removed) == 0 {
+		return nil
+	}
+	var out []string
+	for _, r := range b.Removed {
+		why := b.Evidence[r]
+		if why == "" {
+			why = fmt.Sprintf("unused for %d days", b.WindowDays)
+		}
+		out = append(out, fmt.Sprintf("  removes\t%s: %s\n", termesc.Escape(r), termesc.Escape(why)))
+	}
+	after := "nothing: the inline policy is deleted"
+	if len(b.After) > 0 && string(b.After) != "null" {
+		after = Clip(string(b.After), 200)
+	}
+	out = append(out, fmt.Sprintf("  leaves\t%s\n", termesc.Escape(after)))
+	if t, err := time.Parse(time.RFC3339, b.DataAsOf); err == nil {
+		out = append(out, fmt.Sprintf("  evidence\tIAM Access Advisor data as of %s, window %d days\n", t.Format(time.DateOnly), b.WindowDays))
+	}
+	return out
 }
