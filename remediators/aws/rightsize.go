@@ -1,100 +1,18 @@
 package aws
 
-// Right-sizing from usage: which services and actions a principal's usage (the
-// collector's attributes.usage, IAM Access Advisor's data) shows unused for a window, and
-// a policy document without them. Only what the data speaks for is removed: a service or
+// Right-sizing from usage: a policy document without what a principal's usage shows
+// unused for a window (internal/usage judges that). Only what the data speaks for is removed: a service or
 // action AWS tracks and reports unused for the whole window. Everything else (untracked
 // actions, wildcards within a used service, NotAction, Deny, conditions, resources) stays
 // as it was, so the new document allows a subset of the old, which subsetOf checks.
 
 import (
-	"errors"
 	"fmt"
-	"slices"
 	"strings"
-	"time"
 
+	"github.com/warden-sec/warden/internal/usage"
 	"github.com/warden-sec/warden/remediators/internal/attr"
 )
-
-// DefaultRightsizeWindowDays is how long a service or action must have gone unused for
-// right-sizing to remove it, unless the finding's window_days says otherwise.
-const DefaultRightsizeWindowDays = 90
-
-// unusedGrants are what a usage shows unused for a window, lower-cased: whole services
-// ("kms") and single actions of used services ("s3:putbucketpolicy"), and the services
-// the data shows used (for a document granting every action).
-type unusedGrants struct {
-	services map[string]bool
-	actions  map[string]bool
-	used     []string // namespaces, sorted
-	asOf     time.Time
-	// evidence says, per removed service or action, why: "never used since tracking
-	// began on 2025-11-01", "last used 2026-02-10".
-	evidence map[string]string
-}
-
-// empty reports whether nothing is unused.
-func (u unusedGrants) empty() bool { return len(u.services) == 0 && len(u.actions) == 0 }
-
-// unusedFrom reads a usage attribute: nothing is unused when the data is incomplete,
-// when tracking did not cover the whole window, or when there is none. The window ends at
-// the data's own time (as_of), not the clock's.
-func unusedFrom(usage map[string]any, window time.Duration) (unusedGrants, error) {
-	out := unusedGrants{services: map[string]bool{}, actions: map[string]bool{}, evidence: map[string]string{}}
-	if usage == nil {
-		return out, errors.New("no usage data (targets.aws.usage)")
-	}
-	if c, _ := attr.Bool(usage, "complete"); !c {
-		return out, fmt.Errorf("the usage data is incomplete: %s", attr.String(usage, "error"))
-	}
-	asOf, err := time.Parse(time.RFC3339, attr.String(usage, "as_of"))
-	if err != nil {
-		return out, fmt.Errorf("usage as_of: %w", err)
-	}
-	since, err := time.Parse(time.RFC3339, attr.String(usage, "tracked_since"))
-	if err != nil {
-		return out, fmt.Errorf("usage tracked_since: %w", err)
-	}
-	out.asOf = asOf
-	cutoff := asOf.Add(-window)
-	if since.After(cutoff) {
-		return out, nil // tracking does not cover the window: everything counts as used
-	}
-	unused := func(v any) (bool, string) {
-		s, _ := v.(string)
-		if s == "" {
-			return true, "never used since tracking began on " + since.Format(time.DateOnly)
-		}
-		t, err := time.Parse(time.RFC3339, s)
-		if err != nil || !t.Before(cutoff) {
-			return false, "" // unreadable or recent: used
-		}
-		return true, fmt.Sprintf("last used %s, %d days before the data's date", t.Format(time.DateOnly), int(asOf.Sub(t).Hours()/24))
-	}
-	for _, s := range attr.Maps(usage, "services") {
-		ns := strings.ToLower(attr.String(s, "service"))
-		if ns == "" {
-			continue
-		}
-		if ok, why := unused(s["last_used"]); ok {
-			out.services[ns], out.evidence[ns] = true, why
-			continue
-		}
-		out.used = append(out.used, ns)
-		for _, a := range attr.Maps(s, "actions") {
-			name := strings.ToLower(attr.String(a, "action"))
-			if name == "" || strings.ContainsAny(name, "*?") {
-				continue
-			}
-			if ok, why := unused(a["last_used"]); ok {
-				out.actions[name], out.evidence[name] = true, why
-			}
-		}
-	}
-	slices.Sort(out.used)
-	return out, nil
-}
 
 // rightsized is a document without the unused grants: the new document (nil when no
 // statement is left), the patterns removed (as written), and whether anything changed.
@@ -108,7 +26,7 @@ type rightsized struct {
 // service is removed, a literal action AWS reports unused is removed, and "*" becomes the
 // used services' "svc:*". A statement left without an action is removed; every other
 // statement, and every other key of the changed ones, stays as it was.
-func rightsize(doc map[string]any, u unusedGrants) rightsized {
+func rightsize(doc map[string]any, u usage.Grants) rightsized {
 	var out rightsized
 	stmts, single := statementList(doc["Statement"])
 	kept := make([]any, 0, len(stmts))
@@ -125,12 +43,12 @@ func rightsize(doc map[string]any, u unusedGrants) rightsized {
 			ps, _ := p.(string)
 			switch {
 			case ps == "*":
-				if len(u.services) == 0 {
+				if len(u.Services) == 0 {
 					left = append(left, p)
 					continue
 				}
 				out.removed = append(out.removed, ps)
-				for _, ns := range u.used {
+				for _, ns := range u.Used {
 					left = append(left, ns+":*")
 				}
 			case removable(ps, u):
@@ -180,15 +98,15 @@ func rightsize(doc map[string]any, u unusedGrants) rightsized {
 // removable reports whether pattern p grants only what u shows unused: every action of
 // an unused service (a service part without wildcards), or one literal action reported
 // unused.
-func removable(p string, u unusedGrants) bool {
+func removable(p string, u usage.Grants) bool {
 	svc, action, ok := strings.Cut(strings.ToLower(p), ":")
 	if !ok || strings.ContainsAny(svc, "*?") {
 		return false
 	}
-	if u.services[svc] {
+	if u.Services[svc] {
 		return true
 	}
-	return !strings.ContainsAny(action, "*?") && u.actions[svc+":"+action]
+	return !strings.ContainsAny(action, "*?") && u.Actions[svc+":"+action]
 }
 
 // statementList is a document's statements, and whether it held a single object.

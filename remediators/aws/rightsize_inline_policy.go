@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
 	"github.com/warden-sec/warden/internal/awsapi"
+	"github.com/warden-sec/warden/internal/usage"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/remediators/internal/attr"
 	"github.com/warden-sec/warden/snapshot"
@@ -65,7 +66,7 @@ func (*RightsizeInlinePolicy) Spec() remediators.Spec {
 func windowDays(params map[string]any) (int, error) {
 	v, ok := params["window_days"]
 	if !ok || v == nil {
-		return DefaultRightsizeWindowDays, nil
+		return usage.DefaultWindowDays, nil
 	}
 	n, ok := attr.ToInt(v)
 	if !ok {
@@ -93,11 +94,11 @@ func (*RightsizeInlinePolicy) Targets(res snapshot.Resource, params map[string]a
 	if err != nil {
 		return nil, err
 	}
-	u, err := unusedFrom(attr.Map(res.Attributes, "usage"), time.Duration(days)*24*time.Hour)
+	u, err := usage.Unused(attr.Map(res.Attributes, "usage"), time.Duration(days)*24*time.Hour)
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, res.UID, err)
 	}
-	if u.empty() {
+	if u.Empty() {
 		return nil, nil
 	}
 	var out []remediators.Target
@@ -114,16 +115,16 @@ func (*RightsizeInlinePolicy) Targets(res snapshot.Resource, params map[string]a
 			return nil, fmt.Errorf("%s %s: inline policy %s: %w", kind, res.UID, attr.String(p, "name"), err)
 		}
 		b := rightsizeBefore{Kind: kind, Name: principalName(res), PolicyName: attr.String(p, "name"), Removed: r.removed,
-			Evidence: map[string]string{}, WindowDays: days, DataAsOf: u.asOf.Format(time.RFC3339)}
+			Evidence: map[string]string{}, WindowDays: days, DataAsOf: u.AsOf.Format(time.RFC3339)}
 		for _, rm := range r.removed {
 			svc, _, _ := strings.Cut(strings.ToLower(rm), ":")
 			switch {
-			case u.evidence[strings.ToLower(rm)] != "":
-				b.Evidence[rm] = u.evidence[strings.ToLower(rm)]
-			case u.evidence[svc] != "":
-				b.Evidence[rm] = svc + ": " + u.evidence[svc]
+			case u.Evidence[strings.ToLower(rm)] != "":
+				b.Evidence[rm] = u.Evidence[strings.ToLower(rm)]
+			case u.Evidence[svc] != "":
+				b.Evidence[rm] = svc + ": " + u.Evidence[svc]
 			case rm == "*":
-				b.Evidence[rm] = "narrowed to the services used: " + strings.Join(u.used, ", ")
+				b.Evidence[rm] = "narrowed to the services used: " + strings.Join(u.Used, ", ")
 			}
 		}
 		if b.Document, err = attr.Canonical(doc); err != nil {

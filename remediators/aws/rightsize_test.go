@@ -3,48 +3,17 @@ package aws
 import (
 	"encoding/json"
 	"slices"
-	"strings"
 	"testing"
 	"time"
+
+	"github.com/warden-sec/warden/internal/usage"
+	"github.com/warden-sec/warden/internal/usage/usagetest"
 )
 
-// usageOf is a usage attribute as of 2026-12-01 with tracking since 400 days before,
-// from "svc=last_used" (empty: never) and "svc:Action=last_used" entries.
+// usageOf is a usage attribute as of 2026-12-01 (usagetest.Attr).
 func usageOf(t *testing.T, entries ...string) map[string]any {
 	t.Helper()
-	asOf := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
-	services := map[string]map[string]any{}
-	var order []string
-	for _, e := range entries {
-		name, at, _ := strings.Cut(e, "=")
-		var last any
-		if at != "" {
-			last = at + "T00:00:00Z"
-		}
-		svc, action, isAction := strings.Cut(name, ":")
-		s := services[svc]
-		if s == nil {
-			s = map[string]any{"service": svc, "name": svc, "last_used": nil}
-			services[svc] = s
-			order = append(order, svc)
-		}
-		if isAction {
-			s["actions"] = append(toList(s["actions"]), map[string]any{"action": svc + ":" + action, "last_used": last})
-		} else {
-			s["last_used"] = last
-		}
-	}
-	var list []any
-	for _, svc := range order {
-		list = append(list, services[svc])
-	}
-	return map[string]any{"source": "aws.access_advisor", "granularity": "action", "complete": true, "error": "",
-		"as_of": asOf.Format(time.RFC3339), "tracked_since": asOf.Add(-400 * 24 * time.Hour).Format(time.RFC3339), "services": list}
-}
-
-func toList(v any) []any {
-	l, _ := v.([]any)
-	return l
+	return usagetest.Attr(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), entries...)
 }
 
 func doc(t *testing.T, s string) map[string]any {
@@ -59,7 +28,7 @@ func doc(t *testing.T, s string) map[string]any {
 func TestRightsize(t *testing.T) {
 	window := 90 * 24 * time.Hour
 	// s3 used last week, kms never, lambda 300 days ago; within s3, PutBucketPolicy never.
-	usage := func(t *testing.T) map[string]any {
+	attrs := func(t *testing.T) map[string]any {
 		return usageOf(t, "s3=2026-11-24", "s3:GetBucketPolicy=2026-11-24", "s3:PutBucketPolicy=", "kms=", "lambda=2026-02-04", "ec2=2026-11-30")
 	}
 	tests := []struct {
@@ -92,7 +61,7 @@ func TestRightsize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			u, err := unusedFrom(usage(t), window)
+			u, err := usage.Unused(attrs(t), window)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,30 +99,6 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
-// Data the cloud cannot speak for counts as used: incomplete data, tracking younger than
-// the window, no data, and a date that does not parse remove nothing.
-func TestUnusedFrom_failsClosed(t *testing.T) {
-	window := 90 * 24 * time.Hour
-	incomplete := usageOf(t, "kms=")
-	incomplete["complete"], incomplete["error"] = false, "iam:GetServiceLastAccessedDetails: throttled"
-	young := usageOf(t, "kms=")
-	young["tracked_since"] = "2026-10-01T00:00:00Z"
-	odd := usageOf(t, "kms=yesterday")
-	for name, u := range map[string]map[string]any{"incomplete": incomplete, "tracking younger than the window": young, "no data": nil, "a date that does not parse": odd} {
-		got, err := unusedFrom(u, window)
-		if !got.empty() {
-			t.Errorf("%s: unused %v %v", name, got.services, got.actions)
-		}
-		if (name == "incomplete" || name == "no data") && err == nil {
-			t.Errorf("%s: no error to say why nothing can be concluded", name)
-		}
-	}
-	u, err := unusedFrom(usageOf(t, "kms=", "s3=2026-11-30"), window)
-	if err != nil || !u.services["kms"] || u.services["s3"] || !strings.Contains(u.evidence["kms"], "never used since tracking began on 2025-10-27") {
-		t.Errorf("kms never used, s3 used: %+v %v", u, err)
-	}
-}
-
 // subsetOf refuses a document that grants what the old did not.
 func TestSubsetOf_refusesAWiderDocument(t *testing.T) {
 	old := doc(t, `{"Statement":[{"Effect":"Allow","Action":["s3:Get*"],"Resource":"arn:aws:s3:::b"}]}`)
@@ -184,7 +129,7 @@ func FuzzRightsize(f *testing.F) {
 		if json.Unmarshal([]byte(s), &old) != nil || old == nil {
 			return
 		}
-		u, err := unusedFrom(usageOf(t, "s3=2026-11-24", "s3:PutBucketPolicy=", "kms=", "lambda=2026-02-04"), 90*24*time.Hour)
+		u, err := usage.Unused(usageOf(t, "s3=2026-11-24", "s3:PutBucketPolicy=", "kms=", "lambda=2026-02-04"), 90*24*time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,118 @@
+// Package usage judges what a principal's usage data (the collectors' attributes.usage:
+// IAM Access Advisor on AWS) shows unused for a window. It speaks only for what the data
+// covers: incomplete data, tracking younger than the window, an unreadable date, or no
+// data at all leave everything used, so that nothing is ever taken away for lack of
+// evidence. The right-sizing fixes and `warden access` share it.
+package usage
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DefaultWindowDays is how long a service or action must have gone unused to count as
+// unused, unless the caller says otherwise (the pack's unused_access_window_days).
+const DefaultWindowDays = 90
+
+// Grants are what a usage shows unused for a window, lower-cased: whole services
+// ("kms") and single actions of used services ("s3:putbucketpolicy"), and the services
+// the data shows used (for a document granting every action).
+type Grants struct {
+	// Services are the unused services' namespaces ("kms"); Actions the unused actions of
+	// used services ("s3:putbucketpolicy"), both lower-case.
+	Services map[string]bool
+	Actions  map[string]bool
+	// Used are the namespaces of the services used, sorted.
+	Used []string
+	// AsOf is the data's own time: the window ends there.
+	AsOf time.Time
+	// Evidence says, per unused service or action, why: "never used since tracking began
+	// on 2025-11-01", "last used 2026-02-10, 294 days before the data's date".
+	Evidence map[string]string
+}
+
+// Empty reports whether nothing is unused.
+func (u Grants) Empty() bool { return len(u.Services) == 0 && len(u.Actions) == 0 }
+
+// Unused reads a usage attribute: nothing is unused when the data is incomplete,
+// when tracking did not cover the whole window, or when there is none. The window ends at
+// the data's own time (as_of), not the clock's.
+func Unused(usage map[string]any, window time.Duration) (Grants, error) {
+	out := Grants{Services: map[string]bool{}, Actions: map[string]bool{}, Evidence: map[string]string{}}
+	if usage == nil {
+		return out, errors.New("no usage data (targets.aws.usage)")
+	}
+	if c, _ := boolOf(usage, "complete"); !c {
+		return out, fmt.Errorf("the usage data is incomplete: %s", str(usage, "error"))
+	}
+	asOf, err := time.Parse(time.RFC3339, str(usage, "as_of"))
+	if err != nil {
+		return out, fmt.Errorf("usage as_of: %w", err)
+	}
+	since, err := time.Parse(time.RFC3339, str(usage, "tracked_since"))
+	if err != nil {
+		return out, fmt.Errorf("usage tracked_since: %w", err)
+	}
+	out.AsOf = asOf
+	cutoff := asOf.Add(-window)
+	if since.After(cutoff) {
+		return out, nil // tracking does not cover the window: everything counts as used
+	}
+	unused := func(v any) (bool, string) {
+		s, _ := v.(string)
+		if s == "" {
+			return true, "never used since tracking began on " + since.Format(time.DateOnly)
+		}
+		t, err := time.Parse(time.RFC3339, s)
+		if err != nil || !t.Before(cutoff) {
+			return false, "" // unreadable or recent: used
+		}
+		return true, fmt.Sprintf("last used %s, %d days before the data's date", t.Format(time.DateOnly), int(asOf.Sub(t).Hours()/24))
+	}
+	for _, s := range maps(usage, "services") {
+		ns := strings.ToLower(str(s, "service"))
+		if ns == "" {
+			continue
+		}
+		if ok, why := unused(s["last_used"]); ok {
+			out.Services[ns], out.Evidence[ns] = true, why
+			continue
+		}
+		out.Used = append(out.Used, ns)
+		for _, a := range maps(s, "actions") {
+			name := strings.ToLower(str(a, "action"))
+			if name == "" || strings.ContainsAny(name, "*?") {
+				continue
+			}
+			if ok, why := unused(a["last_used"]); ok {
+				out.Actions[name], out.Evidence[name] = true, why
+			}
+		}
+	}
+	slices.Sort(out.Used)
+	return out, nil
+}
+
+func str(m map[string]any, key string) string {
+	s, _ := m[key].(string)
+	return s
+}
+
+func boolOf(m map[string]any, key string) (bool, bool) {
+	b, ok := m[key].(bool)
+	return b, ok
+}
+
+func maps(m map[string]any, key string) []map[string]any {
+	l, _ := m[key].([]any)
+	out := make([]map[string]any, 0, len(l))
+	for _, v := range l {
+		if mv, ok := v.(map[string]any); ok {
+			out = append(out, mv)
+		}
+	}
+	return out
+}
