@@ -21,6 +21,8 @@ type Overrides struct {
 	Regions     []string
 	GCPProjects []string
 	GCPEndpoint string
+	// AWSUsage turns on the AWS collector's usage reading (targets.aws.usage.enabled).
+	AWSUsage bool
 }
 
 // With lays o over t, leaving t as it was. Any AWS override makes AWS a target; Regions
@@ -28,7 +30,7 @@ type Overrides struct {
 func (t Targets) With(o Overrides) Targets {
 	t.TLS = slices.Concat(t.TLS, o.TLS)
 	t.TLSTimeout = o.TLSTimeout
-	if o.AWS || o.AWSOrg || o.AWSOrgRole != "" || len(o.Regions) > 0 {
+	if o.AWS || o.AWSOrg || o.AWSOrgRole != "" || len(o.Regions) > 0 || o.AWSUsage {
 		var a AWS
 		if t.AWS != nil {
 			a = *t.AWS
@@ -40,6 +42,7 @@ func (t Targets) With(o Overrides) Targets {
 		if len(o.Regions) > 0 {
 			a.Regions = o.Regions
 		}
+		a.Usage.Enabled = a.Usage.Enabled || o.AWSUsage
 		t.AWS = &a
 	}
 	if len(o.GCPProjects) > 0 || o.GCPEndpoint != "" {

@@ -25,6 +25,7 @@ func (tf *targetFlags) register(cmd *cobra.Command) {
 	f.BoolVar(&tf.AWS, "aws", false, "collect the AWS account of the current credentials (standard chain, AWS_ENDPOINT_URL)")
 	f.BoolVar(&tf.AWSOrg, "aws-org", false, "collect every active account of the AWS organisation, assuming --aws-org-role in each")
 	f.StringVar(&tf.AWSOrgRole, "aws-org-role", "", "role assumed in member accounts (default OrganizationAccountAccessRole)")
+	f.BoolVar(&tf.AWSUsage, "aws-usage", false, "also read what each user, group and role used of its grants (IAM Access Advisor; targets.aws.usage)")
 	f.StringArrayVar(&tf.Regions, "region", nil, "AWS region to read (repeatable; default every enabled region)")
 	f.StringArrayVar(&tf.GCPProjects, "gcp-project", nil, "GCP project to collect (repeatable; Application Default Credentials)")
 	f.StringVar(&tf.GCPEndpoint, "gcp-endpoint", "", "GCP endpoint override, e.g. the simulator's http://127.0.0.1:PORT")

@@ -130,7 +130,7 @@ full), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file")
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentPostRun = func(*cobra.Command, []string) { a.stop() }
-	root.AddCommand(a.demoCmd(), a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.planCmd(), a.applyCmd(), a.actionsCmd(), a.rollbackCmd(),
+	root.AddCommand(a.demoCmd(), a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.accessCmd(), a.planCmd(), a.applyCmd(), a.actionsCmd(), a.rollbackCmd(),
 		a.approvalsCmd(), a.approveCmd(), a.denyCmd(), a.pauseCmd(), a.resumeCmd(), a.statusCmd(), a.auditCmd(), a.reportCmd(), untilInterrupted(a.serveCmd()),
 		a.tokenCmd(), a.configCmd(), a.synthCmd(), a.benchCmd(), untilInterrupted(a.simCmd()), a.versionCmd(), a.permissionsCmd())
 	return root

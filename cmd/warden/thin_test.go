@@ -13,8 +13,10 @@ import (
 
 // maxCommandLines bounds cmd/warden's non-test lines: the command layer holds flags,
 // help and calls; a use case that grows here belongs in a package (STYLE.md, "cmd wires,
-// packages work"; docs/architecture.md).
-const maxCommandLines = 2500
+// packages work"; docs/architecture.md). The ledger: 2,500 when issue 28 thinned the
+// layer (5,598 before); +50 for `warden access` (issue 29: a command's help, flags and
+// one call). Raise it only for a new command, by what its wiring takes.
+const maxCommandLines = 2550
 
 // maxFuncLines bounds a function of cmd/warden that is not a command's flag wiring
 // (one returning *cobra.Command, which holds its help text and flags).
