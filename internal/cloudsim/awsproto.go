@@ -68,7 +68,7 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	c.ReqID = fmt.Sprintf("%08x-sim0-4000-8000-%012x", s.nextID(), len(body))
-	c.Account, c.Principal, c.authErr = s.callerOf(r, body, auth)
+	s.identify(c, r, body, auth)
 	s.mu.Unlock()
 	if service == "iam" || service == "sts" {
 		c.Region = "global"
@@ -94,6 +94,9 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		res, err := h(c, form)
+		if err == nil {
+			s.recordAccess(c)
+		}
 		s.mu.Unlock()
 		s.delayAnswer(r.Context(), c)
 		if err != nil {
@@ -116,6 +119,9 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		res, err := h(c, body)
+		if err == nil {
+			s.recordAccess(c)
+		}
 		s.mu.Unlock()
 		s.delayAnswer(r.Context(), c)
 		if err != nil {
@@ -138,21 +144,28 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 	http.Error(w, fmt.Sprintf("the simulator does not serve AWS service %q", service), http.StatusNotImplemented)
 }
 
-// callerOf names the account and principal behind a request's access key id — a session
+// identify names the account and principal behind a request's access key id — a session
 // the simulator issued, a world user's key, or else the world's caller account's root —
-// and authenticates it (see authenticate). s.mu is held.
-func (s *Sim) callerOf(r *http.Request, body []byte, auth sigv4Auth) (account, principal string, refused *apiError) {
+// and authenticates it (see authenticate), filling in c's Account, Principal, authErr,
+// and usedBy and signRegion for recordAccess. s.mu is held.
+func (s *Sim) identify(c *call, r *http.Request, body []byte, auth sigv4Auth) {
+	c.signRegion = auth.Region
 	if se, ok := s.sessions[auth.AKID]; ok {
-		return se.Account, se.ARN, s.authenticate(r, body, auth, se.Secret, nil)
+		c.Account, c.Principal, c.authErr = se.Account, se.ARN, s.authenticate(r, body, auth, se.Secret, nil)
+		if se.role != nil {
+			c.usedBy = &se.role.LastAccessed
+		}
+		return
 	}
 	if a, u, k := s.keyOf(auth.AKID); k != nil {
-		return a.ID, userARN(a.ID, u), s.authenticate(r, body, auth, k.Secret, k)
+		c.Account, c.Principal, c.authErr = a.ID, userARN(a.ID, u), s.authenticate(r, body, auth, k.Secret, k)
+		c.usedBy = &u.LastAccessed
+		return
 	}
-	account, principal = s.unknownCaller()
+	c.Account, c.Principal = s.unknownCaller()
 	if s.deletedKeys[auth.AKID] {
-		refused = s.authError(auth.Service, false)
+		c.authErr = s.authError(auth.Service, false)
 	}
-	return account, principal, refused
 }
 
 // unknownCaller is who credentials the simulator does not know act as: the root user of

@@ -217,4 +217,10 @@ type call struct {
 	authErr *apiError
 	// answerLatency is the faults' AnswerLatency, waited after the call is served.
 	answerLatency time.Duration
+	// usedBy is where a call served successfully is recorded (recordAccess): the
+	// LastAccessed of the user whose key signed it or of the role whose session did; nil
+	// for the root user and unknown keys.
+	usedBy *[]AccessRecord
+	// signRegion is the region of the request's signature (Region is "global" for IAM).
+	signRegion string
 }

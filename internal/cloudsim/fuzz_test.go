@@ -17,6 +17,8 @@ func FuzzAWSRequest(f *testing.F) {
 	f.Add("ec2", "Action=AuthorizeSecurityGroupIngress&GroupId=sg-1&IpPermissions.1.FromPort=x", "")
 	f.Add("ec2", "Action=DescribeSecurityGroups&MaxResults=0&NextToken=zz", "")
 	f.Add("sts", "Action=AssumeRole&RoleArn=arn:aws:iam::111111111111:role/r&RoleSessionName=s", "")
+	f.Add("iam", "Action=GenerateServiceLastAccessedDetails&Arn=arn:aws:iam::111111111111:user/a&Granularity=ACTION_LEVEL", "")
+	f.Add("iam", "Action=GetServiceLastAccessedDetails&JobId=00000000-0000-0000-0000-000000000000&MaxItems=1&Marker=x", "")
 	f.Add("acm", `{"CertificateArn": 5}`, "CertificateManager.DescribeCertificate")
 	f.Add("acm", `{"Certificate": "bm90IGEgY2VydA=="}`, "CertificateManager.ImportCertificate")
 	f.Add("organizations", `{"MaxResults": -1}`, "AWSOrganizationsV20161128.ListAccounts")

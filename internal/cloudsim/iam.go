@@ -14,9 +14,11 @@ import (
 type iamHandler func(a *Account, c *call, f url.Values) (any, error)
 
 // iamHandlers is the IAM action table. State that is not part of the World (the last
-// credential report of each account) lives in this closure, one per simulator.
+// credential report of each account, Access Advisor jobs) lives in this closure, one per
+// simulator.
 func (s *Sim) iamHandlers() map[string]queryHandler {
 	reports := map[string]*credentialReport{}
+	jobs := map[string]*accessJob{} // Access Advisor reports, by JobId
 	h := map[string]iamHandler{
 		// users, access keys, login profiles, MFA, tags (iam_users.go)
 		"CreateUser":           s.createUser,
@@ -96,6 +98,13 @@ func (s *Sim) iamHandlers() map[string]queryHandler {
 		},
 		"GetCredentialReport": func(a *Account, _ *call, _ url.Values) (any, error) {
 			return getCredentialReport(reports, a)
+		},
+		// Access Advisor (iam_lastaccessed.go)
+		"GenerateServiceLastAccessedDetails": func(a *Account, c *call, f url.Values) (any, error) {
+			return s.generateServiceLastAccessed(jobs, a, c, f)
+		},
+		"GetServiceLastAccessedDetails": func(_ *Account, c *call, f url.Values) (any, error) {
+			return getServiceLastAccessed(jobs, c, f)
 		},
 		"GetAccountSummary":           s.getAccountSummary,
 		"GetAccountPasswordPolicy":    s.getAccountPasswordPolicy,

@@ -57,7 +57,7 @@ func (m *modelSuite) iam() {
 	q("ListSAMLProviders", "")
 	q("ListAccountAliases", "")
 
-	q("CreateRole", "", r, "mt-role", "AssumeRolePolicyDocument", modelTrust, "Description", "model test")
+	roleArn := xmlText(m.t, q("CreateRole", "", r, "mt-role", "AssumeRolePolicyDocument", modelTrust, "Description", "model test"), "Arn")
 	q("GetRole", "", r, "mt-role")
 	q("ListRoles", "")
 	q("UpdateAssumeRolePolicy", "", r, "mt-role", "PolicyDocument", modelTrust)
@@ -84,6 +84,16 @@ func (m *modelSuite) iam() {
 		q("List"+e.kind+"Policies", "", e.param, e.name)
 	}
 	q("ListEntitiesForPolicy", "", "PolicyArn", arn)
+	// Access Advisor, while mt-role holds the policy (s3:GetObject, tracked at action level):
+	// the first read of a job answers IN_PROGRESS, the next ones the report, by pages.
+	for _, gran := range []string{"SERVICE_LEVEL", "ACTION_LEVEL"} {
+		job := xmlText(m.t, q("GenerateServiceLastAccessedDetails", "", "Arn", roleArn, "Granularity", gran), "JobId")
+		q("GetServiceLastAccessedDetails", "", "JobId", job)
+		q("GetServiceLastAccessedDetails", "", "JobId", job, "MaxItems", "1")
+	}
+	q("GenerateServiceLastAccessedDetails", "NoSuchEntity", "Arn", roleArn+"-none")
+	q("GenerateServiceLastAccessedDetails", "InvalidInput", "Arn", roleArn, "Granularity", "FULL")
+	q("GetServiceLastAccessedDetails", "NoSuchEntity", "JobId", "00000000-0000-0000-0000-000000000000")
 	q("GetAccountAuthorizationDetails", "")
 	for _, e := range []struct{ kind, param, name string }{{"User", u, "mt-user"}, {"Role", r, "mt-role"}, {"Group", g, "mt-group"}} {
 		q("Detach"+e.kind+"Policy", "", e.param, e.name, "PolicyArn", arn)

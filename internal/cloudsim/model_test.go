@@ -36,6 +36,9 @@ var modelExceptions = map[string]string{
 	// requires both, and the SDKs leave them nil.
 	"iam:ListVirtualMFADevices required member Path of User":     "the root user has no path",
 	"iam:ListVirtualMFADevices required member UserName of User": "the root user has no name",
+	// IAM leaves JobCompletionDate out while a job is IN_PROGRESS (the model's own
+	// documentation says it is null then), though the model requires it.
+	"iam:GetServiceLastAccessedDetails required member JobCompletionDate": "absent while the job runs",
 	// EC2 answers CreateTags and DeleteTags with <return>true</return>; the model
 	// declares no output and the SDKs ignore the element.
 	"ec2:CreateTags CreateTags/return: the operation has no output": "EC2 answers <return>true</return>",

@@ -217,7 +217,7 @@ func (s *Sim) serveS3(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.mu.Lock()
-	c.Account, c.Principal, c.authErr = s.callerOf(r, raw, auth)
+	s.identify(c, r, raw, auth)
 	s.mu.Unlock()
 	if ae := s.admit(r.Context(), c); ae != nil {
 		writeS3Error(w, r, c, s3FromAPI(ae))
@@ -232,6 +232,9 @@ func (s *Sim) serveS3(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	ans, e := s.s3Do(c, op, r, p)
+	if e == nil {
+		s.recordAccess(c)
+	}
 	s.mu.Unlock()
 	s.delayAnswer(r.Context(), c)
 	if e != nil {

@@ -63,6 +63,8 @@ type session struct {
 	Account string
 	ARN     string
 	Secret  string // the secret access key the requests must be signed with
+	// role is the world role the session acts as, on which its calls are recorded.
+	role *Role
 }
 
 // CallStats counts the calls of one operation ("iam:GetAccountAuthorizationDetails").

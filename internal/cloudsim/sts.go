@@ -100,7 +100,7 @@ func (s *Sim) assumeRole(c *call, f url.Values) (any, error) {
 	akid := makeID("ASIA", seed, 16)
 	sessionARN := assumedRoleARN(acct, role.Name, name)
 	secret := makeID("", seed+"/secret", 40)
-	s.sessions[akid] = session{Account: acct, ARN: sessionARN, Secret: secret}
+	s.sessions[akid] = session{Account: acct, ARN: sessionARN, Secret: secret, role: role}
 	role.LastUsed, role.LastUsedRegion = &now, "us-east-1"
 
 	type user struct {

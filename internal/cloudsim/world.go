@@ -142,6 +142,9 @@ type User struct {
 	AttachedPolicies []string          `yaml:"attached_policies,omitempty"` // policy ARNs
 	InlinePolicies   []InlinePolicy    `yaml:"inline_policies,omitempty"`
 	Tags             map[string]string `yaml:"tags,omitempty"`
+	// LastAccessed is the user's past use of services (access.go); the calls it makes
+	// add to it.
+	LastAccessed []AccessRecord `yaml:"last_accessed,omitempty"`
 }
 
 // AccessKey is an IAM user's access key.
@@ -169,6 +172,10 @@ type Group struct {
 	Created          time.Time      `yaml:"created,omitempty"`
 	AttachedPolicies []string       `yaml:"attached_policies,omitempty"`
 	InlinePolicies   []InlinePolicy `yaml:"inline_policies,omitempty"`
+	// LastAccessed is use declared for the group itself. IAM keeps no use of a group
+	// (a group's report is its members' use): these records stand for members the world
+	// leaves out.
+	LastAccessed []AccessRecord `yaml:"last_accessed,omitempty"`
 }
 
 // Role is an IAM role.
@@ -185,6 +192,9 @@ type Role struct {
 	AttachedPolicies   []string          `yaml:"attached_policies,omitempty"`
 	InlinePolicies     []InlinePolicy    `yaml:"inline_policies,omitempty"`
 	Tags               map[string]string `yaml:"tags,omitempty"`
+	// LastAccessed is the role's past use of services (access.go); the calls of its
+	// sessions add to it.
+	LastAccessed []AccessRecord `yaml:"last_accessed,omitempty"`
 }
 
 // Policy is a managed policy. AWS-managed policies live in every account that attaches
@@ -735,6 +745,9 @@ func (w *World) validate() error {
 			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 		if err := validateSecrets(a.Secrets); err != nil {
+			return fmt.Errorf("aws.accounts[%d].%w", i, err)
+		}
+		if err := validateAccess(a); err != nil {
 			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 	}

@@ -1,8 +1,10 @@
 package cloudsim
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseWorldErrors(t *testing.T) {
@@ -18,6 +20,11 @@ func TestParseWorldErrors(t *testing.T) {
 		{"fault rate", "faults:\n  - {throttle_rate: 2}\n", "faults[0]: throttle_rate and error_rate"},
 		{"bad latency", "latency: soon\n", "line 1"},
 		{"project without number", "gcp:\n  projects:\n    - id: p\n", "gcp.projects[0]: id and number are required"},
+		{"access without time", "aws:\n  accounts:\n    - id: '111111111111'\n      users:\n        - name: u\n          last_accessed: [{service: s3}]\n", "aws.accounts[0].users[0] (u).last_accessed[0].at: the time of the use is required"},
+		{"access bad service", "aws:\n  accounts:\n    - id: '111111111111'\n      roles:\n        - name: r\n          last_accessed: [{service: 'S3 bucket', at: 2026-01-01T00:00:00Z}]\n", "aws.accounts[0].roles[0] (r).last_accessed[0].service: \"S3 bucket\" is not a service namespace"},
+		{"access action of another service", "aws:\n  accounts:\n    - id: '111111111111'\n      groups:\n        - name: g\n          last_accessed: [{service: s3, action: 'ec2:DescribeInstances', at: 2026-01-01T00:00:00Z}]\n", "aws.accounts[0].groups[0] (g).last_accessed[0].action: \"ec2:DescribeInstances\" is not an action of s3"},
+		{"access action wildcard", "aws:\n  accounts:\n    - id: '111111111111'\n      users:\n        - name: u\n          last_accessed: [{service: s3, at: 2026-01-01T00:00:00Z}, {service: s3, action: 's3:Get*', at: 2026-01-01T00:00:00Z}]\n", "last_accessed[1].action"},
+		{"access bad region", "aws:\n  accounts:\n    - id: '111111111111'\n      users:\n        - name: u\n          last_accessed: [{service: s3, at: 2026-01-01T00:00:00Z, region: EU West}]\n", "last_accessed[0].region: \"EU West\" is not a region"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -62,11 +69,42 @@ latency: 20ms
 	}
 }
 
+// TestWorldAccessRoundTrip reads declared use back as written: a world the simulator
+// saves keeps the use its clients added.
+func TestWorldAccessRoundTrip(t *testing.T) {
+	src := "aws:\n  accounts:\n    - id: '111111111111'\n      users:\n        - name: u\n          last_accessed:\n" +
+		"            - {service: s3, action: 's3:GetObject', at: 2026-11-30T08:00:00Z, region: eu-west-1}\n" +
+		"            - {service: aws-marketplace, at: 2026-01-02T03:04:05Z}\n"
+	w, err := ParseWorld([]byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []AccessRecord{{Service: "s3", Action: "s3:GetObject", At: time.Date(2026, 11, 30, 8, 0, 0, 0, time.UTC), Region: "eu-west-1"},
+		{Service: "aws-marketplace", At: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}}
+	if got := w.AWS.Accounts[0].Users[0].LastAccessed; !slices.EqualFunc(got, want, func(a, b AccessRecord) bool {
+		return a.Service == b.Service && a.Action == b.Action && a.At.Equal(b.At) && a.Region == b.Region
+	}) {
+		t.Fatalf("records %+v", got)
+	}
+	out, err := w.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2, err := ParseWorld(out)
+	if err != nil {
+		t.Fatalf("re-read: %v\n%s", err, out)
+	}
+	if got := w2.AWS.Accounts[0].Users[0].LastAccessed; len(got) != 2 || !got[0].At.Equal(want[0].At) || got[1].Service != "aws-marketplace" {
+		t.Errorf("round trip: %+v\n%s", got, out)
+	}
+}
+
 func FuzzParseWorld(f *testing.F) {
 	f.Add([]byte("aws:\n  accounts:\n    - id: '111111111111'\n      users: [{name: a}]\n"))
 	f.Add([]byte("gcp:\n  projects:\n    - {id: p, number: '1'}\nfaults: [{service: iam, throttle_rate: 0.5}]\n"))
 	f.Add([]byte("latency: 20ms\nrate_limits: {iam: 20}\n"))
 	f.Add([]byte("aws:\n  accounts:\n    - id: '111111111111'\n      users: [~]\n"))
+	f.Add([]byte("aws:\n  accounts:\n    - id: '111111111111'\n      roles:\n        - name: r\n          last_accessed: [{service: s3, action: 's3:GetObject', at: 2026-11-30T08:00:00Z, region: eu-west-1}]\n"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		w, err := ParseWorld(b)
 		if err != nil {

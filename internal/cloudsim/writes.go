@@ -11,10 +11,11 @@ import (
 // operation the simulator serves changes the world (or would, were it not refused).
 var readPrefixes = []string{"Get", "List", "Describe", "Search", "Head"}
 
-// readOps are the reads whose name does not say so: a credential report is generated
-// for the caller to read, an STS session is a credential, not a change to the account.
+// readOps are the reads whose name does not say so: a credential report or an Access
+// Advisor report is generated for the caller to read, an STS session is a credential, not a change to the account.
 var readOps = map[string]bool{
 	"iam:GenerateCredentialReport":            true,
+	"iam:GenerateServiceLastAccessedDetails":  true,
 	"sts:AssumeRole":                          true,
 	"iamadmin:TestIamPermissions":             true,
 	"cloudresourcemanager:TestIamPermissions": true,

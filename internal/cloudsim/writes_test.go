@@ -29,6 +29,7 @@ func TestIsWrite(t *testing.T) {
 		{"iam", "GetAccountAuthorizationDetails", false},
 		{"iam", "ListAccessKeys", false},
 		{"iam", "GenerateCredentialReport", false},
+		{"iam", "GenerateServiceLastAccessedDetails", false},
 		{"sts", "AssumeRole", false},
 		{"sts", "GetCallerIdentity", false},
 		{"ec2", "DescribeSecurityGroupRules", false},
