@@ -312,3 +312,54 @@ func TestGCPRecommenderMark(t *testing.T) {
 		t.Errorf("recommender:MarkRecommendationClaimed counted %d times, want 2", n)
 	}
 }
+
+// TestGCPRecommenderWorld reads recommendations from a world file and refuses malformed
+// ones with their place.
+func TestGCPRecommenderWorld(t *testing.T) {
+	const head = "gcp:\n  projects:\n    - id: p\n      number: \"1\"\n      iam_policy: {}\n      recommendations:\n"
+	w, err := ParseWorld([]byte(head + `        - id: r1
+          member: serviceAccount:ci@p.iam.gserviceaccount.com
+          role: roles/editor
+          new_roles: [roles/viewer]
+          exercised_permissions: [resourcemanager.projects.get]
+          total_permissions: 412
+          last_refresh: 2026-12-05T07:00:00Z
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := w.GCP.Projects[0].Recommendations[0]
+	if r.subtype() != "REPLACE_ROLE" || r.state() != "ACTIVE" || r.TotalPermissions != 412 || len(r.ExercisedPermissions) != 1 {
+		t.Errorf("recommendation: %+v", r)
+	}
+	for _, tc := range []struct{ yaml, want string }{
+		{"        - {id: r1, member: user:a@x, role: roles/owner, state: DONE}\n", `state: "DONE"`},
+		{"        - {id: r1, member: user:a@x, role: owner}\n", "member and role"},
+		{"        - {id: r1, member: user:a@x, role: roles/owner}\n        - {id: r1, member: user:b@x, role: roles/owner}\n", "appears twice"},
+	} {
+		if _, err := ParseWorld([]byte(head + tc.yaml)); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v, want an error containing %q", tc.yaml, err, tc.want)
+		}
+	}
+}
+
+// TestGCPRecommenderFaults: a fault on the recommender of a project applies to names
+// under its number too, as Google's names are; the IAM admin API is not affected.
+func TestGCPRecommenderFaults(t *testing.T) {
+	ctx := context.Background()
+	sim, srv := startGCP(t, recommenderWorld())
+	if err := sim.SetFaults([]Fault{{Service: "recommender", Account: "acme-prod", AccessDenied: true}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := recommenderClient(t, srv)
+	name := "projects/111111111111/locations/global/recommenders/google.iam.policy.Recommender/recommendations/r-owner"
+	if _, err := c.GetRecommendation(ctx, &recommenderpb.GetRecommendationRequest{Name: name}); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("get under the project number: %v, want PermissionDenied", err)
+	}
+	if _, err := listRecs(ctx, c, &recommenderpb.ListRecommendationsRequest{Parent: recParent}); status.Code(err) != codes.PermissionDenied {
+		t.Errorf("list: %v, want PermissionDenied", err)
+	}
+	if got := sim.Calls()["recommender:GetRecommendation"].AccessDenied; got != 1 {
+		t.Errorf("denied GetRecommendation counted %d times, want 1", got)
+	}
+}

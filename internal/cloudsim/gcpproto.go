@@ -122,6 +122,10 @@ func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServ
 	} else if n, ok := req.(interface{ GetParent() string }); ok {
 		c.Account = projectOf(n.GetParent())
 	}
+	if service == "recommender" {
+		// Recommender names carry the project number: faults and counts go by project id.
+		c.Account = s.projectKey(c.Account)
+	}
 	if e := s.admit(ctx, c); e != nil {
 		return nil, grpcError(e)
 	}
