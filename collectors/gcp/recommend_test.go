@@ -14,19 +14,19 @@ import (
 
 const prodPolicy = "//cloudresourcemanager.googleapis.com/projects/acme-prod"
 
-// recommendedWorld is world() with IAM recommendations on acme-prod: a replacement with
-// its usage, a removal without a known total, and one already applied.
+// recommendedWorld is world() with IAM recommendations on grants of acme-prod's policy: a
+// replacement with its usage, a removal without a known total, and one already applied.
 func recommendedWorld() *cloudsim.World {
 	w := world()
 	p := w.GCP.Projects[0]
 	refreshed := time.Date(2026, 12, 5, 7, 0, 0, 0, time.UTC)
 	p.Recommendations = []*cloudsim.RoleRecommendation{
-		{ID: "r1", Member: "serviceAccount:ci@acme-prod.iam.gserviceaccount.com", Role: "roles/editor",
+		{ID: "r1", Member: "serviceAccount:111111111111-compute@developer.gserviceaccount.com", Role: "roles/editor",
 			NewRoles:             []string{"roles/storage.objectViewer"},
 			ExercisedPermissions: []string{"storage.objects.get", "storage.objects.list", "storage.buckets.get"},
 			InferredPermissions:  []string{"storage.objects.getIamPolicy"}, TotalPermissions: 412, LastRefresh: refreshed},
-		{ID: "r2", Member: "user:bob@acme.example", Role: "roles/owner", LastRefresh: refreshed},
-		{ID: "r3", Member: "user:carol@acme.example", Role: "roles/viewer", State: "SUCCEEDED", LastRefresh: refreshed},
+		{ID: "r2", Member: "user:alice@acme.example", Role: "roles/owner", LastRefresh: refreshed},
+		{ID: "r3", Member: "domain:acme.example", Role: "roles/viewer", State: "SUCCEEDED", LastRefresh: refreshed},
 	}
 	return w
 }
@@ -56,12 +56,12 @@ func TestCollect_recommendations(t *testing.T) {
 	recs := decoded(t, got.resources[prodPolicy].Attributes["recommendations"])
 	want := decoded(t, []map[string]any{
 		{"name": "projects/111111111111/locations/global/recommenders/google.iam.policy.Recommender/recommendations/r1",
-			"state": "ACTIVE", "subtype": "REPLACE_ROLE", "member": "serviceAccount:ci@acme-prod.iam.gserviceaccount.com",
+			"state": "ACTIVE", "subtype": "REPLACE_ROLE", "member": "serviceAccount:111111111111-compute@developer.gserviceaccount.com",
 			"role": "roles/editor", "new_roles": []string{"roles/storage.objectViewer"},
 			"description":  "Replace the current role with a smaller role to cover the permissions needed.",
 			"last_refresh": "2026-12-05T07:00:00Z", "exercised_permissions": 3, "inferred_permissions": 1, "total_permissions": 412},
 		{"name": "projects/111111111111/locations/global/recommenders/google.iam.policy.Recommender/recommendations/r2",
-			"state": "ACTIVE", "subtype": "REMOVE_ROLE", "member": "user:bob@acme.example", "role": "roles/owner", "new_roles": []string{},
+			"state": "ACTIVE", "subtype": "REMOVE_ROLE", "member": "user:alice@acme.example", "role": "roles/owner", "new_roles": []string{},
 			"description":  "This role has not been used during the observation window.",
 			"last_refresh": "2026-12-05T07:00:00Z", "exercised_permissions": 0, "inferred_permissions": 0, "total_permissions": nil},
 	})
