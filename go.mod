@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	cloud.google.com/go/compute v1.75.0
 	cloud.google.com/go/iam v1.15.1
+	cloud.google.com/go/recommender v1.21.1
 	cloud.google.com/go/resourcemanager v1.18.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.19
@@ -59,7 +60,6 @@ require (
 	cloud.google.com/go/auth/oauth2adapt v0.3.1 // indirect
 	cloud.google.com/go/compute/metadata v0.10.0 // indirect
 	cloud.google.com/go/longrunning v1.3.0 // indirect
-	cloud.google.com/go/recommender v1.21.1 // indirect
 	github.com/agnivade/levenshtein v1.2.2 // indirect
 	github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream v1.7.27 // indirect
 	github.com/aws/aws-sdk-go-v2/feature/ec2/imds v1.20.9 // indirect
