@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	cloud.google.com/go/compute v1.75.0
 	cloud.google.com/go/iam v1.15.1
+	cloud.google.com/go/recommender v1.21.1
 	cloud.google.com/go/resourcemanager v1.18.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.19

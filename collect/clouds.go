@@ -46,7 +46,8 @@ func Open(ctx context.Context, t Targets) (*Clouds, error) {
 			return nil, fmt.Errorf("connect to Google Cloud: %w", err)
 		}
 		c.GCP = cl
-		gc := gcpcollector.New(gcpcollector.Config{Clients: cl, Projects: g.Projects, Endpoint: g.Endpoint, RateLimit: g.RateLimit})
+		gc := gcpcollector.New(gcpcollector.Config{Clients: cl, Projects: g.Projects, Endpoint: g.Endpoint, RateLimit: g.RateLimit,
+			Recommendations: g.Recommendations})
 		c.Readers = append(c.Readers, gc)
 		c.close = func() { _ = gc.Close(); _ = cl.Close() }
 	}

@@ -65,6 +65,9 @@ type GCP struct {
 	Endpoint string
 	// RateLimit is calls per second per service and project (default 10).
 	RateLimit float64
+	// Recommendations adds the IAM recommender's active recommendations to each project's
+	// IAM policy (gcpcollector.Config.Recommendations).
+	Recommendations bool
 }
 
 // Empty says whether the targets name nothing to collect.
@@ -109,7 +112,8 @@ func Resolve(t Targets, log *slog.Logger) ([]collectors.Collector, error) {
 		if len(g.Projects) == 0 {
 			return nil, fmt.Errorf("GCP needs at least one project: --gcp-project P, or targets.gcp.projects in the config")
 		}
-		cs = append(cs, gcpcollector.New(gcpcollector.Config{Projects: g.Projects, Endpoint: g.Endpoint, RateLimit: g.RateLimit, Logger: log}))
+		cs = append(cs, gcpcollector.New(gcpcollector.Config{Projects: g.Projects, Endpoint: g.Endpoint, RateLimit: g.RateLimit,
+			Recommendations: g.Recommendations, Logger: log}))
 	}
 	if len(tlsTargets) > 0 {
 		cs = append(cs, &tlsprobe.Collector{Targets: tlsTargets, Timeout: t.TLSTimeout})

@@ -144,6 +144,10 @@ type GCPTargets struct {
 	Endpoint string `yaml:"endpoint"`
 	// RateLimit is calls per second per service and project.
 	RateLimit float64 `yaml:"rate_limit"`
+	// Recommendations reads the IAM recommender's active role recommendations into each
+	// project's IAM policy, for the least-privilege policies (docs/least-privilege.md);
+	// two more calls a project, and the Recommender API enabled, so off unless set.
+	Recommendations bool `yaml:"recommendations"`
 }
 
 // Error is a problem in a config file, located by file and line.

@@ -19,7 +19,8 @@ func (c Targets) Collect() collect.Targets {
 		}
 	}
 	if g := c.GCP; g != nil {
-		t.GCP = &collect.GCP{Projects: slices.Clone(g.Projects), Endpoint: g.Endpoint, RateLimit: g.RateLimit}
+		t.GCP = &collect.GCP{Projects: slices.Clone(g.Projects), Endpoint: g.Endpoint, RateLimit: g.RateLimit,
+			Recommendations: g.Recommendations}
 	}
 	return t
 }

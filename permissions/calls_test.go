@@ -128,6 +128,15 @@ var gcpPermissions = map[string][]string{
 	"iamadmin:GetWorkloadIdentityPool":           {"iam.workloadIdentityPools.get"},
 	"iamadmin:ListWorkloadIdentityPoolProviders": {"iam.workloadIdentityPoolProviders.list"},
 	"iamadmin:GetWorkloadIdentityPoolProvider":   {"iam.workloadIdentityPoolProviders.get"},
+	// Recommender, for the IAM recommender (recommender.*.list / get / update of its type).
+	"recommender:ListRecommendations":         {"recommender.iamPolicyRecommendations.list"},
+	"recommender:GetRecommendation":           {"recommender.iamPolicyRecommendations.get"},
+	"recommender:MarkRecommendationClaimed":   {"recommender.iamPolicyRecommendations.update"},
+	"recommender:MarkRecommendationSucceeded": {"recommender.iamPolicyRecommendations.update"},
+	"recommender:MarkRecommendationFailed":    {"recommender.iamPolicyRecommendations.update"},
+	"recommender:MarkRecommendationDismissed": {"recommender.iamPolicyRecommendations.update"},
+	"recommender:ListInsights":                {"recommender.iamPolicyInsights.list"},
+	"recommender:GetInsight":                  {"recommender.iamPolicyInsights.get"},
 }
 
 // gcpCallPermissions are the permissions Google checks for one call; ok is false for an

@@ -186,6 +186,9 @@ func schemas() map[string]*spec {
 		"gcp.project.iam_policy": object(
 			opt("project_id", str()), opt("project_number", str()), opt("organization_domain", str()),
 			opt("etag", str()), req("bindings", bindingsSpec()), opt("audit_configs", auditConfigsSpec()),
+			// The IAM recommender's ACTIVE recommendations (issue 29), when asked for; the
+			// error instead when they could not be read.
+			opt("recommendations", list(recommendationSpec())), opt("recommendations_error", str()),
 		),
 		"gcp.folder.iam_policy": object(
 			opt("folder_id", str()), opt("display_name", str()), opt("parent", str()),
@@ -237,6 +240,17 @@ func schemas() map[string]*spec {
 }
 
 // auditConfigsSpec is a GCP IAM policy's auditConfigs.
+// recommendationSpec is one IAM recommender recommendation on a project's policy: remove
+// role from member, or replace it with new_roles, from the permissions used in 90 days.
+func recommendationSpec() *spec {
+	return object(
+		req("name", str()), opt("etag", str()), req("state", str()),
+		req("subtype", str()), req("member", str()), req("role", str()), req("new_roles", names()),
+		opt("description", str()), opt("last_refresh", timestamp()),
+		opt("exercised_permissions", count()), opt("inferred_permissions", count()), opt("total_permissions", count()),
+	)
+}
+
 func auditConfigsSpec() *spec {
 	return list(object(req("service", str()), opt("audit_log_configs", list(object(
 		req("log_type", enum("ADMIN_READ", "DATA_READ", "DATA_WRITE", "LOG_TYPE_UNSPECIFIED")),

@@ -47,6 +47,11 @@ type Config struct {
 	MaxBackoff time.Duration
 	// PageSize is the items asked for per list call; 0 means each API's maximum.
 	PageSize int
+	// Recommendations adds the IAM recommender's ACTIVE recommendations (role removals and
+	// replacements from 90 days of use) to each project's gcp.project.iam_policy as
+	// attributes.recommendations: two more list calls per project, and the Recommender
+	// API enabled in it. Off by default.
+	Recommendations bool
 	// Logger receives retries at debug level and failed scopes at warn; nil discards.
 	Logger *slog.Logger
 	// Clients, when set, are the API clients to call through (shared with remediators, so
@@ -107,7 +112,7 @@ func (c *Collector) Name() string { return "gcp" }
 // discovered with SearchProjects, which lists those the caller may get.
 func Permissions() []string {
 	all := slices.Concat([]string{"resourcemanager.projects.get"}, iamPermissions(), ancestorPermissions(),
-		computePermissions(), wifPermissions(), readPermissions())
+		computePermissions(), wifPermissions(), readPermissions(), recommenderPermissions())
 	slices.Sort(all)
 	return slices.Compact(all)
 }

@@ -3,6 +3,7 @@ package gcp
 import (
 	"context"
 	"encoding/base64"
+	"maps"
 	"strings"
 
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
@@ -14,9 +15,11 @@ import (
 )
 
 // collectIAM reads scope gcp/P/iam: the project (for its number and parent), its IAM
-// policy and its service accounts are the primary reads; the organisation's domain and
-// each account's keys are secondary (when they fail the scope is partial, and what they
-// would have filled in is left out, not reported empty). It also returns the project's
+// policy and its service accounts are the primary reads; the organisation's domain,
+// each account's keys and the IAM recommender's recommendations (Config.Recommendations)
+// are secondary (when they fail the scope is partial, and what they would have filled in
+// is left out, not reported empty: failed recommendations leave recommendations_error on
+// the policy, never an empty list). It also returns the project's
 // parent ("" when the project could not be read), whose ancestry is read next.
 func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string) (result, string) {
 	sc := newScope(project, "iam")
@@ -31,7 +34,9 @@ func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string)
 }
 
 // readIAM returns the scope's resources, or the primary read that failed; failed secondary
-// reads are appended to secondary. *parent is set once the project has been read, even
+// reads are appended to secondary: the organisation's domain, keys, and the IAM
+// recommender's recommendations (Config.Recommendations), which when unreadable leave
+// recommendations_error on the policy instead. *parent is set once the project has been read, even
 // when a later read fails: the ancestors do not depend on this scope's other reads.
 func (c *Collector) readIAM(ctx context.Context, cl *clients, project, scopeID string, parent *string, secondary *[]error) ([]snapshot.Resource, error) {
 	var proj *resourcemanagerpb.Project
@@ -76,7 +81,16 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, project, scopeID s
 		}
 		*secondary = append(*secondary, err)
 	} else {
-		res = append(res, policyResource(project, number, domain, policy, scopeID))
+		pr := policyResource(project, number, domain, policy, scopeID)
+		if c.cfg.Recommendations {
+			attrs, errs := c.recommendationsFor(ctx, cl, project)
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			maps.Copy(pr.Attributes, attrs)
+			*secondary = append(*secondary, errs...)
+		}
+		res = append(res, pr)
 	}
 	defaultCompute := number + "-compute@developer.gserviceaccount.com"
 	for _, sa := range accounts {

@@ -3,6 +3,7 @@ package gcp
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
@@ -156,7 +157,8 @@ func (c *Collector) read(ctx context.Context, cl *clients, uid string) (snapshot
 }
 
 // readProjectPolicy reads a project's IAM policy resource: the project (for its number
-// and parent), its policy, and the domain of an organisation right above it.
+// and parent), its policy, the domain of an organisation right above it and, with
+// Config.Recommendations, the IAM recommender's active recommendations.
 func (c *Collector) readProjectPolicy(ctx context.Context, cl *clients, project string) (snapshot.Resource, error) {
 	ctx, _ = scoped(ctx, project)
 	var proj *resourcemanagerpb.Project
@@ -180,7 +182,17 @@ func (c *Collector) readProjectPolicy(ctx context.Context, cl *clients, project 
 	if err != nil {
 		return snapshot.Resource{}, failed(err)
 	}
-	return policyResource(project, strings.TrimPrefix(proj.GetName(), "projects/"), domain, policy, newScope(project, "iam").ID), nil
+	pr := policyResource(project, strings.TrimPrefix(proj.GetName(), "projects/"), domain, policy, newScope(project, "iam").ID)
+	if c.cfg.Recommendations {
+		// A policy re-read alone keeps its recommendations: without them the policy would
+		// read as having none. A failed list is in recommendations_error, as in Collect.
+		attrs, _ := c.recommendationsFor(ctx, cl, project)
+		if err := ctx.Err(); err != nil {
+			return snapshot.Resource{}, err
+		}
+		maps.Copy(pr.Attributes, attrs)
+	}
+	return pr, nil
 }
 
 // one is the single resource of a folder or organisation read.

@@ -13,7 +13,7 @@ import (
 // Fault is an injected failure, matched against every call. Empty match fields match
 // anything; the first matching fault with a given effect applies.
 type Fault struct {
-	Service string `yaml:"service,omitempty"` // iam, sts, ec2, acm, organizations, cloudresourcemanager, iamadmin, compute
+	Service string `yaml:"service,omitempty"` // iam, sts, ec2, acm, organizations, cloudresourcemanager, iamadmin, recommender, compute
 	Action  string `yaml:"action,omitempty"`  // operation name, a glob ("List*")
 	Account string `yaml:"account,omitempty"` // AWS account id, GCP project id, or organizations/N, folders/N
 	Region  string `yaml:"region,omitempty"`
@@ -206,7 +206,7 @@ func (s *Sim) delayAnswer(ctx context.Context, c *call) {
 // call is one API call as the simulator sees it.
 type call struct {
 	ctx       context.Context
-	Service   string // iam, sts, ec2, acm, organizations, cloudresourcemanager, iamadmin, compute
+	Service   string // iam, sts, ec2, acm, organizations, cloudresourcemanager, iamadmin, recommender, compute
 	Action    string
 	Account   string // AWS account id or GCP project id
 	Region    string // AWS region ("global" for IAM, STS), GCP location

@@ -13,16 +13,19 @@ import (
 	"time"
 
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
+	recommenderpb "cloud.google.com/go/recommender/apiv1/recommenderpb"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
-// registerGRPC serves the IAM admin API (google.iam.admin.v1.IAM) over gRPC: service
-// accounts and their keys. Calls reach it through grpcInterceptor, which applies faults
-// and holds the simulator's lock.
+// registerGRPC serves over gRPC the IAM admin API (google.iam.admin.v1.IAM: service
+// accounts and their keys) and the Recommender API's IAM recommender (gcp_recommender.go).
+// Calls reach them through grpcInterceptor, which applies faults and holds the
+// simulator's lock.
 func (s *Sim) registerGRPC(srv *grpc.Server) {
 	adminpb.RegisterIAMServer(srv, &iamAdmin{s: s})
+	recommenderpb.RegisterRecommenderServer(srv, &recommender{s: s})
 }
 
 // iamAdmin implements the service accounts and keys part of the IAM admin API; the rest

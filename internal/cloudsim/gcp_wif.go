@@ -15,6 +15,9 @@ func validateGCPProject(p *Project) error {
 	if err := validateAuditConfigs(p.IAMPolicy.AuditConfigs); err != nil {
 		return fmt.Errorf("iam_policy.%w", err)
 	}
+	if err := validateRecommendations(p); err != nil {
+		return err
+	}
 	pools := map[string]bool{}
 	for i, pool := range p.WorkloadIdentityPools {
 		if pool.ID == "" || pools[pool.ID] {

@@ -110,11 +110,21 @@ func writeGCPError(w http.ResponseWriter, e *apiError) {
 // simulator's lock.
 func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	method := info.FullMethod[strings.LastIndexByte(info.FullMethod, '/')+1:]
-	c := &call{ctx: ctx, Service: "iamadmin", Action: method, Region: "global", Principal: "user:sim@example.com"}
+	service := "iamadmin"
+	if strings.HasPrefix(info.FullMethod, "/google.cloud.recommender.") {
+		service = "recommender"
+	}
+	c := &call{ctx: ctx, Service: service, Action: method, Region: "global", Principal: "user:sim@example.com"}
 	if n, ok := req.(interface{ GetName() string }); ok {
 		c.Account = projectOf(n.GetName())
 	} else if n, ok := req.(interface{ GetResource() string }); ok {
 		c.Account = projectOf(n.GetResource())
+	} else if n, ok := req.(interface{ GetParent() string }); ok {
+		c.Account = projectOf(n.GetParent())
+	}
+	if service == "recommender" {
+		// Recommender names carry the project number: faults and counts go by project id.
+		c.Account = s.projectKey(c.Account)
 	}
 	if e := s.admit(ctx, c); e != nil {
 		return nil, grpcError(e)

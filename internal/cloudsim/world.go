@@ -342,6 +342,34 @@ type Project struct {
 	SslCertificates []*SslCertificate `yaml:"ssl_certificates,omitempty"`
 	// WorkloadIdentityPools are the project's IAM workload identity pools (location global).
 	WorkloadIdentityPools []*WorkloadIdentityPool `yaml:"workload_identity_pools,omitempty"`
+	// Recommendations are what the IAM recommender (google.iam.policy.Recommender) says of
+	// the project's role bindings, each with the permissions-usage insight behind it.
+	Recommendations []*RoleRecommendation `yaml:"recommendations,omitempty"`
+}
+
+// RoleRecommendation is one IAM recommender recommendation on a project's policy: remove
+// Role from Member (NewRoles empty: REMOVE_ROLE) or replace it with NewRoles
+// (REPLACE_ROLE), from the permissions Member used of Role over the last 90 days.
+type RoleRecommendation struct {
+	ID     string `yaml:"id"`
+	Member string `yaml:"member"` // "serviceAccount:ci@p.iam.gserviceaccount.com", "user:x@example.com"
+	Role   string `yaml:"role"`
+	// NewRoles are the smaller roles Google suggests instead of Role.
+	NewRoles []string `yaml:"new_roles,omitempty"`
+	// ExercisedPermissions are the permissions of Role used in the observation period;
+	// InferredPermissions those Google's model expects to be needed though not seen.
+	ExercisedPermissions []string `yaml:"exercised_permissions,omitempty"`
+	InferredPermissions  []string `yaml:"inferred_permissions,omitempty"`
+	// TotalPermissions is the number of permissions Role holds (the insight's
+	// currentTotalPermissionsCount); 0 leaves it unknown.
+	TotalPermissions int       `yaml:"total_permissions,omitempty"`
+	LastRefresh      time.Time `yaml:"last_refresh"`
+	// State is ACTIVE (default), CLAIMED, SUCCEEDED, FAILED or DISMISSED.
+	State         string            `yaml:"state,omitempty"`
+	StateMetadata map[string]string `yaml:"state_metadata,omitempty"`
+	// Etag is the recommendation's current etag; empty: derived from its id. Every state
+	// change replaces it.
+	Etag string `yaml:"etag,omitempty"`
 }
 
 // WorkloadIdentityPool is an IAM workload identity pool and its providers.

@@ -1,10 +1,10 @@
 // Package gcpapi is warden's one way to call Google Cloud: the official clients of the
-// APIs warden reads and changes (Resource Manager, IAM admin, Compute), created once with
-// Application Default Credentials or against an endpoint override (the simulator), and
-// Call, through which every attempt goes: paced by a token bucket per service and
-// project, retried on throttling and transient failures with full-jitter backoff, and
-// counted. The collectors and the remediators share it, and classify Google's answers
-// the same way (Code, IsDenied, IsNotFound, IsThrottled, IsConflict).
+// APIs warden reads and changes (Resource Manager, IAM admin, Compute, Recommender),
+// created once with Application Default Credentials or against an endpoint override (the
+// simulator), and Call, through which every attempt goes: paced by a token bucket per
+// service and project, retried on throttling and transient failures with full-jitter
+// backoff, and counted. The collectors and the remediators share it, and classify
+// Google's answers the same way (Code, IsDenied, IsNotFound, IsThrottled, IsConflict).
 package gcpapi
 
 import (
@@ -23,6 +23,7 @@ import (
 
 	compute "cloud.google.com/go/compute/apiv1"
 	admin "cloud.google.com/go/iam/admin/apiv1"
+	recommender "cloud.google.com/go/recommender/apiv1"
 	resourcemanager "cloud.google.com/go/resourcemanager/apiv3"
 	gax "github.com/googleapis/gax-go/v2"
 	"golang.org/x/time/rate"
@@ -68,6 +69,9 @@ type Clients struct {
 	// IAMv1 is IAM v1 over REST (workload identity pools and their providers), which the
 	// gRPC IAM admin API does not serve.
 	IAMv1 *iamv1.Service
+	// Recommender is the Recommender API (the IAM recommender's role recommendations and
+	// their insights), over gRPC.
+	Recommender *recommender.Client
 
 	opts Options
 	log  *slog.Logger
@@ -91,6 +95,7 @@ func New(ctx context.Context, opts Options) (*Clients, error) {
 			return
 		},
 		func() (err error) { c.IAM, err = admin.NewIamClient(ctx, rpc...); return },
+		func() (err error) { c.Recommender, err = recommender.NewClient(ctx, rpc...); return },
 		func() (err error) {
 			// The discovery client joins its base path and "v1/…": the override needs a slash.
 			ropts := rest
@@ -172,6 +177,7 @@ func (c *Clients) Close() error {
 	add(c.Folders != nil, func() error { return c.Folders.Close() })
 	add(c.Organizations != nil, func() error { return c.Organizations.Close() })
 	add(c.IAM != nil, func() error { return c.IAM.Close() })
+	add(c.Recommender != nil, func() error { return c.Recommender.Close() })
 	add(c.Firewalls != nil, func() error { return c.Firewalls.Close() })
 	add(c.Networks != nil, func() error { return c.Networks.Close() })
 	add(c.SslCertificates != nil, func() error { return c.SslCertificates.Close() })
