@@ -85,6 +85,7 @@ type env struct {
 	url      string // the simulator's
 	sessions *awsapi.Sessions
 	cfg      aws.Config
+	usage    bool // collect with usage on
 }
 
 func start(t *testing.T, w *cloudsim.World) *env {
@@ -112,7 +113,8 @@ func (e *env) collect(t *testing.T) map[string]snapshot.Resource {
 	base := simtest.AWSConfig(e.url)
 	c := awscollector.New(awscollector.Config{Endpoint: e.url, AWS: &base, Regions: []string{"us-east-1"},
 		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0},
-		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
+		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond,
+		Usage: awscollector.UsageConfig{Enabled: e.usage, PollInterval: time.Millisecond}})
 	var sink collectors.MemorySink
 	if err := c.Collect(context.Background(), &sink); err != nil {
 		t.Fatal(err)
@@ -149,6 +151,9 @@ type lifecycle struct {
 	// fixed checks, through the SDK, that the cloud holds the fix; undone that it holds
 	// the before-state again (nil for fixes without rollback).
 	fixed, undone func(t *testing.T, e *env)
+	// world replaces world(); usage collects with usage (targets.aws.usage) on.
+	world func() *cloudsim.World
+	usage bool
 
 	rem remediators.Remediator // made by fix in run
 }
@@ -160,7 +165,12 @@ type lifecycle struct {
 func (lc lifecycle) run(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	e := start(t, world())
+	w := world
+	if lc.world != nil {
+		w = lc.world
+	}
+	e := start(t, w())
+	e.usage = lc.usage
 	lc.rem = lc.fix(e.sessions)
 	res, ok := e.collect(t)[lc.uid]
 	if !ok {

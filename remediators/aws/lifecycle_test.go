@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -15,6 +16,7 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
 	"github.com/warden-sec/warden/internal/awsapi"
+	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/remediators"
 	awsfix "github.com/warden-sec/warden/remediators/aws"
 )
@@ -381,6 +383,65 @@ func TestSetPasswordPolicy_shortensExpiryToTheViolationsDays(t *testing.T) {
 		undone: func(t *testing.T, e *env) {
 			if p := passwordPolicy(t, e); p == nil || aws.ToInt32(p.MaxPasswordAge) != 90 {
 				t.Errorf("password policy after Rollback: %+v, want expiry 90 days again", p)
+			}
+		},
+	}.run(t)
+}
+
+// usedWorld is world() with a role app whose inline policy grants s3, kms and lambda,
+// of which it used s3 two days ago (s3:ListBucket), lambda 300 days ago, kms never.
+func usedWorld() *cloudsim.World {
+	w := world()
+	now := time.Now().UTC().Truncate(time.Second)
+	w.AWS.Accounts[0].Roles = append(w.AWS.Accounts[0].Roles, &cloudsim.Role{Name: "app", Created: t0, AssumeRolePolicy: openTrust,
+		InlinePolicies: []cloudsim.InlinePolicy{{Name: "app", Document: appDoc}, {Name: "s3only", Document: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"s3:ListBucket","Resource":"*"}]}`}},
+		LastAccessed: []cloudsim.AccessRecord{
+			{Service: "s3", Action: "s3:ListBucket", At: now.AddDate(0, 0, -2), Region: "us-east-1"},
+			{Service: "lambda", At: now.AddDate(0, 0, -300), Region: "us-east-1"},
+		}})
+	return w
+}
+
+const appDoc = `{"Version":"2012-10-17","Statement":[{"Sid":"App","Effect":"Allow","Action":["s3:ListBucket","kms:Decrypt","lambda:*"],"Resource":"*"},{"Effect":"Deny","Action":"kms:*","Resource":"arn:aws:kms:*:*:key/secret"}]}`
+
+func roleInline(t *testing.T, e *env, role, name string) (string, bool) {
+	t.Helper()
+	out, err := e.iam().GetRolePolicy(context.Background(), &iam.GetRolePolicyInput{RoleName: &role, PolicyName: &name})
+	if awsapi.IsNotFound(err) {
+		return "", false
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := url.QueryUnescape(aws.ToString(out.PolicyDocument))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, true
+}
+
+// The right-sizing fix narrows the inline policy to what the role used, read back
+// through the SDK; the policy already used in full is no target; Rollback restores the
+// exact document.
+func TestRightsizeInlinePolicy_lifecycle(t *testing.T) {
+	lifecycle{
+		fix: func(s *awsapi.Sessions) remediators.Remediator { return awsfix.NewRightsizeInlinePolicy(s) },
+		uid: "arn:aws:iam::" + acct + ":role/app", params: map[string]any{"window_days": 90},
+		part: "inline/app", parts: []string{"inline/app"},
+		world: usedWorld, usage: true,
+		fixed: func(t *testing.T, e *env) {
+			d, ok := roleInline(t, e, "app", "app")
+			want := `{"Version":"2012-10-17","Statement":[{"Sid":"App","Effect":"Allow","Action":["s3:ListBucket"],"Resource":"*"},{"Effect":"Deny","Action":"kms:*","Resource":"arn:aws:kms:*:*:key/secret"}]}`
+			if !ok || !sameJSON(t, d, want) {
+				t.Errorf("app after Apply: %s\nwant %s", d, want)
+			}
+			if d, _ := roleInline(t, e, "app", "s3only"); !strings.Contains(d, "s3:ListBucket") {
+				t.Errorf("s3only changed: %s", d)
+			}
+		},
+		undone: func(t *testing.T, e *env) {
+			if d, ok := roleInline(t, e, "app", "app"); !ok || !sameJSON(t, d, appDoc) {
+				t.Errorf("app after Rollback: %q, want %s", d, appDoc)
 			}
 		},
 	}.run(t)
