@@ -6,7 +6,7 @@
 #   organization, compute or data, such as IAMFullAccess) and IAM's last-accessed data
 #   shows it used only a small part of it within the window (setting
 #   unused_access_window_days, 90 days): at most managed_policy_small_share_services (5)
-#   of the services it grants, and never all of them. Replace the policy with one granting
+#   of its services, and never all of them. Replace the policy with one granting
 #   what is used. Only proven disuse counts: incomplete data, a principal younger than the
 #   window, service-linked roles and principals tagged warden-least-privilege: exempt are
 #   not judged. No fix is automated yet, as detaching the policy before a narrower one is in
@@ -29,10 +29,11 @@ small_share := n if {
 } else := 5
 
 # broad_policies are the AWS-managed policies judged, by name (the part of the ARN after
-# "policy/"), each with the services it grants: "*" for every service (then every service
-# in the usage data is the policy's), or a list of service namespaces. The full access of a
-# single service is barely used when that service is unused: its share can only be all or
-# nothing.
+# "policy/"), each with its services: "*" for every service (then every service in the
+# usage data is the policy's), or the namespaces of the services it is for, leaving out
+# what it grants on the side (IAMFullAccess reads Organizations, AmazonEC2FullAccess
+# manages load balancers): a holder using IAM fully uses IAMFullAccess. The full access of
+# one service is thus barely used when that service is unused: its share is all or nothing.
 broad_policies := {
 	"AdministratorAccess": "*",
 	"PowerUserAccess": "*",
@@ -77,7 +78,7 @@ deny contains violation if {
 	count(used) < count(services)
 	violation := {
 		"msg": sprintf(
-			"%s %s has the AWS-managed policy %s attached but used %d of the %d %s it grants within %d days%s; data as of %s",
+			"%s %s has the AWS-managed policy %s attached but used %d of its %d %s within %d days%s; data as of %s",
 			[
 				usage.kind, display.name, name, count(used), count(services), plural(count(services), "service"),
 				usage.window_days, used_list(used), usage.day(usage.facts.as_of),

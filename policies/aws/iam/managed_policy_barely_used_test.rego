@@ -49,7 +49,7 @@ role(attrs) := principal("aws.iam.role", "ci", attrs)
 
 test_administrator_access_barely_used if {
 	managed_policy_barely_used.deny == {{
-		"msg": "role ci has the AWS-managed policy AdministratorAccess attached but used 2 of the 30 services it grants within 90 days: s3, sts; data as of 2026-12-06",
+		"msg": "role ci has the AWS-managed policy AdministratorAccess attached but used 2 of its 30 services within 90 days: s3, sts; data as of 2026-12-06",
 		"key": "AdministratorAccess",
 		"policy": "arn:aws:iam::aws:policy/AdministratorAccess",
 		"used_services": ["s3", "sts"],
@@ -62,7 +62,7 @@ test_administrator_access_barely_used if {
 test_user_and_group_and_other_partitions if {
 	[u] := [v | some v in managed_policy_barely_used.deny] with input as principal("aws.iam.user", "ops", {"attached_policies": [{"arn": "arn:aws-us-gov:iam::aws:policy/PowerUserAccess"}]})
 	u.key == "PowerUserAccess"
-	startswith(u.msg, "user ops has the AWS-managed policy PowerUserAccess attached but used 2 of the 30 services")
+	startswith(u.msg, "user ops has the AWS-managed policy PowerUserAccess attached but used 2 of its 30 services")
 	group := json.remove(principal("aws.iam.group", "admins", {}), ["resource/attributes/created"])
 	[g] := [v | some v in managed_policy_barely_used.deny] with input as group
 	startswith(g.msg, "group admins has the AWS-managed policy AdministratorAccess attached")
@@ -82,13 +82,13 @@ test_used_at_the_small_share_and_above if {
 test_nothing_used_at_all if {
 	none := [object.union(s, {"last_used": null}) | some s in admin_services]
 	[v] := [v | some v in managed_policy_barely_used.deny] with input as role({"usage": usage_data({"services": none})})
-	v.msg == "role ci has the AWS-managed policy AdministratorAccess attached but used 0 of the 30 services it grants within 90 days; data as of 2026-12-06"
+	v.msg == "role ci has the AWS-managed policy AdministratorAccess attached but used 0 of its 30 services within 90 days; data as of 2026-12-06"
 }
 
 test_service_full_access_unused if {
 	attrs := {"attached_policies": [managed("IAMFullAccess")]}
 	[v] := [v | some v in managed_policy_barely_used.deny] with input as role(attrs)
-	v.msg == "role ci has the AWS-managed policy IAMFullAccess attached but used 0 of the 1 service it grants within 90 days; data as of 2026-12-06"
+	v.msg == "role ci has the AWS-managed policy IAMFullAccess attached but used 0 of its 1 service within 90 days; data as of 2026-12-06"
 	v.used_services == []
 
 	# iam used within the window: the whole of the policy is used.
@@ -129,7 +129,7 @@ test_window_from_config if {
 	# Over 365 days, iam (2026-01-15) counts as used too.
 	[v] := [v | some v in managed_policy_barely_used.deny] with input as role({}) with data.warden.config.unused_access_window_days as 365
 	v.used_services == ["iam", "s3", "sts"]
-	contains(v.msg, "used 3 of the 30 services it grants within 365 days: iam, s3, sts")
+	contains(v.msg, "used 3 of its 30 services within 365 days: iam, s3, sts")
 }
 
 test_principal_without_name_still_violates if {
