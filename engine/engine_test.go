@@ -238,9 +238,10 @@ func TestScan_refusedSnapshotWarnsNothingElse(t *testing.T) {
 }
 
 // awaitingUsage are the policies that read attributes.usage (IAM's last-accessed data,
-// issue 29), which fixtures/acme does not carry yet: the snapshot schema, the collector
-// and the simulator's world hold it first. Until then they must find nothing on acme, so
-// that this list goes as soon as the fixture has the data (opa test covers them meanwhile).
+// issue 29), which fixtures/acme does not carry yet: its parts can hold it once the
+// acme world (genworld, the simulator) gives it back through the collector. Until then
+// they must find nothing on acme, so that this list goes as soon as the fixture has the
+// data (opa test and TestUsagePolicies_fastPathMatchesTopdown cover them meanwhile).
 var awaitingUsage = map[string]bool{"WARDEN-AWS-IAM-034": true, "WARDEN-AWS-IAM-035": true, "WARDEN-AWS-IAM-036": true}
 
 // Every catalog policy fires on the bundled example organisation (but awaitingUsage).
