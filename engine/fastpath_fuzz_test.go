@@ -16,7 +16,8 @@ import (
 
 // FuzzFastPathMatchesTopdown evaluates one resource, any the snapshot reader accepts, with
 // topdown alone and with the fast path (folded constants, memo, irvm), and wants the same
-// findings and the same failing policies. The seeds are the acme organisation's resources.
+// findings and the same failing policies. The seeds are the acme organisation's resources
+// and usagePrincipals.
 //
 //	go test ./engine -run XXX -fuzz FuzzFastPathMatchesTopdown -fuzztime 2m
 func FuzzFastPathMatchesTopdown(f *testing.F) {
@@ -31,6 +32,14 @@ func FuzzFastPathMatchesTopdown(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, r := range snap.Resources {
+		f.Add([]byte(r))
+	}
+	// Principals with IAM's last-accessed data (usage_test.go), which acme does not carry.
+	var usage []json.RawMessage
+	if err := json.Unmarshal([]byte(usagePrincipals), &usage); err != nil {
+		f.Fatal(err)
+	}
+	for _, r := range usage {
 		f.Add([]byte(r))
 	}
 	var engines [2]*engine.Engine

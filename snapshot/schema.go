@@ -61,6 +61,24 @@ func opt(name string, s *spec) field { return field{name: name, spec: s} }
 // port is a port number; -1 stands for every port (AWS "all protocols").
 func port() *spec { return integer(-1, 65535) }
 
+// usageSpec is attributes.usage of a user, role or group: the services its policies grant
+// and when each (and, tracked per action, each action) was last used, as of the job's
+// completion. A job that failed (complete false) may carry no times and no services.
+func usageSpec() *spec {
+	lastUsed := func(name string) []field {
+		return []field{req(name, str()), opt("last_used", pastTime()), opt("region", str())}
+	}
+	return object(
+		req("source", str()), opt("granularity", enum("action", "service")),
+		opt("as_of", pastTime()), opt("tracked_since", pastTime()),
+		req("complete", boolean()), opt("error", str()),
+		opt("services", list(object(append(lastUsed("service"),
+			opt("name", str()),
+			opt("actions", list(object(lastUsed("action")...))),
+		)...))),
+	)
+}
+
 func certificateSpec() *spec {
 	return object(
 		opt("subject", str()), opt("issuer", str()), opt("serial", str()),
@@ -106,7 +124,9 @@ func firewallEntrySpec() *spec {
 
 // schemas is the attribute schema of each known type, keyed like knownTypes.
 func schemas() map[string]*spec {
-	iamPolicies := []field{opt("attached_policies", list(attachedSpec())), opt("inline_policies", list(inlineSpec()))}
+	// A principal's last-accessed data (IAM Access Advisor) rides with its policies;
+	// absent when not read, which no policy may read as "unused".
+	iamPolicies := []field{opt("attached_policies", list(attachedSpec())), opt("inline_policies", list(inlineSpec())), opt("usage", usageSpec())}
 	return map[string]*spec{
 		"aws.iam.root_user": object(
 			req("mfa_active", boolean()), req("access_keys_active", integer(0, 2)),

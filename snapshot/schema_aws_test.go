@@ -54,3 +54,35 @@ func TestSchemaAWSAccountAndMFA(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) { wantReadError(t, tt.in, tt.want) })
 	}
 }
+
+// attributes.usage of issue 29: IAM's last-accessed data on users, roles and groups.
+func TestSchemaAWSUsage(t *testing.T) {
+	principal := func(typ, usage string) string {
+		attrs := `"usage": ` + usage
+		if typ == "role" {
+			attrs += `, "assume_role_policy": {}`
+		}
+		return `{"uid": "arn:aws:iam::1:` + typ + `/a", "type": "aws.iam.` + typ + `", "attributes": {` + attrs + `}}`
+	}
+	full := `{"source": "aws.access_advisor", "granularity": "action", "as_of": "2026-11-30T11:52:00Z", "tracked_since": "2025-10-26T11:52:00Z", "complete": true, "error": "",
+		"services": [{"service": "s3", "name": "Amazon S3", "last_used": "2026-11-30T08:00:00Z", "region": "eu-west-1",
+			"actions": [{"action": "s3:GetObject", "last_used": "2026-11-30T08:00:00Z", "region": "eu-west-1"}, {"action": "s3:PutObject", "last_used": null, "region": null}]},
+			{"service": "kms", "name": "AWS KMS", "last_used": null, "region": null}]}`
+	failed := `{"source": "aws.access_advisor", "complete": false, "error": "GetServiceLastAccessedDetails: job FAILED"}`
+	ok := []string{principal("user", full), principal("role", full), principal("group", full), principal("user", failed)}
+	_, rs, err := snapshot.ReadAll(strings.NewReader(snap(ok...)), "ok.json")
+	if err != nil || len(rs) != len(ok) {
+		t.Fatalf("valid resources: %v (%d read)", err, len(rs))
+	}
+	tests := []struct{ name, in, want string }{
+		{"complete as a string", snap(principal("user", `{"source": "aws.access_advisor", "complete": "yes"}`)), `resources[0].attributes.usage.complete: expected true or false`},
+		{"without complete", snap(principal("role", `{"source": "aws.access_advisor"}`)), `resources[0].attributes.usage: "complete" is required`},
+		{"granularity outside its set", snap(principal("user", `{"source": "s", "complete": true, "granularity": "api"}`)), `resources[0].attributes.usage.granularity: "api" is not one of "action", "service"`},
+		{"last use not a time", snap(principal("group", `{"source": "s", "complete": true, "services": [{"service": "s3", "last_used": "recently"}]}`)), `resources[0].attributes.usage.services[0].last_used: "recently" is not an RFC 3339 time`},
+		{"service without namespace", snap(principal("user", `{"source": "s", "complete": true, "services": [{"name": "Amazon S3"}]}`)), `resources[0].attributes.usage.services[0]: "service" is required`},
+		{"misspelt action field", snap(principal("user", `{"source": "s", "complete": true, "services": [{"service": "s3", "actions": [{"action": "s3:GetObject", "last_use": null}]}]}`)), `resources[0].attributes.usage.services[0].actions[0].last_use: unknown field (did you mean "last_used"?)`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) { wantReadError(t, tt.in, tt.want) })
+	}
+}

@@ -1,0 +1,44 @@
+# METADATA
+# title: Principal is granted actions it has not used for 90 days
+# description: >-
+#   In the services a user, role or group does use, IAM's action-level last-accessed data
+#   shows granted actions it has not used for the whole window (setting
+#   unused_access_window_days, 90 days): a role that only reads S3 but may delete objects
+#   keeps a risk it does not need. Narrow the policies to the actions used. Services unused
+#   as a whole are WARDEN-AWS-IAM-034's findings, not repeated here. An action counts as
+#   unused only when the data proves it: incomplete data, a principal younger than the
+#   window, service-linked roles and principals tagged warden-least-privilege: exempt are
+#   not judged. No fix is automated yet, as rewriting a policy's actions (often wildcards
+#   shared with other principals) is a person's call.
+# custom:
+#   id: WARDEN-AWS-IAM-035
+#   severity: medium
+#   resource_types: [aws.iam.user, aws.iam.role, aws.iam.group]
+#   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(7)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.5.18"]}
+#   remediation: {action: notify, risk: none}
+package warden.aws.iam.unused_actions
+
+import data.warden.lib.display
+import data.warden.lib.usage
+
+# One finding per principal, without a key: its fingerprint stays the same while the list
+# of actions and the days change.
+deny contains violation if {
+	unused := usage.unused_actions
+	count(unused) > 0
+	tracked := usage.tracked_action_count
+	services := sort({u.service | some u in unused})
+	violation := {
+		"msg": sprintf(
+			"%s %s uses %d of the %d actions tracked in the services it uses; unused for %d days or more in %s: %s; data as of %s",
+			[
+				usage.kind, display.name, tracked - count(unused), tracked, usage.window_days, concat(", ", services),
+				usage.listed([sprintf("%s (%s)", [u.action, u.evidence]) | some u in unused]),
+				usage.day(usage.facts.as_of),
+			],
+		),
+		"unused_actions": [{"action": u.action, "last_used": u.last_used} | some u in unused],
+		"window_days": usage.window_days,
+		"as_of": usage.facts.as_of,
+	}
+}

@@ -1,0 +1,42 @@
+# METADATA
+# title: Principal is granted services it has not used for 90 days
+# description: >-
+#   IAM's last-accessed data shows services a user, role or group is granted but has not
+#   used for the whole window (setting unused_access_window_days, 90 days): permissions
+#   nobody uses only widen what a leaked credential or a mistake can reach. Remove the
+#   services from the principal's policies. A service counts as unused only when the data
+#   proves it: incomplete data, a principal younger than the window, service-linked roles
+#   and principals tagged warden-least-privilege: exempt are not judged. No fix is
+#   automated yet, as narrowing a policy shared with other principals, or one that grants a
+#   rarely used service (disaster recovery, yearly jobs), is a person's call.
+# custom:
+#   id: WARDEN-AWS-IAM-034
+#   severity: medium
+#   resource_types: [aws.iam.user, aws.iam.role, aws.iam.group]
+#   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(7)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.5.18"]}
+#   remediation: {action: notify, risk: none}
+package warden.aws.iam.unused_services
+
+import data.warden.lib.display
+import data.warden.lib.usage
+
+# One finding per principal, without a key: its fingerprint stays the same while the list
+# of services and the days change.
+deny contains violation if {
+	unused := usage.unused_services
+	count(unused) > 0
+	violation := {
+		"msg": sprintf(
+			"%s %s uses %d of %d services it is granted; unused for %d days or more: %s; data as of %s",
+			[
+				usage.kind, display.name, count(usage.used_services), count(usage.facts.services), usage.window_days,
+				usage.listed([sprintf("%s (%s)", [u.service, u.evidence]) | some u in unused]),
+				usage.day(usage.facts.as_of),
+			],
+		),
+		"unused_services": [{"service": u.service, "last_used": u.last_used} | some u in unused],
+		"used_services": usage.used_services,
+		"window_days": usage.window_days,
+		"as_of": usage.facts.as_of,
+	}
+}

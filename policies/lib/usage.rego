@@ -1,0 +1,160 @@
+# METADATA
+# title: Usage helpers
+# description: >-
+#   What IAM's service-last-accessed data (attributes.usage of a user, role or group) shows
+#   about the principal being evaluated: which granted services and actions went unused for
+#   a whole window, with the evidence, failing closed wherever the data cannot speak.
+package warden.lib.usage
+
+# The contract (the collector's attributes.usage): usage.services lists exactly the services
+# the principal's policies grant, each with last_used (null: not used since tracked_since)
+# and, for services tracked per action, actions with their own last_used. A service or an
+# action counts as UNUSED only when the data proves it for the whole window:
+#   - last_used is null and tracking began at or before the window's start, or
+#   - last_used is at or before the window's start.
+# Anything else counts as used: no usage attribute, usage.complete != true, a time that is
+# missing or not a string, a principal younger than the window, a null last_used while
+# tracking began within the window. The window ends at usage.as_of, the data's own time,
+# so that days are counted from what the data saw (and a late collection adds nothing).
+#
+# Performance: the rules without arguments below read input.resource: OPA computes each
+# once per resource, shared by every policy that imports them.
+
+# window_days is the length of the window, in days (setting unused_access_window_days).
+window_days := n if {
+	n := data.warden.config.unused_access_window_days
+} else := 90
+
+# max_listed is how many entries a message lists before "and N more": an administrator
+# is granted some 400 services, all in the violation's machine-readable list.
+max_listed := 20
+
+principal_kinds := {"aws.iam.user": "user", "aws.iam.role": "role", "aws.iam.group": "group"}
+
+# kind is "user", "role" or "group", for messages.
+kind := principal_kinds[input.resource.type]
+
+# exempt holds for principals no least-privilege finding should name: service-linked roles
+# (their policies belong to the AWS service that created them, which alone may change
+# them) and principals tagged warden-least-privilege: exempt.
+exempt if input.resource.attributes.service_linked == true
+
+exempt if startswith(object.get(input.resource.attributes, "path", ""), "/aws-service-role/")
+
+exempt if {
+	v := input.resource.tags["warden-least-privilege"]
+	is_string(v)
+	lower(trim_space(v)) == "exempt"
+}
+
+# facts is the usage attribute of a principal that can be judged: complete, with its times
+# and services, not exempt, and the principal at least as old as the window (judged).
+# Undefined otherwise: then nothing is concluded, and every rule below reading it is
+# undefined too (the comprehensions say so explicitly: over nothing, they would be empty).
+facts := readable if judged
+
+# readable is the usage attribute when it is complete and has its times and services.
+readable := u if {
+	kind
+	u := input.resource.attributes.usage
+	is_object(u)
+	u.complete == true
+	is_string(u.as_of)
+	is_string(u.tracked_since)
+	is_array(u.services)
+	not exempt
+}
+
+as_of_ns := time.parse_rfc3339_ns(readable.as_of)
+
+tracked_since_ns := time.parse_rfc3339_ns(readable.tracked_since)
+
+# window_start_ns is the start of the window ending at as_of. A window of less than a day
+# (a setting of 0 or below) judges nothing.
+window_start_ns := time.add_date(as_of_ns, 0, 0, 0 - window_days) if {
+	is_number(window_days)
+	window_days >= 1
+}
+
+# judged holds when the principal's usage may be read: the data is there and the principal
+# is at least as old as the window. A user or role without a creation time is not judged;
+# a group without one (groups may carry none) is judged through tracked_since alone.
+judged if {
+	created := input.resource.attributes.created
+	is_string(created)
+	time.parse_rfc3339_ns(created) <= window_start_ns
+}
+
+judged if {
+	input.resource.type == "aws.iam.group"
+	object.get(input.resource.attributes, "created", null) == null
+	window_start_ns
+}
+
+# evidence(entry) says why a service or action (an object with last_used) counts as
+# unused; it is undefined when the entry counts as used. A missing last_used is unknown,
+# not never.
+evidence(entry) := sprintf("never used since tracking began on %s", [day(facts.tracked_since)]) if {
+	entry.last_used == null
+	tracked_since_ns <= window_start_ns
+} else := sprintf("last used %s, %d days ago", [day(entry.last_used), days]) if {
+	is_string(entry.last_used)
+	t := time.parse_rfc3339_ns(entry.last_used)
+	t <= window_start_ns
+	days := floor((as_of_ns - t) / 86400000000000)
+}
+
+# unused(entry) holds when evidence(entry) is defined.
+unused(entry) if evidence(entry)
+
+# service_name(s) is a service's namespace ("s3"), or its name when the namespace is missing.
+service_name(s) := s.service if {
+	is_string(s.service)
+	s.service != ""
+} else := s.name if {
+	is_string(s.name)
+	s.name != ""
+} else := "(unnamed service)"
+
+# unused_services are the granted services unused for the whole window, sorted by name:
+# each {"service", "last_used", "evidence"}.
+unused_services := [{"service": name, "last_used": s.last_used, "evidence": ev} |
+	some [name, i] in sort([[service_name(s), i] | some i, s in facts.services; unused(s)])
+	s := facts.services[i]
+	ev := evidence(s)
+] if facts
+
+# used_services are the names of the granted services that count as used, sorted.
+used_services := sort([service_name(s) | some s in facts.services; not unused(s)]) if facts
+
+# unused_actions are, in the services that count as used and are tracked per action, the
+# granted actions unused for the whole window, sorted: each {"action", "service",
+# "last_used", "evidence"}.
+unused_actions := [{"action": a.action, "service": service_name(s), "last_used": a.last_used, "evidence": evidence(a)} |
+	some [_, i, j] in sort([[a.action, i, j] |
+		some i, s in facts.services
+		not unused(s)
+		some j, a in tracked_actions(s)
+		unused(a)
+	])
+	s := facts.services[i]
+	a := tracked_actions(s)[j]
+] if facts
+
+# tracked_actions(s) is the action-level data of service s: its actions that name one.
+tracked_actions(s) := [a | some a in s.actions; is_object(a); is_string(a.action)] if is_array(s.actions)
+
+# tracked_action_count is the number of actions tracked in the services that count as used.
+tracked_action_count := count([1 |
+	some s in facts.services
+	not unused(s)
+	some _ in tracked_actions(s)
+]) if facts
+
+# listed(items) joins items for a message, the first max_listed of them.
+listed(items) := concat(", ", items) if {
+	count(items) <= max_listed
+} else := sprintf("%s and %d more", [concat(", ", array.slice(items, 0, max_listed)), count(items) - max_listed])
+
+# day(ts) is the date part of an RFC 3339 time, for messages.
+day(ts) := substring(ts, 0, 10)
