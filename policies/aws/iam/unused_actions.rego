@@ -8,14 +8,15 @@
 #   as a whole are WARDEN-AWS-IAM-034's findings, not repeated here. An action counts as
 #   unused only when the data proves it: incomplete data, a principal younger than the
 #   window, service-linked roles and principals tagged warden-least-privilege: exempt are
-#   not judged. No fix is automated yet, as rewriting a policy's actions (often wildcards
-#   shared with other principals) is a person's call.
+#   not judged. The fix removes, from the principal's inline policies, the actions the data
+#   shows unused that they name one by one, behind approval (high risk); a wildcard within
+#   a used service stays, as the data cannot speak for the actions AWS does not track.
 # custom:
 #   id: WARDEN-AWS-IAM-035
 #   severity: medium
 #   resource_types: [aws.iam.user, aws.iam.role, aws.iam.group]
 #   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(7)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.5.18"]}
-#   remediation: {action: notify, risk: none}
+#   remediation: {action: aws.iam.rightsize_inline_policy, risk: high, params: [window_days]}
 package warden.aws.iam.unused_actions
 
 import data.warden.lib.display

@@ -6,15 +6,16 @@
 #   nobody uses only widen what a leaked credential or a mistake can reach. Remove the
 #   services from the principal's policies. A service counts as unused only when the data
 #   proves it: incomplete data, a principal younger than the window, service-linked roles
-#   and principals tagged warden-least-privilege: exempt are not judged. No fix is
-#   automated yet, as narrowing a policy shared with other principals, or one that grants a
-#   rarely used service (disaster recovery, yearly jobs), is a person's call.
+#   and principals tagged warden-least-privilege: exempt are not judged. The fix narrows
+#   the principal's inline policies to what it used, behind approval (high risk: a rarely
+#   used service, for disaster recovery or a yearly job, is a person's call); managed
+#   policies shared with other principals are left to a person.
 # custom:
 #   id: WARDEN-AWS-IAM-034
 #   severity: medium
 #   resource_types: [aws.iam.user, aws.iam.role, aws.iam.group]
 #   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(7)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.5.18"]}
-#   remediation: {action: notify, risk: none}
+#   remediation: {action: aws.iam.rightsize_inline_policy, risk: high, params: [window_days]}
 package warden.aws.iam.unused_services
 
 import data.warden.lib.display
