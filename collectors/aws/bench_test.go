@@ -173,3 +173,66 @@ func BenchmarkCollectOrganization(b *testing.B) {
 		b.ReportMetric(elapsed.Seconds(), "s/collection")
 	}
 }
+
+// BenchmarkCollectUsage reads Access Advisor for every principal of a 50-account
+// organisation (30 principals an account: 20 roles, 10 users), 20 ms per call, 20 IAM
+// calls/s per account, 10 accounts at a time: the calls a principal takes, and the time
+// against the floor the rate limits set (the busiest account's IAM calls over the limit,
+// once per round of accounts).
+func BenchmarkCollectUsage(b *testing.B) {
+	const n, concurrency = 50, 10
+	w := &cloudsim.World{
+		Latency:    cloudsim.Duration(20 * time.Millisecond),
+		RateLimits: map[string]float64{"iam": limit, "sts": limit, "ec2": limit, "acm": limit, "organizations": limit},
+	}
+	for i := range n {
+		id := fmt.Sprintf("6000000000%02d", i)
+		a := cloudsim.LargeAccount{ID: id, Roles: 20, Users: 10, Regions: []string{"us-east-1"}}.Build()
+		a.Roles = append(a.Roles, &cloudsim.Role{Name: "OrganizationAccountAccessRole", AssumeRolePolicy: cloudsim.Doc(
+			`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::600000000000:root"},"Action":"sts:AssumeRole"}]}`)})
+		w.AWS.Accounts = append(w.AWS.Accounts, a)
+	}
+	w.AWS.Organization = &cloudsim.Organization{ID: "o-usagebench", Management: "600000000000"}
+	sim, url := simtest.Start(b, w, cloudsim.Options{})
+	for b.Loop() {
+		c := awscollector.New(awscollector.Config{
+			Org: true, Endpoint: url, Regions: []string{"us-east-1"}, Concurrency: concurrency,
+			AWS:        &aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKIDBENCH", "secret", "")},
+			RateLimits: map[string]float64{"iam": limit, "sts": limit, "ec2": limit, "acm": limit, "organizations": limit},
+			Usage:      awscollector.UsageConfig{Enabled: true},
+		})
+		if _, err := c.Discover(context.Background()); err != nil {
+			b.Fatal(err)
+		}
+		sim.ResetCalls()
+		var sink collectors.MemorySink
+		start := time.Now()
+		if err := c.Collect(context.Background(), &sink); err != nil {
+			b.Fatal(err)
+		}
+		elapsed := time.Since(start)
+		principals, incomplete := 0, 0
+		for _, r := range sink.Resources {
+			if u, ok := r.Attributes["usage"].(map[string]any); ok {
+				principals++
+				if u["complete"] != true {
+					incomplete++
+				}
+			}
+		}
+		if incomplete > 0 {
+			b.Fatalf("%d of %d principals' usage incomplete", incomplete, principals)
+		}
+		calls := sim.Calls()
+		usageCalls := calls["iam:GenerateServiceLastAccessedDetails"].Calls + calls["iam:GetServiceLastAccessedDetails"].Calls
+		iamPerAccount := float64(sim.CallsTo("iam")) / n
+		rounds := (n + concurrency - 1) / concurrency
+		floor := time.Duration(iamPerAccount / limit * float64(rounds) * float64(time.Second))
+		b.ReportMetric(float64(principals), "principals")
+		b.ReportMetric(float64(usageCalls)/float64(principals), "usage-calls/principal")
+		b.ReportMetric(iamPerAccount, "iam-calls/account")
+		b.ReportMetric(elapsed.Seconds(), "s/collection")
+		b.ReportMetric(floor.Seconds(), "s-floor")
+		b.ReportMetric(elapsed.Seconds()/floor.Seconds(), "x-floor")
+	}
+}
