@@ -1,6 +1,7 @@
 // Package gcp holds warden's fixes of Google Cloud drift, one file each: remove one
-// member from one binding of a project's, folder's or organisation's IAM policy, disable
-// a service-account key, disable a firewall rule. Each reads before it writes, so that
+// member from one binding of a project's, folder's or organisation's IAM policy, apply
+// one of Google's IAM role recommendations, disable a service-account key, disable a
+// firewall rule. Each reads before it writes, so that
 // Apply on a part already fixed returns remediators.ErrConverged without a write call,
 // and each calls Google through the shared, paced clients of internal/gcpapi.
 package gcp
@@ -40,5 +41,5 @@ func resourceName(uid, service string) (string, error) {
 
 // All returns every Google Cloud fix, calling Google through c (nil: planning only).
 func All(c *gcpapi.Clients) []remediators.Remediator {
-	return []remediators.Remediator{NewRemoveBindingMember(c), NewDisableServiceAccountKey(c), NewDisableFirewall(c)}
+	return []remediators.Remediator{NewRemoveBindingMember(c), NewDisableServiceAccountKey(c), NewDisableFirewall(c), NewApplyRoleRecommendation(c)}
 }

@@ -178,25 +178,33 @@ func (r *RemoveBindingMember) modify(ctx context.Context, a remediators.Action, 
 	if b.Resource == "" || b.Role == "" || b.Member == "" {
 		return fmt.Errorf("action %s: before-state names no binding member", a.ID)
 	}
-	get, set, err := r.policyCalls(b.Resource)
+	return modifyPolicy(ctx, r.c, b.Resource, b.Role+" "+b.Member, func(p *iampb.Policy) bool { return change(p, b) }, converged)
+}
+
+// modifyPolicy runs one read-modify-write of the IAM policy of resource (a project,
+// folder or organisation): change edits the policy read and says whether it changed it.
+// No change is ErrConverged when converged is asked for, nil otherwise. A write that
+// lost a race (ABORTED) starts again from the read; what names the change in errors.
+func modifyPolicy(ctx context.Context, c *gcpapi.Clients, resource, what string, change func(*iampb.Policy) bool, converged bool) error {
+	get, set, err := policyCalls(c, resource)
 	if err != nil {
 		return err
 	}
-	scope := b.Resource
+	scope := resource
 	if p, ok := strings.CutPrefix(scope, "projects/"); ok {
 		scope = p
 	}
 	for attempt := 1; ; attempt++ {
 		var p *iampb.Policy
-		err := call(ctx, r.c, scope, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
+		err := call(ctx, c, scope, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
 			// Version 3: conditional bindings are read as they are, and written back so.
-			p, err = get(ctx, &iampb.GetIamPolicyRequest{Resource: b.Resource, Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}})
+			p, err = get(ctx, &iampb.GetIamPolicyRequest{Resource: resource, Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}})
 			return err
 		})
 		if err != nil {
-			return fmt.Errorf("read the IAM policy of %s: %w", b.Resource, err)
+			return fmt.Errorf("read the IAM policy of %s: %w", resource, err)
 		}
-		if !change(p, b) {
+		if !change(p) {
 			if converged {
 				return remediators.ErrConverged
 			}
@@ -209,15 +217,15 @@ func (r *RemoveBindingMember) modify(ctx context.Context, a remediators.Action, 
 			}
 		}
 		// p carries the etag it was read with: a change made since is refused, not lost.
-		err = call(ctx, r.c, scope, "cloudresourcemanager.SetIamPolicy", func(ctx context.Context) error {
-			_, err := set(ctx, &iampb.SetIamPolicyRequest{Resource: b.Resource, Policy: p})
+		err = call(ctx, c, scope, "cloudresourcemanager.SetIamPolicy", func(ctx context.Context) error {
+			_, err := set(ctx, &iampb.SetIamPolicyRequest{Resource: resource, Policy: p})
 			return err
 		})
 		if err == nil {
 			return nil
 		}
 		if !gcpapi.IsConflict(err) || attempt >= maxPolicyAttempts {
-			return fmt.Errorf("write the IAM policy of %s (%s %s): %w", b.Resource, b.Role, b.Member, err)
+			return fmt.Errorf("write the IAM policy of %s (%s): %w", resource, what, err)
 		}
 		d := backoff.FullJitter(20*time.Millisecond, time.Second, attempt)
 		t := time.NewTimer(d)
@@ -236,11 +244,10 @@ type (
 )
 
 // policyCalls picks the Resource Manager client of the resource's kind.
-func (r *RemoveBindingMember) policyCalls(resource string) (getPolicy, setPolicy, error) {
-	if r.c == nil {
+func policyCalls(c *gcpapi.Clients, resource string) (getPolicy, setPolicy, error) {
+	if c == nil {
 		return nil, nil, errNoClients
 	}
-	c := r.c
 	switch {
 	case strings.HasPrefix(resource, "projects/"):
 		return func(ctx context.Context, q *iampb.GetIamPolicyRequest) (*iampb.Policy, error) {

@@ -1,12 +1,12 @@
 # METADATA
 # title: IAM recommender suggests removing or shrinking a role binding
-# description: Google's IAM recommender compares each principal's role bindings with the permissions it used over the last 90 days and suggests removing a role nobody uses, or replacing it with smaller roles that cover what was used. A grant beyond what is used is access an attacker gets for free with the principal's credentials. No fix is automated here because the recommender only sees 90 days, and a rarely used grant (a yearly job, break-glass access) can be needed; review the suggestion and apply it in the console or with gcloud.
+# description: Google's IAM recommender compares each principal's role bindings with the permissions it used over the last 90 days and suggests removing a role nobody uses, or replacing it with smaller roles that cover what was used. A grant beyond what is used is access an attacker gets for free with the principal's credentials. The fix applies the recommendation behind approval, at high risk since the recommender only sees 90 days and a rarely used grant (a yearly job, break-glass access) can be needed. It claims the recommendation, changes the binding under the policy's etag, and marks the recommendation succeeded or failed; rollback gives the role back.
 # custom:
 #   id: WARDEN-GCP-IAM-021
 #   severity: medium
 #   resource_types: [gcp.project.iam_policy]
 #   frameworks: {nist-800-53-r5: ["AC-6"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
-#   remediation: {action: notify, risk: none}
+#   remediation: {action: gcp.iam.apply_role_recommendation, risk: high, params: [role, member]}
 package warden.gcp.iam.binding_recommendation
 
 import data.warden.lib.display

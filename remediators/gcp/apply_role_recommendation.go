@@ -1,0 +1,273 @@
+package gcp
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	iampb "cloud.google.com/go/iam/apiv1/iampb"
+	"cloud.google.com/go/recommender/apiv1/recommenderpb"
+
+	"github.com/warden-sec/warden/internal/gcpapi"
+	"github.com/warden-sec/warden/remediators"
+	"github.com/warden-sec/warden/remediators/internal/attr"
+	"github.com/warden-sec/warden/snapshot"
+)
+
+// ApplyRoleRecommendation applies one of Google's IAM recommendations to a project's
+// policy (gcp.iam.apply_role_recommendation, parameters role and member): the member
+// leaves the role's unconditional binding and, for a replacement, joins the smaller roles
+// Google suggests. The recommendation is marked claimed before the write (with its etag:
+// a recommendation Google refreshed since the plan is refused), then succeeded, or failed
+// when the write fails. Rollback gives the member its role back and takes away the roles
+// the fix added; the recommendation keeps its final state.
+type ApplyRoleRecommendation struct{ c *gcpapi.Clients }
+
+// NewApplyRoleRecommendation returns the fix; c may be nil for planning only.
+func NewApplyRoleRecommendation(c *gcpapi.Clients) *ApplyRoleRecommendation {
+	return &ApplyRoleRecommendation{c}
+}
+
+// recommendationBefore is the part: one member's role in one project, the roles that
+// replace it, which of them it already held, and the recommendation with its etag.
+type recommendationBefore struct {
+	Resource       string   `json:"resource"` // projects/P
+	Role           string   `json:"role"`
+	Member         string   `json:"member"`
+	NewRoles       []string `json:"new_roles"`
+	HeldNewRoles   []string `json:"held_new_roles"`
+	Recommendation string   `json:"recommendation"`
+	Etag           string   `json:"etag"`
+}
+
+// Spec implements remediators.Remediator.
+func (*ApplyRoleRecommendation) Spec() remediators.Spec {
+	return remediators.Spec{
+		Action: "gcp.iam.apply_role_recommendation",
+		Params: []remediators.Param{
+			{Name: "role", Required: true, Doc: `the role the recommendation removes or replaces ("roles/editor")`},
+			{Name: "member", Required: true, Doc: `the member it concerns ("serviceAccount:ci@p.iam.gserviceaccount.com")`},
+		},
+		ResourceTypes: []string{"gcp.project.iam_policy"},
+		Rollback:      remediators.Rollback{Possible: true},
+		Permissions: remediators.Permissions{GCP: []string{
+			"recommender.iamPolicyRecommendations.get", "recommender.iamPolicyRecommendations.update",
+			"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"}},
+	}
+}
+
+// Targets is the active recommendation for the member's unconditional binding of the
+// role: "ROLE/MEMBER".
+func (*ApplyRoleRecommendation) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
+	role, err := attr.Param(params, "role", true)
+	if err != nil {
+		return nil, err
+	}
+	member, err := attr.Param(params, "member", true)
+	if err != nil {
+		return nil, err
+	}
+	resource, err := resourceName(res.UID, "cloudresourcemanager.googleapis.com")
+	if err != nil {
+		return nil, err
+	}
+	held := map[string]bool{}
+	for _, b := range attr.Maps(res.Attributes, "bindings") {
+		if attr.Map(b, "condition") == nil && slices.Contains(attr.Strings(b, "members"), member) {
+			held[attr.String(b, "role")] = true
+		}
+	}
+	if !held[role] {
+		return nil, nil
+	}
+	for _, r := range attr.Maps(res.Attributes, "recommendations") {
+		if attr.String(r, "role") != role || attr.String(r, "member") != member || attr.String(r, "state") != "ACTIVE" {
+			continue
+		}
+		b := recommendationBefore{Resource: resource, Role: role, Member: member, NewRoles: attr.Strings(r, "new_roles"),
+			Recommendation: attr.String(r, "name"), Etag: attr.String(r, "etag")}
+		if b.Recommendation == "" || b.Etag == "" {
+			return nil, fmt.Errorf("%s: the recommendation for %s %s has no name or etag", res.UID, role, member)
+		}
+		for _, nr := range b.NewRoles {
+			if held[nr] {
+				b.HeldNewRoles = append(b.HeldNewRoles, nr)
+			}
+		}
+		if b.NewRoles == nil {
+			b.NewRoles = []string{}
+		}
+		before, err := attr.Canonical(b)
+		if err != nil {
+			return nil, err
+		}
+		return []remediators.Target{{Part: role + "/" + member, Before: before}}, nil
+	}
+	return nil, nil
+}
+
+// Apply claims the recommendation, changes the binding, and marks the outcome;
+// ErrConverged when the member no longer holds the role and holds every new one.
+func (r *ApplyRoleRecommendation) Apply(ctx context.Context, a remediators.Action) error {
+	b, err := r.before(a)
+	if err != nil {
+		return err
+	}
+	scope := projectOf(b.Resource)
+	// Converged is asked first, without a write: a second Apply must not claim a
+	// recommendation already marked (its etag changed with the mark).
+	p, err := readPolicy(ctx, r.c, b.Resource)
+	if err != nil {
+		return err
+	}
+	if !holds(p, b.Role, b.Member) && holdsAll(p, b.NewRoles, b.Member) {
+		return remediators.ErrConverged
+	}
+	var etag string
+	err = call(ctx, r.c, scope, "recommender.MarkRecommendationClaimed", func(ctx context.Context) error {
+		rec, err := r.c.Recommender.MarkRecommendationClaimed(ctx, &recommenderpb.MarkRecommendationClaimedRequest{Name: b.Recommendation, Etag: b.Etag}, gcpapi.NoRetry())
+		if err == nil {
+			etag = rec.GetEtag()
+		}
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("claim recommendation %s: %w", b.Recommendation, err)
+	}
+	werr := modifyPolicy(ctx, r.c, b.Resource, "apply "+b.Recommendation, func(p *iampb.Policy) bool {
+		changed := removeMember(p, b.Role, b.Member)
+		for _, nr := range b.NewRoles {
+			changed = addMember(p, nr, b.Member) || changed
+		}
+		return changed
+	}, true)
+	mark, markName := "recommender.MarkRecommendationSucceeded", "succeeded"
+	if werr != nil && werr != remediators.ErrConverged {
+		mark, markName = "recommender.MarkRecommendationFailed", "failed"
+	}
+	merr := call(ctx, r.c, scope, mark, func(ctx context.Context) error {
+		var err error
+		if markName == "failed" {
+			_, err = r.c.Recommender.MarkRecommendationFailed(ctx, &recommenderpb.MarkRecommendationFailedRequest{Name: b.Recommendation, Etag: etag}, gcpapi.NoRetry())
+		} else {
+			_, err = r.c.Recommender.MarkRecommendationSucceeded(ctx, &recommenderpb.MarkRecommendationSucceededRequest{Name: b.Recommendation, Etag: etag}, gcpapi.NoRetry())
+		}
+		return err
+	})
+	if werr != nil {
+		return werr
+	}
+	if merr != nil {
+		return fmt.Errorf("the binding is changed, but marking recommendation %s %s failed: %w", b.Recommendation, markName, merr)
+	}
+	return nil
+}
+
+// Rollback gives the member its role back and takes away the new roles it did not hold
+// before.
+func (r *ApplyRoleRecommendation) Rollback(ctx context.Context, a remediators.Action) error {
+	b, err := r.before(a)
+	if err != nil {
+		return err
+	}
+	return modifyPolicy(ctx, r.c, b.Resource, "roll back "+b.Recommendation, func(p *iampb.Policy) bool {
+		changed := addMember(p, b.Role, b.Member)
+		for _, nr := range b.NewRoles {
+			if !slices.Contains(b.HeldNewRoles, nr) {
+				changed = removeMember(p, nr, b.Member) || changed
+			}
+		}
+		return changed
+	}, false)
+}
+
+func (r *ApplyRoleRecommendation) before(a remediators.Action) (recommendationBefore, error) {
+	var b recommendationBefore
+	if err := attr.Decode(a.Before, &b); err != nil {
+		return b, err
+	}
+	if b.Resource == "" || b.Role == "" || b.Member == "" || b.Recommendation == "" {
+		return b, fmt.Errorf("action %s: before-state names no binding or recommendation", a.ID)
+	}
+	if r.c == nil || r.c.Recommender == nil {
+		return b, errNoClients
+	}
+	return b, nil
+}
+
+// projectOf is the pacing scope of a project's resource name ("projects/P" → "P").
+func projectOf(resource string) string {
+	if len(resource) > len("projects/") && resource[:len("projects/")] == "projects/" {
+		return resource[len("projects/"):]
+	}
+	return resource
+}
+
+// removeMember takes member out of role's unconditional binding, dropping a binding left
+// empty; it reports whether it changed p.
+func removeMember(p *iampb.Policy, role, member string) bool {
+	for i, x := range p.Bindings {
+		if x.GetRole() != role || x.GetCondition() != nil || !slices.Contains(x.Members, member) {
+			continue
+		}
+		x.Members = slices.DeleteFunc(x.Members, func(m string) bool { return m == member })
+		if len(x.Members) == 0 {
+			p.Bindings = slices.Delete(p.Bindings, i, i+1)
+		}
+		return true
+	}
+	return false
+}
+
+// addMember puts member in role's unconditional binding, made when there is none; it
+// reports whether it changed p.
+func addMember(p *iampb.Policy, role, member string) bool {
+	for _, x := range p.Bindings {
+		if x.GetRole() != role || x.GetCondition() != nil {
+			continue
+		}
+		if slices.Contains(x.Members, member) {
+			return false
+		}
+		x.Members = append(x.Members, member)
+		return true
+	}
+	p.Bindings = append(p.Bindings, &iampb.Binding{Role: role, Members: []string{member}})
+	return true
+}
+
+// readPolicy reads the IAM policy of resource (version 3).
+func readPolicy(ctx context.Context, c *gcpapi.Clients, resource string) (*iampb.Policy, error) {
+	get, _, err := policyCalls(c, resource)
+	if err != nil {
+		return nil, err
+	}
+	var p *iampb.Policy
+	err = call(ctx, c, projectOf(resource), "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
+		p, err = get(ctx, &iampb.GetIamPolicyRequest{Resource: resource, Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read the IAM policy of %s: %w", resource, err)
+	}
+	return p, nil
+}
+
+// holds reports whether member is in role's unconditional binding.
+func holds(p *iampb.Policy, role, member string) bool {
+	for _, x := range p.Bindings {
+		if x.GetRole() == role && x.GetCondition() == nil && slices.Contains(x.Members, member) {
+			return true
+		}
+	}
+	return false
+}
+
+func holdsAll(p *iampb.Policy, roles []string, member string) bool {
+	for _, r := range roles {
+		if !holds(p, r, member) {
+			return false
+		}
+	}
+	return true
+}
