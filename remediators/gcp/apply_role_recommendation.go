@@ -51,7 +51,7 @@ func (*ApplyRoleRecommendation) Spec() remediators.Spec {
 		ResourceTypes: []string{"gcp.project.iam_policy"},
 		Rollback:      remediators.Rollback{Possible: true},
 		Permissions: remediators.Permissions{GCP: []string{
-			"recommender.iamPolicyRecommendations.get", "recommender.iamPolicyRecommendations.update",
+			"recommender.iamPolicyRecommendations.update",
 			"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"}},
 	}
 }
