@@ -3,6 +3,9 @@ package cloudsim
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -369,4 +372,50 @@ func TestEvalIdentity(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzEnforcedRequest throws arbitrary Query and JSON requests, signed by a world user's
+// key, at an enforcing simulator: deriving the resource of any request and evaluating the
+// user's policies must answer with a result or an AWS error, never a panic or a 5xx; and a
+// call on the one ARN the user is denied (user/boss) is refused whatever it is.
+func FuzzEnforcedRequest(f *testing.F) {
+	f.Add("iam", "Action=ListUsers&Version=2010-05-08&PathPrefix=/x/")
+	f.Add("iam", "Action=GetAccessKeyLastUsed&AccessKeyId=AKIDFUZZ&Version=2010-05-08")
+	f.Add("iam", "Action=DeleteUser&UserName=boss&Version=2010-05-08")
+	f.Add("iam", "Action=AttachUserPolicy&UserName=boss&PolicyArn=arn:aws:iam::aws:policy/X&Version=2010-05-08")
+	f.Add("iam", "Action=CreatePolicy&PolicyName=p&Path=/a/&PolicyDocument=%7B%7D&Version=2010-05-08")
+	f.Add("ec2", "Action=CreateTags&ResourceId.1=sg-1&Tag.1.Key=k&Tag.1.Value=v&Version=2016-11-15")
+	f.Add("sts", "Action=AssumeRole&RoleArn=arn:aws:iam::111111111111:role/r&RoleSessionName=s")
+	f.Add("acm", `{"CertificateArn": "arn:aws:acm:us-east-1:111111111111:certificate/x"}`)
+	f.Add("secretsmanager", `{"SecretId": "s"}`)
+	targets := map[string]string{"acm": "CertificateManager.DescribeCertificate", "secretsmanager": "secretsmanager.DescribeSecret"}
+	f.Fuzz(func(t *testing.T, service, body string) {
+		doc := Doc(`{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"},{"Effect":"Deny","Action":"*","Resource":"arn:aws:iam::111111111111:user/boss"}]}`)
+		s, err := New(&World{AWS: AWS{EnforceIAM: true, Accounts: []*Account{{ID: "111111111111",
+			Users: []*User{
+				{Name: "a", AccessKeys: []*AccessKey{{ID: "AKIDFUZZ"}}, InlinePolicies: []InlinePolicy{{Name: "p", Document: doc}}},
+				{Name: "boss"},
+			},
+			SecurityGroups: []*SecurityGroup{{ID: "sg-1", Name: "g", Region: "us-east-1"}},
+			Secrets:        []*Secret{{Name: "s", Region: "us-east-1", String: "v"}}}},
+		}}, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest(http.MethodPost, "/", strings.NewReader(body))
+		req.Header.Set("Authorization", "AWS4-HMAC-SHA256 Credential=AKIDFUZZ/20261202/us-east-1/"+service+"/aws4_request, SignedHeaders=host, Signature=0")
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if tg := targets[service]; tg != "" {
+			req.Header.Set("X-Amz-Target", tg)
+		}
+		rec := httptest.NewRecorder()
+		s.Handler().ServeHTTP(rec, req)
+		if rec.Code >= 500 && rec.Code != http.StatusNotImplemented {
+			t.Errorf("%s %q: status %d: %s", service, body, rec.Code, rec.Body.String())
+		}
+		if form, err := url.ParseQuery(body); err == nil && service == "iam" && form.Get("UserName") == "boss" &&
+			!strings.Contains(form.Get("Action"), "Group") && rec.Code < 300 {
+			t.Errorf("%s %q on user/boss: status %d, want refused", service, body, rec.Code)
+		}
+	})
 }
