@@ -93,8 +93,10 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.mu.Lock()
-		res, err := h(c, form)
-		if err == nil {
+		var res any
+		if e := s.authorize(c, s.queryResource(c, form)); e != nil {
+			err = e
+		} else if res, err = h(c, form); err == nil {
 			s.recordAccess(c)
 		}
 		s.mu.Unlock()
@@ -118,8 +120,11 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.mu.Lock()
-		res, err := h(c, body)
-		if err == nil {
+		var res any
+		var err error
+		if e := s.authorize(c, s.jsonResource(c, body)); e != nil {
+			err = e
+		} else if res, err = h(c, body); err == nil {
 			s.recordAccess(c)
 		}
 		s.mu.Unlock()
@@ -149,7 +154,7 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 // and authenticates it (see authenticate), filling in c's Account, Principal, authErr,
 // and usedBy and signRegion for recordAccess. s.mu is held.
 func (s *Sim) identify(c *call, r *http.Request, body []byte, auth sigv4Auth) {
-	c.signRegion = auth.Region
+	c.signRegion, c.akid = auth.Region, auth.AKID
 	if se, ok := s.sessions[auth.AKID]; ok {
 		c.Account, c.Principal, c.authErr = se.Account, se.ARN, s.authenticate(r, body, auth, se.Secret, nil)
 		if se.role != nil {

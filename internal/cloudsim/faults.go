@@ -223,4 +223,7 @@ type call struct {
 	usedBy *[]AccessRecord
 	// signRegion is the region of the request's signature (Region is "global" for IAM).
 	signRegion string
+	// akid is the access key id that signed the request, by which authorize finds whose
+	// policies apply.
+	akid string
 }

@@ -16,7 +16,9 @@ const awsPolicyPrefix = "arn:aws:iam::aws:policy/"
 // awsPlaceholderDoc is the document of AWS-managed policies the world does not spell out.
 // The simulator does not know AWS's documents; a world that wants a policy's real grants
 // lists the policy with its document. The placeholder grants next to nothing, so that it
-// raises no finding the world's author did not write.
+// raises no finding the world's author did not write. With IAM enforcement on
+// (iam_enforce.go) it is what the policy grants: a principal with only placeholders may
+// call sts:GetCallerIdentity and nothing else.
 const awsPlaceholderDoc Doc = `{"Version":"2012-10-17","Statement":[{"Sid":"SimulatorPlaceholder","Effect":"Allow","Action":"sts:GetCallerIdentity","Resource":"*"}]}`
 
 // maxPolicyVersions is IAM's quota of versions per managed policy.

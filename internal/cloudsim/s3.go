@@ -231,8 +231,10 @@ func (s *Sim) serveS3(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
-	ans, e := s.s3Do(c, op, r, p)
-	if e == nil {
+	var ans *s3Answer
+	if ae := s.authorize(c, func(*Account) string { return s3Resource(op) }); ae != nil {
+		e = s3FromAPI(ae)
+	} else if ans, e = s.s3Do(c, op, r, p); e == nil {
 		s.recordAccess(c)
 	}
 	s.mu.Unlock()

@@ -4,7 +4,9 @@
 // GCP REST/JSON (Resource Manager, Compute) and gRPC (IAM admin) — on one HTTP port, so that warden's collectors and remediators run
 // their real clients against it unchanged. Its state is a World, loaded from a file or
 // built in code; faults (latency, throttling, 5xx, AccessDenied) and rate limits are
-// injected per call, and every call is counted.
+// injected per call, and every call is counted. Optionally (Options.EnforceIAM,
+// aws.enforce_iam) the AWS calls of world users and role sessions are authorized against
+// their identity policies (iam_enforce.go).
 package cloudsim
 
 import (
@@ -30,6 +32,10 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives one debug line per call; default discards.
 	Logger *slog.Logger
+	// EnforceIAM authorizes every AWS call of a world user or role session against its
+	// identity policies (iam_enforce.go), as the world's aws.enforce_iam does; either
+	// turns it on.
+	EnforceIAM bool
 }
 
 // Sim is a running simulated cloud. It is safe for concurrent use; every API call runs
@@ -39,6 +45,8 @@ type Sim struct {
 	world *World
 	now   func() time.Time
 	log   *slog.Logger
+	// enforceIAM is Options.EnforceIAM.
+	enforceIAM bool
 
 	// sessions maps access key ids the simulator issued (STS AssumeRole) to who holds them.
 	sessions map[string]session
@@ -86,7 +94,7 @@ func New(w *World, opts Options) (*Sim, error) {
 	if w == nil {
 		w = &World{}
 	}
-	s := &Sim{world: w, now: opts.Now, log: opts.Logger, sessions: map[string]session{}, deletedKeys: map[string]bool{},
+	s := &Sim{world: w, now: opts.Now, log: opts.Logger, enforceIAM: opts.EnforceIAM, sessions: map[string]session{}, deletedKeys: map[string]bool{},
 		limiters: map[string]*rate.Limiter{}, calls: map[string]*CallStats{}}
 	if s.now == nil {
 		s.now = time.Now

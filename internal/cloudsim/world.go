@@ -39,6 +39,9 @@ type AWS struct {
 	Accounts     []*Account    `yaml:"accounts"`
 	// S3 holds the buckets, each owned by one of the accounts.
 	S3 S3 `yaml:"s3,omitempty"`
+	// EnforceIAM authorizes every call of a world user or role session against its
+	// identity policies (iam_enforce.go); off, they may do anything, as the root user.
+	EnforceIAM bool `yaml:"enforce_iam,omitempty"`
 }
 
 // Organization is an AWS Organization over the world's accounts.
