@@ -20,6 +20,7 @@ import (
 //	GET  /_sim/writes          the write calls only, by "service:Operation" (Writes)
 //	POST /_sim/calls/reset     zero the counters
 //	POST /_sim/latency         body "250ms": the latency added to every call (SetLatency)
+//	POST /_sim/clock           body "2400h": move the clock forward (Advance); answers the new time
 //	POST /_sim/faults          body in YAML or JSON, {faults: [...], rate_limits: {...}}:
 //	                           replaces the faults and limits (SetFaults)
 //
@@ -56,6 +57,19 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		}
 		s.SetLatency(d)
 		w.WriteHeader(http.StatusNoContent)
+	case "POST /_sim/clock":
+		b, err := readBody(r)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
+		if err != nil || d < 0 {
+			http.Error(w, fmt.Sprintf("clock: want a duration to move the clock forward by, such as 2400h, got %q", b), http.StatusBadRequest)
+			return
+		}
+		s.Advance(d)
+		fmt.Fprintln(w, s.now().UTC().Format(time.RFC3339))
 	case "POST /_sim/faults":
 		b, err := readBody(r)
 		if err != nil {

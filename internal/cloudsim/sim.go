@@ -19,6 +19,7 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -44,7 +45,9 @@ type Sim struct {
 	mu    sync.Mutex
 	world *World
 	now   func() time.Time
-	log   *slog.Logger
+	// clockOffset is how far Advance moved the clock forward, in nanoseconds.
+	clockOffset atomic.Int64
+	log         *slog.Logger
 	// enforceIAM is Options.EnforceIAM.
 	enforceIAM bool
 
@@ -96,9 +99,13 @@ func New(w *World, opts Options) (*Sim, error) {
 	}
 	s := &Sim{world: w, now: opts.Now, log: opts.Logger, enforceIAM: opts.EnforceIAM, sessions: map[string]session{}, deletedKeys: map[string]bool{},
 		limiters: map[string]*rate.Limiter{}, calls: map[string]*CallStats{}}
-	if s.now == nil {
-		s.now = time.Now
+	base := s.now
+	if base == nil {
+		base = time.Now
 	}
+	// The clock can be moved forward (Advance, POST /_sim/clock), so that a test driving
+	// a separate process can let time pass: usage that ages, a key that gets old.
+	s.now = func() time.Time { return base().Add(time.Duration(s.clockOffset.Load())) }
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}
@@ -353,4 +360,12 @@ func (srv *Server) Shutdown(ctx context.Context) error {
 func (s *Sim) nextID() int {
 	s.seq++
 	return s.seq
+}
+
+// Advance moves the simulator's clock forward by d (d ≥ 0): times it stamps from then on
+// (creations, last uses, jobs) are that much later.
+func (s *Sim) Advance(d time.Duration) {
+	if d > 0 {
+		s.clockOffset.Add(int64(d))
+	}
 }

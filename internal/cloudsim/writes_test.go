@@ -339,3 +339,40 @@ func TestFaults_answerLatency(t *testing.T) {
 		t.Errorf("GetUser after the unanswered CreateUser: %v", err)
 	}
 }
+
+// POST /_sim/clock moves the clock forward: what the simulator stamps afterwards (a user
+// created) is that much later; a negative or unreadable duration is refused.
+func TestAdmin_clockMovesForward(t *testing.T) {
+	ctx := context.Background()
+	_, srv, cfg := iamTestSim(t, iamTestWorld(), "AKIDSIM")
+	c := iam.NewFromConfig(cfg, func(o *iam.Options) { o.RetryMaxAttempts = 1 })
+	post := func(body string) (int, string) {
+		t.Helper()
+		resp, err := http.Post(srv.URL+"/_sim/clock", "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+	_, was := post("0s")
+	code, at := post("2400h")
+	before, err1 := time.Parse(time.RFC3339, was)
+	moved, err2 := time.Parse(time.RFC3339, at)
+	if code != http.StatusOK || err1 != nil || err2 != nil || moved.Sub(before) != 2400*time.Hour {
+		t.Fatalf("POST clock 2400h: %d, %q → %q", code, was, at)
+	}
+	out, err := c.CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("later")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.User.CreateDate.Equal(moved) {
+		t.Errorf("a user created after the move is dated %v, want %v", out.User.CreateDate, moved)
+	}
+	for _, bad := range []string{"-1h", "soon"} {
+		if code, _ := post(bad); code != http.StatusBadRequest {
+			t.Errorf("POST clock %q: %d, want 400", bad, code)
+		}
+	}
+}
