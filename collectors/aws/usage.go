@@ -8,6 +8,9 @@ package aws
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -116,28 +119,44 @@ func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			setUsage(sc, r, a.usageOf(ctx, cl, r.UID))
+			setUsage(sc, r, a.usageOf(ctx, cl, r))
 		})
 	}
 	wg.Wait()
 }
 
-// usageOf is the usage of the principal uid: this collector's copy while it is younger
-// than the refresh period, else Access Advisor's answer (kept when complete).
-func (a *account) usageOf(ctx context.Context, cl *iam.Client, uid string) map[string]any {
+// usageOf is the usage of the principal r: this collector's copy while it is younger
+// than the refresh period and the principal's grants are those it was read with, else
+// Access Advisor's answer (kept when complete). A change of the principal's policies or
+// groups asks again at once: the services AWS lists are those the policies grant now, and
+// a fix that narrowed them is verified against the new list, not the old one.
+func (a *account) usageOf(ctx context.Context, cl *iam.Client, r snapshot.Resource) map[string]any {
 	cfg := a.c.cfg.Usage
 	refresh := cfg.Refresh
 	if refresh <= 0 {
 		refresh = DefaultUsageRefresh
 	}
-	if u, ok := a.c.usage.get(uid, time.Now(), refresh); ok {
+	key := r.UID + "|" + grantsKey(r.Attributes)
+	if u, ok := a.c.usage.get(key, time.Now(), refresh); ok {
 		return u
 	}
-	u := readUsage(ctx, cl, uid, cfg)
+	u := readUsage(ctx, cl, r.UID, cfg)
 	if u["complete"] == true {
-		a.c.usage.put(uid, time.Now(), u)
+		a.c.usage.put(key, time.Now(), u)
 	}
 	return u
+}
+
+// grantsKey fingerprints what decides a principal's grants: its attached and inline
+// policies and, for a user, its groups. (A managed policy's new default version keeps its
+// ARN: that change waits for the refresh.)
+func grantsKey(attrs map[string]any) string {
+	b, err := json.Marshal([]any{attrs["attached_policies"], attrs["inline_policies"], attrs["groups"]})
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:8])
 }
 
 // setUsage sets r's usage under sc's lock: the resources share their attribute maps with

@@ -100,6 +100,10 @@ func New(w *World, opts Options) (*Sim, error) {
 	s := &Sim{world: w, now: opts.Now, log: opts.Logger, enforceIAM: opts.EnforceIAM, sessions: map[string]session{}, deletedKeys: map[string]bool{},
 		limiters: map[string]*rate.Limiter{}, calls: map[string]*CallStats{}}
 	base := s.now
+	if base == nil && !w.Clock.IsZero() {
+		started, at := time.Now(), w.Clock
+		base = func() time.Time { return at.Add(time.Since(started)) }
+	}
 	if base == nil {
 		base = time.Now
 	}

@@ -27,6 +27,10 @@ type World struct {
 	Faults []Fault `yaml:"faults,omitempty"`
 	// Seed makes injected faults reproducible; 0 picks 1.
 	Seed uint64 `yaml:"seed,omitempty"`
+	// Clock, when set, is the simulator's time when it starts (it runs on from there);
+	// a past start leaves room to move it forward (POST /_sim/clock) without stamping
+	// times ahead of the machine's. Options.Now, when given, wins.
+	Clock time.Time `yaml:"clock,omitempty"`
 }
 
 // AWS is the simulated AWS partition.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -32,18 +31,19 @@ func NewRightsizeInlinePolicy(s *awsapi.Sessions) *RightsizeInlinePolicy {
 	return &RightsizeInlinePolicy{clients{s}}
 }
 
-// rightsizeBefore is the part: one inline policy, its document before and after, what
-// was removed and why.
+// rightsizeBefore is the part: one inline policy, its document before and after, and
+// what was removed. It holds nothing that moves with each read of the usage data (its
+// date, the evidence's day counts), so that the drift check before the write (which reads
+// the usage again) sees a change only when what would be removed changed; the finding's
+// message carries the evidence.
 type rightsizeBefore struct {
-	Kind       string            `json:"kind"` // user, group, role
-	Name       string            `json:"name"`
-	PolicyName string            `json:"policy_name"`
-	Document   json.RawMessage   `json:"document"`
-	After      json.RawMessage   `json:"after"` // null: the policy is deleted
-	Removed    []string          `json:"removed"`
-	Evidence   map[string]string `json:"evidence"`
-	WindowDays int               `json:"window_days"`
-	DataAsOf   string            `json:"data_as_of"`
+	Kind       string          `json:"kind"` // user, group, role
+	Name       string          `json:"name"`
+	PolicyName string          `json:"policy_name"`
+	Document   json.RawMessage `json:"document"`
+	After      json.RawMessage `json:"after"` // null: the policy is deleted
+	Removed    []string        `json:"removed"`
+	WindowDays int             `json:"window_days"`
 }
 
 // Spec implements remediators.Remediator.
@@ -114,19 +114,7 @@ func (*RightsizeInlinePolicy) Targets(res snapshot.Resource, params map[string]a
 		if err := subsetOf(r.doc, doc); err != nil {
 			return nil, fmt.Errorf("%s %s: inline policy %s: %w", kind, res.UID, attr.String(p, "name"), err)
 		}
-		b := rightsizeBefore{Kind: kind, Name: principalName(res), PolicyName: attr.String(p, "name"), Removed: r.removed,
-			Evidence: map[string]string{}, WindowDays: days, DataAsOf: u.AsOf.Format(time.RFC3339)}
-		for _, rm := range r.removed {
-			svc, _, _ := strings.Cut(strings.ToLower(rm), ":")
-			switch {
-			case u.Evidence[strings.ToLower(rm)] != "":
-				b.Evidence[rm] = u.Evidence[strings.ToLower(rm)]
-			case u.Evidence[svc] != "":
-				b.Evidence[rm] = svc + ": " + u.Evidence[svc]
-			case rm == "*":
-				b.Evidence[rm] = "narrowed to the services used: " + strings.Join(u.Used, ", ")
-			}
-		}
+		b := rightsizeBefore{Kind: kind, Name: principalName(res), PolicyName: attr.String(p, "name"), Removed: r.removed, WindowDays: days}
 		if b.Document, err = attr.Canonical(doc); err != nil {
 			return nil, err
 		}
