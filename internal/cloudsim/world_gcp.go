@@ -212,4 +212,3 @@ type SslCertificate struct {
 	Created       time.Time `yaml:"created,omitempty"`
 	Cert          CertSpec  `yaml:"certificate"`
 }
-
