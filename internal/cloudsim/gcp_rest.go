@@ -18,7 +18,8 @@ import (
 )
 
 // gcpRoutes serves the GCP REST APIs the Go clients call under the endpoint:
-// Resource Manager v3 ("/v3/…") and Compute v1 ("/compute/v1/…"). Custom verbs
+// Resource Manager v3 ("/v3/…"), Compute v1 ("/compute/v1/…"), IAM v1 workload identity
+// and the Policy Analyzer v1 ("/v1/…"). Custom verbs
 // ("projects/P:getIamPolicy") sit inside one path segment, so routes with a verb take the
 // whole segment and cut the ":verb" themselves.
 func (s *Sim) gcpRoutes(mux *http.ServeMux) {
@@ -32,6 +33,7 @@ func (s *Sim) gcpRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /v3/folders/{rest}", s.folderVerb)
 	s.computeRoutes(mux)
 	s.wifRoutes(mux)
+	s.activityRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
 	})

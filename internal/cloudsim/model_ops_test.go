@@ -3,6 +3,8 @@ package cloudsim
 import (
 	"encoding/base64"
 	"net/http"
+	"net/url"
+	"time"
 )
 
 const modelTrust = `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::111111111111:root"},"Action":"sts:AssumeRole"}]}`
@@ -303,6 +305,38 @@ func (m *modelSuite) gcpOps() {
 	m.rest(pools+"get", http.MethodGet, base+"/"+pool, 0, nil)
 	m.rest(pools+"providers.list", http.MethodGet, base+"/"+pool+"/providers", 0, nil)
 	m.rest(pools+"providers.get", http.MethodGet, base+"/"+pool+"/providers/"+provider, 0, nil)
+
+	// Authentication activities: give one account and one key a last authentication, so
+	// that the answers carry an activity of each type.
+	var saName, keyName string
+	m.sim.Do(func(w *World) {
+		for _, p := range w.GCP.Projects {
+			if p.ID != project {
+				continue
+			}
+			at := m.sim.now().Add(-48 * time.Hour)
+			for _, sa := range p.ServiceAccounts {
+				if saName == "" {
+					sa.LastAuthenticated, saName = &at, sa.Email
+				}
+				if keyName == "" && len(sa.Keys) > 0 {
+					sa.Keys[0].LastAuthenticated, keyName = &at, sa.Email+"/keys/"+sa.Keys[0].ID
+				}
+			}
+		}
+	})
+	acts := "/v1/projects/" + project + "/locations/global/activityTypes/"
+	pa := "policyanalyzer.projects.locations.activityTypes.activities.query"
+	for _, typ := range []string{"serviceAccountLastAuthentication", "serviceAccountKeyLastAuthentication"} {
+		res := m.rest(pa, http.MethodGet, acts+typ+"/activities:query", 0, nil)
+		if list, _ := res["activities"].([]any); saName != "" && keyName != "" && len(list) == 0 {
+			m.t.Errorf("%s: no activity: %v", typ, res)
+		}
+	}
+	m.rest(pa, http.MethodGet, acts+"serviceAccountLastAuthentication/activities:query?pageSize=1&filter="+
+		url.QueryEscape(`activities.full_resource_name="//iam.googleapis.com/projects/`+project+`/serviceAccounts/`+saName+`"`), 0, nil)
+	m.rest(pa, http.MethodGet, "/v1/projects/no-such-project/locations/global/activityTypes/serviceAccountLastAuthentication/activities:query", http.StatusForbidden, nil)
+	m.rest(pa, http.MethodGet, acts+"nope/activities:query", http.StatusBadRequest, nil)
 
 }
 

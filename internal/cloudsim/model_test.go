@@ -67,6 +67,7 @@ var modelRESTServed = []string{
 	"compute.sslCertificates.delete", "compute.globalOperations.get",
 	"iam.projects.locations.workloadIdentityPools.list", "iam.projects.locations.workloadIdentityPools.get",
 	"iam.projects.locations.workloadIdentityPools.providers.list", "iam.projects.locations.workloadIdentityPools.providers.get",
+	"policyanalyzer.projects.locations.activityTypes.activities.query",
 }
 
 // modelSuite calls the simulator's handler directly and checks each answer against the
@@ -119,7 +120,8 @@ func requireModels(t *testing.T) (map[string]*apimodel.AWSModel, map[string]*api
 	}
 	gcp := map[string]*apimodel.Discovery{}
 	for name, rel := range map[string]string{"cloudresourcemanager": "cloudresourcemanager/v3/cloudresourcemanager-api.json",
-		"compute": "compute/v1/compute-api.json", "iam": "iam/v1/iam-api.json"} {
+		"compute": "compute/v1/compute-api.json", "iam": "iam/v1/iam-api.json",
+		"policyanalyzer": "policyanalyzer/v1/policyanalyzer-api.json"} {
 		d, err := apimodel.LoadDiscovery(filepath.Join(dir, rel))
 		if err != nil {
 			missing(err)

@@ -42,6 +42,9 @@ type Project struct {
 	// Recommendations are what the IAM recommender (google.iam.policy.Recommender) says of
 	// the project's role bindings, each with the permissions-usage insight behind it.
 	Recommendations []*RoleRecommendation `yaml:"recommendations,omitempty"`
+	// ActivitySince is the start of the Policy Analyzer's observation period for the
+	// project's authentication activities; zero: activityObservationDays before its end.
+	ActivitySince time.Time `yaml:"activity_since,omitempty"`
 }
 
 // RoleRecommendation is one IAM recommender recommendation on a project's policy: remove
@@ -153,6 +156,10 @@ type ServiceAccount struct {
 	DisplayName string   `yaml:"display_name,omitempty"`
 	Disabled    bool     `yaml:"disabled,omitempty"`
 	Keys        []*SAKey `yaml:"keys,omitempty"`
+	// LastAuthenticated is when the account last authenticated to a Google API, as the
+	// Policy Analyzer's serviceAccountLastAuthentication activity reports it; nil: never
+	// within the observation period.
+	LastAuthenticated *time.Time `yaml:"last_authenticated,omitempty"`
 }
 
 // SAKey is a service-account key.
@@ -163,6 +170,9 @@ type SAKey struct {
 	ValidBefore time.Time `yaml:"valid_before"`
 	Disabled    bool      `yaml:"disabled,omitempty"`
 	Algorithm   string    `yaml:"algorithm,omitempty"` // KEY_ALG_RSA_2048 (default)
+	// LastAuthenticated is when the key last authenticated a call (the
+	// serviceAccountKeyLastAuthentication activity); nil: never within the observation period.
+	LastAuthenticated *time.Time `yaml:"last_authenticated,omitempty"`
 }
 
 // Network is a VPC network.
