@@ -47,7 +47,7 @@ func Open(ctx context.Context, t Targets) (*Clouds, error) {
 		}
 		c.GCP = cl
 		gc := gcpcollector.New(gcpcollector.Config{Clients: cl, Projects: g.Projects, Endpoint: g.Endpoint, RateLimit: g.RateLimit,
-			Recommendations: g.Recommendations})
+			Recommendations: g.Recommendations, Activity: g.Activity})
 		c.Readers = append(c.Readers, gc)
 		c.close = func() { _ = gc.Close(); _ = cl.Close() }
 	}

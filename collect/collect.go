@@ -68,6 +68,9 @@ type GCP struct {
 	// Recommendations adds the IAM recommender's active recommendations to each project's
 	// IAM policy (gcpcollector.Config.Recommendations).
 	Recommendations bool
+	// Activity adds the Policy Analyzer's last authentications to each service account and
+	// key (gcpcollector.Config.Activity).
+	Activity bool
 }
 
 // Empty says whether the targets name nothing to collect.
@@ -113,7 +116,7 @@ func Resolve(t Targets, log *slog.Logger) ([]collectors.Collector, error) {
 			return nil, fmt.Errorf("GCP needs at least one project: --gcp-project P, or targets.gcp.projects in the config")
 		}
 		cs = append(cs, gcpcollector.New(gcpcollector.Config{Projects: g.Projects, Endpoint: g.Endpoint, RateLimit: g.RateLimit,
-			Recommendations: g.Recommendations, Logger: log}))
+			Recommendations: g.Recommendations, Activity: g.Activity, Logger: log}))
 	}
 	if len(tlsTargets) > 0 {
 		cs = append(cs, &tlsprobe.Collector{Targets: tlsTargets, Timeout: t.TLSTimeout})

@@ -148,6 +148,10 @@ type GCPTargets struct {
 	// project's IAM policy, for the least-privilege policies (docs/least-privilege.md);
 	// two more calls a project, and the Recommender API enabled, so off unless set.
 	Recommendations bool `yaml:"recommendations"`
+	// Activity reads the Policy Analyzer's last authentications of service accounts and
+	// keys (last_authenticated, last_authenticated_since); two more calls a project, and
+	// the Policy Analyzer API enabled, so off unless set.
+	Activity bool `yaml:"activity"`
 }
 
 // Error is a problem in a config file, located by file and line.

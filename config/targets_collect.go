@@ -20,7 +20,7 @@ func (c Targets) Collect() collect.Targets {
 	}
 	if g := c.GCP; g != nil {
 		t.GCP = &collect.GCP{Projects: slices.Clone(g.Projects), Endpoint: g.Endpoint, RateLimit: g.RateLimit,
-			Recommendations: g.Recommendations}
+			Recommendations: g.Recommendations, Activity: g.Activity}
 	}
 	return t
 }

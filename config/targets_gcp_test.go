@@ -28,3 +28,27 @@ func TestTargets_gcpRecommendations(t *testing.T) {
 		t.Error("recommendations: maybe was accepted")
 	}
 }
+
+// TestTargets_gcpActivity: targets.gcp.activity reaches collection, off unless set, and
+// apart from recommendations.
+func TestTargets_gcpActivity(t *testing.T) {
+	for _, tc := range []struct {
+		yaml           string
+		activity, recs bool
+	}{
+		{"targets:\n  gcp:\n    projects: [acme-prod]\n    activity: true\n", true, false},
+		{"targets:\n  gcp:\n    projects: [acme-prod]\n    activity: false\n    recommendations: true\n", false, true},
+		{"targets:\n  gcp:\n    projects: [acme-prod]\n", false, false},
+	} {
+		c, err := config.Parse([]byte(tc.yaml), "warden.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g := c.Targets.Collect().GCP; g == nil || g.Activity != tc.activity || g.Recommendations != tc.recs {
+			t.Errorf("%q: collect.GCP = %+v, want Activity %v, Recommendations %v", tc.yaml, g, tc.activity, tc.recs)
+		}
+	}
+	if _, err := config.Parse([]byte("targets:\n  gcp:\n    activity: sometimes\n"), "warden.yaml"); err == nil {
+		t.Error("activity: sometimes was accepted")
+	}
+}

@@ -221,12 +221,17 @@ func schemas() map[string]*spec {
 		"gcp.iam.service_account": object(
 			req("email", str()), opt("unique_id", str()), opt("display_name", str()),
 			opt("disabled", boolean()), opt("default_compute", boolean()),
+			// The Policy Analyzer's last authentication (issue 29), when asked for: null when
+			// none since last_authenticated_since (null when Google gave no period);
+			// absent: unknown.
+			opt("last_authenticated", pastTime()), opt("last_authenticated_since", pastTime()),
 		),
 		"gcp.iam.service_account_key": object(
 			opt("key_id", str()), opt("service_account", str()),
 			req("key_type", enum("USER_MANAGED", "SYSTEM_MANAGED")),
 			req("valid_after", pastTime()), opt("valid_before", timestamp()),
 			opt("disabled", boolean()), opt("key_algorithm", str()),
+			opt("last_authenticated", pastTime()), opt("last_authenticated_since", pastTime()),
 		),
 		"gcp.compute.firewall": object(
 			opt("network", str()), req("direction", enum("INGRESS", "EGRESS")),

@@ -52,6 +52,11 @@ type Config struct {
 	// attributes.recommendations: two more list calls per project, and the Recommender
 	// API enabled in it. Off by default.
 	Recommendations bool
+	// Activity adds the Policy Analyzer's last authentications to each service account
+	// and key (attributes last_authenticated, null when none in the observation period,
+	// and last_authenticated_since, the period's start): two more query calls per project
+	// with service accounts, and the Policy Analyzer API enabled in it. Off by default.
+	Activity bool
 	// Logger receives retries at debug level and failed scopes at warn; nil discards.
 	Logger *slog.Logger
 	// Clients, when set, are the API clients to call through (shared with remediators, so
@@ -112,7 +117,7 @@ func (c *Collector) Name() string { return "gcp" }
 // discovered with SearchProjects, which lists those the caller may get.
 func Permissions() []string {
 	all := slices.Concat([]string{"resourcemanager.projects.get"}, iamPermissions(), ancestorPermissions(),
-		computePermissions(), wifPermissions(), readPermissions(), recommenderPermissions())
+		computePermissions(), wifPermissions(), readPermissions(), recommenderPermissions(), activityPermissions())
 	slices.Sort(all)
 	return slices.Compact(all)
 }

@@ -15,12 +15,13 @@ import (
 )
 
 // collectIAM reads scope gcp/P/iam: the project (for its number and parent), its IAM
-// policy and its service accounts are the primary reads; the organisation's domain,
-// each account's keys and the IAM recommender's recommendations (Config.Recommendations)
-// are secondary (when they fail the scope is partial, and what they would have filled in
-// is left out, not reported empty: failed recommendations leave recommendations_error on
-// the policy, never an empty list). It also returns the project's
-// parent ("" when the project could not be read), whose ancestry is read next.
+// policy and its service accounts are the primary reads; the organisation's domain, each
+// account's keys, the IAM recommender's recommendations (Config.Recommendations) and the
+// Policy Analyzer's last authentications (Config.Activity) are secondary (when they fail
+// the scope is partial, and what they would have filled in is left out, not reported
+// empty: failed recommendations leave recommendations_error on the policy, never an empty
+// list). It also returns the project's parent ("" when the project could not be read),
+// whose ancestry is read next.
 func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string) (result, string) {
 	sc := newScope(project, "iam")
 	ctx, cnt := scoped(ctx, project)
@@ -34,9 +35,10 @@ func (c *Collector) collectIAM(ctx context.Context, cl *clients, project string)
 }
 
 // readIAM returns the scope's resources, or the primary read that failed; failed secondary
-// reads are appended to secondary: the organisation's domain, keys, and the IAM
-// recommender's recommendations (Config.Recommendations), which when unreadable leave
-// recommendations_error on the policy instead. *parent is set once the project has been read, even
+// reads are appended to secondary: the organisation's domain, keys, the IAM recommender's
+// recommendations (Config.Recommendations), which when unreadable leave
+// recommendations_error on the policy instead, and last authentications (Config.Activity),
+// which when unreadable are left out. *parent is set once the project has been read, even
 // when a later read fails: the ancestors do not depend on this scope's other reads.
 func (c *Collector) readIAM(ctx context.Context, cl *clients, project, scopeID string, parent *string, secondary *[]error) ([]snapshot.Resource, error) {
 	var proj *resourcemanagerpb.Project
@@ -112,6 +114,13 @@ func (c *Collector) readIAM(ctx context.Context, cl *clients, project, scopeID s
 		for _, k := range keys.GetKeys() {
 			res = append(res, keyResource(project, sa.GetEmail(), k, scopeID))
 		}
+	}
+	if c.cfg.Activity && len(accounts) > 0 {
+		errs := c.addLastAuthentication(ctx, cl, project, res)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		*secondary = append(*secondary, errs...)
 	}
 	return res, nil
 }

@@ -106,7 +106,9 @@ func (c *Collector) read(ctx context.Context, cl *clients, uid string) (snapshot
 		if err != nil {
 			return snapshot.Resource{}, failed(err)
 		}
-		return keyResource(project, email, k, newScope(project, "iam").ID), nil
+		r := keyResource(project, email, k, newScope(project, "iam").ID)
+		c.readLastAuthn(ctx, cl, project, r)
+		return r, nil
 	}
 	if m := accountUID.FindStringSubmatch(uid); m != nil {
 		project, email := m[1], m[2]
@@ -122,7 +124,9 @@ func (c *Collector) read(ctx context.Context, cl *clients, uid string) (snapshot
 		}
 		// The default compute account is PROJECT_NUMBER-compute@developer…, and lives in
 		// its own project: its shape says it without asking for the project's number.
-		return accountResource(project, sa, defaultMail.MatchString(sa.GetEmail()), newScope(project, "iam").ID), nil
+		r := accountResource(project, sa, defaultMail.MatchString(sa.GetEmail()), newScope(project, "iam").ID)
+		c.readLastAuthn(ctx, cl, project, r)
+		return r, nil
 	}
 	if m := computeUID.FindStringSubmatch(uid); m != nil {
 		project, kind, name := m[1], m[2], m[3]

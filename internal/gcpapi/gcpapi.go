@@ -1,9 +1,9 @@
 // Package gcpapi is warden's one way to call Google Cloud: the official clients of the
-// APIs warden reads and changes (Resource Manager, IAM admin, Compute, Recommender),
-// created once with Application Default Credentials or against an endpoint override (the
-// simulator), and Call, through which every attempt goes: paced by a token bucket per
-// service and project, retried on throttling and transient failures with full-jitter
-// backoff, and counted. The collectors and the remediators share it, and classify
+// APIs warden reads and changes (Resource Manager, IAM admin, Compute, Recommender, Policy
+// Analyzer), created once with Application Default Credentials or against an endpoint
+// override (the simulator), and Call, through which every attempt goes: paced by a token
+// bucket per service and project, retried on throttling and transient failures with
+// full-jitter backoff, and counted. The collectors and the remediators share it, and classify
 // Google's answers the same way (Code, IsDenied, IsNotFound, IsThrottled, IsConflict).
 package gcpapi
 
@@ -29,6 +29,7 @@ import (
 	"golang.org/x/time/rate"
 	iamv1 "google.golang.org/api/iam/v1"
 	"google.golang.org/api/option"
+	policyanalyzer "google.golang.org/api/policyanalyzer/v1"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -72,6 +73,9 @@ type Clients struct {
 	// Recommender is the Recommender API (the IAM recommender's role recommendations and
 	// their insights), over gRPC.
 	Recommender *recommender.Client
+	// PolicyAnalyzer is the Policy Analyzer v1 over REST (when service accounts and their
+	// keys last authenticated).
+	PolicyAnalyzer *policyanalyzer.Service
 
 	opts Options
 	log  *slog.Logger
@@ -97,12 +101,11 @@ func New(ctx context.Context, opts Options) (*Clients, error) {
 		func() (err error) { c.IAM, err = admin.NewIamClient(ctx, rpc...); return },
 		func() (err error) { c.Recommender, err = recommender.NewClient(ctx, rpc...); return },
 		func() (err error) {
-			// The discovery client joins its base path and "v1/…": the override needs a slash.
-			ropts := rest
-			if ep := opts.Endpoint; ep != "" {
-				ropts = append(slices.Clone(rest), option.WithEndpoint(strings.TrimSuffix(ep, "/")+"/"))
-			}
-			c.IAMv1, err = iamv1.NewService(ctx, ropts...)
+			c.IAMv1, err = iamv1.NewService(ctx, discoveryOptions(rest, opts.Endpoint)...)
+			return
+		},
+		func() (err error) {
+			c.PolicyAnalyzer, err = policyanalyzer.NewService(ctx, discoveryOptions(rest, opts.Endpoint)...)
 			return
 		},
 		func() (err error) { c.Firewalls, err = compute.NewFirewallsRESTClient(ctx, rest...); return },
@@ -141,6 +144,16 @@ func newClients(opts Options) *Clients {
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Clients{opts: opts, log: log, limiters: map[string]*rate.Limiter{}}
+}
+
+// discoveryOptions are the REST options for a client generated from a discovery document
+// (google.golang.org/api/…), which joins its base path and "v1/…": an endpoint override
+// needs a trailing slash.
+func discoveryOptions(rest []option.ClientOption, ep string) []option.ClientOption {
+	if ep == "" {
+		return rest
+	}
+	return append(slices.Clone(rest), option.WithEndpoint(strings.TrimSuffix(ep, "/")+"/"))
 }
 
 // clientOptions are the client options for REST and for gRPC clients.
