@@ -137,6 +137,11 @@ var gcpPermissions = map[string][]string{
 	"recommender:MarkRecommendationDismissed": {"recommender.iamPolicyRecommendations.update"},
 	"recommender:ListInsights":                {"recommender.iamPolicyInsights.list"},
 	"recommender:GetInsight":                  {"recommender.iamPolicyInsights.get"},
+	// Policy Analyzer: activities:query checks the permission of the activity type asked
+	// for. The simulator counts both types as one operation, and the collector always
+	// queries both, so the call stands for both permissions.
+	"policyanalyzer:QueryActivity": {"policyanalyzer.serviceAccountLastAuthenticationActivities.query",
+		"policyanalyzer.serviceAccountKeyLastAuthenticationActivities.query"},
 }
 
 // gcpCallPermissions are the permissions Google checks for one call; ok is false for an
