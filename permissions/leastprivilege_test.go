@@ -186,8 +186,10 @@ func must(perms []string, ok bool) []string {
 // with AdministratorAccess attached directly and a group with an inline admin policy
 // (detach_policy's user and group-inline calls), and a folder between the organisation
 // and a project whose policy still names a deleted account (the folder reads and
-// remove_binding_member's folder calls), and an IAM recommendation (the recommender's
-// insights).
+// remove_binding_member's folder calls). acme's own usage and IAM recommendation make
+// the collector read Access Advisor and the recommender's insights, and plan the
+// right-sizing of jenkins-legacy's inline "*"; the group's inline admin policy, never
+// used, is right-sized too (deleted: the group calls).
 func widen(t *testing.T, w *cloudsim.World) {
 	t.Helper()
 	i := slices.IndexFunc(w.AWS.Accounts, func(a *cloudsim.Account) bool { return a.ID == acmeCaller })
@@ -205,10 +207,6 @@ func widen(t *testing.T, w *cloudsim.World) {
 		IAMPolicy: cloudsim.IAMPolicy{Bindings: []cloudsim.Binding{
 			{Role: "roles/viewer", Members: []string{"deleted:user:gone@acme.example?uid=123456789012345678901"}}}}})
 	w.GCP.Projects[len(w.GCP.Projects)-1].Parent = "folders/300000000001"
-	// An IAM recommendation, so that the collector reads the recommender's insights too.
-	p := w.GCP.Projects[0]
-	p.Recommendations = append(p.Recommendations, &cloudsim.RoleRecommendation{ID: "perm-test",
-		Member: "user:perm-test@acme.example", Role: "roles/viewer", LastRefresh: created})
 }
 
 // checkUsed fails for each granted permission no call used, unless unexercised names it;
@@ -283,7 +281,8 @@ func fastGCP(ctx context.Context, t *testing.T, url string) *gcpapi.Clients {
 // resource collected. It returns what Collect read.
 func scan(ctx context.Context, t *testing.T, url string) []snapshot.Resource {
 	t.Helper()
-	aws := awscollector.New(awscollector.Config{Org: true, Sessions: fastAWS(ctx, t, url)})
+	aws := awscollector.New(awscollector.Config{Org: true, Sessions: fastAWS(ctx, t, url),
+		Usage: awscollector.UsageConfig{Enabled: true, PollInterval: time.Millisecond}})
 	gcp := gcpcollector.New(gcpcollector.Config{Clients: fastGCP(ctx, t, url), Recommendations: true})
 	var sink collectors.MemorySink
 	for _, c := range []interface {
