@@ -3,6 +3,7 @@ package collect
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -108,6 +109,18 @@ func (s *Simulator) Target(t Targets) Targets {
 	if t.AWS != nil {
 		a := *t.AWS
 		a.Endpoint = s.URL
+		// A simulator is no shared service to spare: unless the world throttles IAM or the
+		// targets pace it, IAM is not paced, as reading what each principal used (three
+		// calls a principal) would otherwise take most of a demo's time.
+		if _, throttled := s.world.RateLimits["iam"]; !throttled {
+			if _, paced := a.RateLimits["iam"]; !paced {
+				a.RateLimits = maps.Clone(a.RateLimits)
+				if a.RateLimits == nil {
+					a.RateLimits = map[string]float64{}
+				}
+				a.RateLimits["iam"] = 0
+			}
+		}
 		t.AWS = &a
 		// The simulator accepts any key; a fixed one keeps the user's own credentials,
 		// if any, away from it.
