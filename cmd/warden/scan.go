@@ -201,10 +201,8 @@ func verdictErr(v scan.Verdict) error {
 	return &exitErr{code: v.Code, err: reason}
 }
 
-// scanSource is what scan reads: a snapshot file, standard input (-), or without
-// --snapshot the live targets, collected as they are evaluated; stop ends the --sim
-// simulator once the scan is over. The --sim simulator's clock starts at now (--now) when
-// set, so that its clouds report as of the time the scan judges at.
+// scanSource is what scan reads: a snapshot file, standard input (-), or the live targets
+// as they are collected; stop ends the --sim simulator (clock from now, if set) after.
 func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool, now time.Time) (src scan.Source, stop func(), err error) {
 	if snapPath != "" {
 		return scan.Path(snapPath, a.stdin), func() {}, nil
