@@ -186,10 +186,9 @@ func must(perms []string, ok bool) []string {
 // with AdministratorAccess attached directly and a group with an inline admin policy
 // (detach_policy's user and group-inline calls), and a folder between the organisation
 // and a project whose policy still names a deleted account (the folder reads and
-// remove_binding_member's folder calls). acme's own usage and IAM recommendation make
-// the collector read Access Advisor and the recommender's insights, and plan the
-// right-sizing of jenkins-legacy's inline "*"; the group's inline admin policy, never
-// used, is right-sized too (deleted: the group calls).
+// remove_binding_member's folder calls), and a role whose inline policy grants an action
+// it never used (the right-sizing fix's role calls). acme's own usage and IAM
+// recommendation make the collector read Access Advisor and the recommender's insights.
 func widen(t *testing.T, w *cloudsim.World) {
 	t.Helper()
 	i := slices.IndexFunc(w.AWS.Accounts, func(a *cloudsim.Account) bool { return a.ID == acmeCaller })
@@ -202,6 +201,14 @@ func widen(t *testing.T, w *cloudsim.World) {
 		AttachedPolicies: []string{"arn:aws:iam::aws:policy/AdministratorAccess"}})
 	a.Groups = append(a.Groups, &cloudsim.Group{Name: "perm-test-ops", Created: created, InlinePolicies: []cloudsim.InlinePolicy{
 		{Name: "everything", Document: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`}}})
+	// A role that reads objects and may delete them, which it never did: the right-sizing
+	// fix narrows its inline policy (the role calls), where the detach fix runs first on
+	// the inline admin policies it also narrows. The simulator runs on the machine's clock.
+	a.Roles = append(a.Roles, &cloudsim.Role{Name: "perm-test-reader", Path: "/", Created: created,
+		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`,
+		InlinePolicies: []cloudsim.InlinePolicy{{Name: "objects",
+			Document: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject","s3:DeleteObject"],"Resource":"arn:aws:s3:::perm-test/*"}]}`}},
+		LastAccessed: []cloudsim.AccessRecord{{Service: "s3", Action: "s3:GetObject", At: time.Now().UTC().Add(-24 * time.Hour), Region: "eu-west-1"}}})
 	org := "organizations/" + w.GCP.Organizations[0].ID
 	w.GCP.Folders = append(w.GCP.Folders, &cloudsim.GCPFolder{ID: "300000000001", DisplayName: "perm-test", Parent: org,
 		IAMPolicy: cloudsim.IAMPolicy{Bindings: []cloudsim.Binding{
