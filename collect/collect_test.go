@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -74,8 +75,9 @@ func startSim(t *testing.T, file string) *collect.Simulator {
 	return sim
 }
 
-// With no cloud named, the demo reads every account and project of its world; a cloud
-// named is read alone, at the simulator.
+// With no cloud named, the demo reads every account and project of its world, with what
+// each principal used and the IAM recommendations; a cloud named is read alone, at the
+// simulator.
 func TestSimulator_Target(t *testing.T) {
 	sim := startSim(t, world)
 	all := sim.Target(collect.Targets{TLS: []string{"shop.example.com"}})
@@ -85,6 +87,9 @@ func TestSimulator_Target(t *testing.T) {
 	if all.GCP == nil || all.GCP.Endpoint != sim.URL || !slices.Equal(all.GCP.Projects, []string{"small-project-1"}) {
 		t.Errorf("GCP target %+v: want the world's project at the simulator", all.GCP)
 	}
+	if !all.AWS.Usage.Enabled || !all.GCP.Recommendations || all.AWS.RateLimits["iam"] != 0 || len(all.AWS.RateLimits) != 1 {
+		t.Errorf("AWS target %+v, GCP %+v: want usage and recommendations read, IAM unpaced", all.AWS, all.GCP)
+	}
 	if !slices.Equal(all.TLS, []string{"shop.example.com"}) {
 		t.Errorf("TLS targets %v changed", all.TLS)
 	}
@@ -92,6 +97,9 @@ func TestSimulator_Target(t *testing.T) {
 	only := sim.Target(collect.Targets{AWS: named})
 	if only.GCP != nil || only.AWS.Endpoint != sim.URL || named.Endpoint != "" {
 		t.Errorf("AWS alone: %+v, GCP %+v, the caller's target %+v: want AWS only, the caller's target unchanged", only.AWS, only.GCP, named)
+	}
+	if only.AWS.Usage.Enabled || named.RateLimits != nil {
+		t.Errorf("AWS alone: usage %+v, the caller's rate limits %v: want what was named, the caller's target unchanged", only.AWS.Usage, named.RateLimits)
 	}
 	if _, err := collect.StartSimulator(filepath.Join(t.TempDir(), "nope.yaml"), nil); err == nil || !strings.Contains(err.Error(), "read world") {
 		t.Errorf("missing world: %v", err)
@@ -262,6 +270,76 @@ func TestSummary_String(t *testing.T) {
 	for _, tc := range tests {
 		if got := tc.sum.String(); got != tc.want {
 			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+// usageWorld is one user whose use of S3 the world records on 2026-11-29.
+const usageWorld = `aws:
+  caller: "111111111111"
+  accounts:
+    - id: "111111111111"
+      regions: [us-east-1]
+      users:
+        - name: ci
+          created: 2025-01-01T00:00:00Z
+          inline_policies:
+            - name: read
+              document: {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:GetObject", "Resource": "*"}]}
+          last_accessed:
+            - {service: s3, action: "s3:GetObject", at: 2026-11-29T10:00:00Z, region: eu-west-1}
+`
+
+// The simulator's clock starts where StartSimulatorAt says: IAM's last-accessed data is as
+// of that clock, and a use the world records later has not happened yet.
+func TestStartSimulatorAt_clock(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "world.yaml")
+	if err := os.WriteFile(file, []byte(usageWorld), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		at       time.Time
+		lastUsed any
+	}{
+		{time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC), "2026-11-29T10:00:00Z"},
+		{time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC), nil},
+	} {
+		sim, err := collect.StartSimulatorAt(file, tc.at, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { sim.Close() })
+		targets := sim.Target(collect.Targets{})
+		if !targets.AWS.Usage.Enabled {
+			t.Fatal("the simulator's default targets do not read usage")
+		}
+		cs, err := collect.Resolve(targets, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if _, err := collect.Run(context.Background(), &buf, cs, collect.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		_, rs, err := snapshot.ReadAll(&buf, "collected")
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := slices.IndexFunc(rs, func(r snapshot.Resource) bool { return r.Type == "aws.iam.user" })
+		if i < 0 {
+			t.Fatal("no user collected")
+		}
+		u, _ := rs[i].Attributes["usage"].(map[string]any)
+		asOf, err := time.Parse(time.RFC3339, fmt.Sprint(u["as_of"]))
+		if err != nil || asOf.Before(tc.at) || asOf.After(tc.at.Add(time.Minute)) {
+			t.Errorf("at %s: usage as of %v (%v), want the simulator's clock", tc.at, u["as_of"], err)
+		}
+		services, _ := u["services"].([]any)
+		if len(services) != 1 {
+			t.Fatalf("at %s: services %v, want s3 alone", tc.at, u["services"])
+		}
+		if got := services[0].(map[string]any)["last_used"]; got != tc.lastUsed {
+			t.Errorf("at %s: s3 last used %v, want %v", tc.at, got, tc.lastUsed)
 		}
 	}
 }

@@ -60,13 +60,13 @@ func (t Targets) With(o Overrides) Targets {
 }
 
 // ResolveSim resolves the targets into collectors (Resolve), behind an in-process
-// simulator serving the world file sim when sim is set; stop ends the simulator once the
-// run is over. Empty targets are ErrNoTargets, for the command to say which flags it
-// wants.
-func ResolveSim(t Targets, sim string, log *slog.Logger) (cs []collectors.Collector, stop func(), err error) {
+// simulator serving the world file sim when sim is set, its clock starting at at (zero:
+// the machine's clock; see StartSimulatorAt); stop ends the simulator once the run is
+// over. Empty targets are ErrNoTargets, for the command to say which flags it wants.
+func ResolveSim(t Targets, sim string, at time.Time, log *slog.Logger) (cs []collectors.Collector, stop func(), err error) {
 	stop = func() {}
 	if sim != "" {
-		s, err := StartSimulator(sim, log)
+		s, err := StartSimulatorAt(sim, at, log)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -3,6 +3,8 @@ package collect
 import (
 	"fmt"
 	"log/slog"
+	"maps"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -23,6 +25,14 @@ type Simulator struct {
 
 // StartSimulator loads a world file and serves it on a free loopback port until Close.
 func StartSimulator(worldFile string, log *slog.Logger) (*Simulator, error) {
+	return StartSimulatorAt(worldFile, time.Time{}, log)
+}
+
+// StartSimulatorAt is StartSimulator with the simulator's clock starting at at and running
+// from there (zero: the machine's clock). What the clouds report as of their own time
+// (IAM's last-accessed data, whose window ends when it is read) then reads the same on
+// any day, as a scan --now judges ages the same.
+func StartSimulatorAt(worldFile string, at time.Time, log *slog.Logger) (*Simulator, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -30,7 +40,7 @@ func StartSimulator(worldFile string, log *slog.Logger) (*Simulator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return serveWorld(w, worldFile, log)
+	return serveWorld(w, worldFile, at, log)
 }
 
 // StartSimulatorFrom serves a world given as the bytes of a world file; name says where
@@ -43,11 +53,16 @@ func StartSimulatorFrom(world []byte, name string, log *slog.Logger) (*Simulator
 	if err != nil {
 		return nil, fmt.Errorf("read world %s: %w", name, err)
 	}
-	return serveWorld(w, name, log)
+	return serveWorld(w, name, time.Time{}, log)
 }
 
-func serveWorld(w *cloudsim.World, name string, log *slog.Logger) (*Simulator, error) {
-	sim, err := cloudsim.New(w, cloudsim.Options{Logger: log})
+func serveWorld(w *cloudsim.World, name string, at time.Time, log *slog.Logger) (*Simulator, error) {
+	opts := cloudsim.Options{Logger: log}
+	if !at.IsZero() {
+		start := time.Now()
+		opts.Now = func() time.Time { return at.Add(time.Since(start)) }
+	}
+	sim, err := cloudsim.New(w, opts)
 	if err != nil {
 		return nil, fmt.Errorf("simulator world %s: %w", name, err)
 	}
@@ -75,14 +90,17 @@ func (s *Simulator) World() ([]byte, error) {
 
 // Target points the targets' clouds at the simulator. With no AWS or GCP target named,
 // the demo reads everything the world holds: every account (the organisation when it
-// has one) and every project. TLS targets are left as they are.
+// has one) and every project, with what each principal used of its grants (IAM's
+// last-accessed data) and the IAM recommender's recommendations. TLS targets are left as
+// they are.
 func (s *Simulator) Target(t Targets) Targets {
 	if t.AWS == nil && t.GCP == nil {
 		if len(s.world.AWS.Accounts) > 0 {
 			t.AWS = &AWS{Org: s.world.AWS.Organization != nil}
+			t.AWS.Usage.Enabled = true
 		}
 		if len(s.world.GCP.Projects) > 0 {
-			t.GCP = &GCP{}
+			t.GCP = &GCP{Recommendations: true}
 			for _, p := range s.world.GCP.Projects {
 				t.GCP.Projects = append(t.GCP.Projects, p.ID)
 			}
@@ -91,6 +109,18 @@ func (s *Simulator) Target(t Targets) Targets {
 	if t.AWS != nil {
 		a := *t.AWS
 		a.Endpoint = s.URL
+		// A simulator is no shared service to spare: unless the world throttles IAM or the
+		// targets pace it, IAM is not paced, as reading what each principal used (three
+		// calls a principal) would otherwise take most of a demo's time.
+		if _, throttled := s.world.RateLimits["iam"]; !throttled {
+			if _, paced := a.RateLimits["iam"]; !paced {
+				a.RateLimits = maps.Clone(a.RateLimits)
+				if a.RateLimits == nil {
+					a.RateLimits = map[string]float64{}
+				}
+				a.RateLimits["iam"] = 0
+			}
+		}
 		t.AWS = &a
 		// The simulator accepts any key; a fixed one keeps the user's own credentials,
 		// if any, away from it.

@@ -87,8 +87,9 @@ type Options struct {
 	// Collect are the options of each collection (how it reports itself).
 	Collect collect.Options
 	// Now, when set, is the time the demo's scans judge ages at (keys, passwords,
-	// certificates); the clouds are still read now. acme's keys and certificates age
-	// with the calendar, so a test that counts findings pins it; zero is the read's time.
+	// certificates) and the simulated clouds' clock starts at (what IAM's last-accessed
+	// data reports is as of that clock). acme's keys, certificates and past use age with
+	// the calendar, so a test that counts findings pins it; zero is the read's time.
 	Now time.Time
 }
 
@@ -121,7 +122,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	if d.e, err = env.Open(ctx, env.Options{Config: cfg, Sim: d.path("world.yaml"), DB: d.path("warden.db"), Actor: Requester, Logger: o.Logger}); err != nil {
+	if d.e, err = env.Open(ctx, env.Options{Config: cfg, Sim: d.path("world.yaml"), SimNow: o.Now, DB: d.path("warden.db"), Actor: Requester, Logger: o.Logger}); err != nil {
 		return err
 	}
 	defer d.e.Close()

@@ -25,7 +25,7 @@ func catalog() map[string][]engine.ActionParam {
 		"aws.ec2.revoke_ingress": {req("target")}, "aws.ec2.revoke_default_sg_rules": {req("target")},
 		"gcp.iam.remove_binding_member":       {req("role"), req("member"), opt("condition")},
 		"gcp.iam.disable_service_account_key": nil, "gcp.compute.disable_firewall": nil,
-		"aws.iam.rotate_access_key": nil, "certs.renew": nil,
+		"aws.iam.rotate_access_key": nil, "certs.renew": nil, "aws.iam.rightsize_inline_policy": {opt("window_days")},
 	}
 }
 

@@ -237,14 +237,7 @@ func TestScan_refusedSnapshotWarnsNothingElse(t *testing.T) {
 	}
 }
 
-// awaitingUsage are the policies that read attributes.usage (IAM's last-accessed data,
-// issue 29), which fixtures/acme does not carry yet: its parts can hold it once the
-// acme world (genworld, the simulator) gives it back through the collector. Until then
-// they must find nothing on acme, so that this list goes as soon as the fixture has the
-// data (opa test and TestUsagePolicies_fastPathMatchesTopdown cover them meanwhile).
-var awaitingUsage = map[string]bool{"WARDEN-AWS-IAM-034": true, "WARDEN-AWS-IAM-035": true, "WARDEN-AWS-IAM-036": true}
-
-// Every catalog policy fires on the bundled example organisation (but awaitingUsage).
+// Every catalog policy fires on the bundled example organisation.
 func TestScan_acmeFiresEveryPolicy(t *testing.T) {
 	f, err := os.Open("../fixtures/acme/snapshot.json")
 	if err != nil {
@@ -261,10 +254,7 @@ func TestScan_acmeFiresEveryPolicy(t *testing.T) {
 		fired[f.Policy]++
 	}
 	for _, p := range e.Policies() {
-		switch {
-		case awaitingUsage[p.ID] && fired[p.ID] > 0:
-			t.Errorf("%s (%s) fires on fixtures/acme: drop it from awaitingUsage", p.ID, p.Title)
-		case !awaitingUsage[p.ID] && fired[p.ID] == 0:
+		if fired[p.ID] == 0 {
 			t.Errorf("%s (%s) has no finding on fixtures/acme", p.ID, p.Title)
 		}
 	}

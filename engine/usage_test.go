@@ -14,8 +14,9 @@ import (
 )
 
 // usagePrincipals are users, roles and groups with attributes.usage (IAM's last-accessed
-// data, issue 29), which fixtures/acme does not carry yet, built here past the snapshot
-// reader: the data is as of 2026-11-30T11:52:00Z, tracked since 400 days before.
+// data, issue 29), small enough to read, with incomplete data besides (which
+// fixtures/acme does not hold), built here past the snapshot reader: the data is as of
+// 2026-11-30T11:52:00Z, tracked since 400 days before.
 const usagePrincipals = `[
 {"uid": "arn:aws:iam::222222222222:role/staging-deployer", "type": "aws.iam.role", "name": "staging-deployer", "account": "222222222222",
  "attributes": {"path": "/", "created": "2023-01-10T12:30:00Z", "service_linked": false, "assume_role_policy": {},

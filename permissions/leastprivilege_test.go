@@ -186,8 +186,9 @@ func must(perms []string, ok bool) []string {
 // with AdministratorAccess attached directly and a group with an inline admin policy
 // (detach_policy's user and group-inline calls), and a folder between the organisation
 // and a project whose policy still names a deleted account (the folder reads and
-// remove_binding_member's folder calls), and an IAM recommendation (the recommender's
-// insights).
+// remove_binding_member's folder calls), and a role whose inline policy grants an action
+// it never used (the right-sizing fix's role calls). acme's own usage and IAM
+// recommendation make the collector read Access Advisor and the recommender's insights.
 func widen(t *testing.T, w *cloudsim.World) {
 	t.Helper()
 	i := slices.IndexFunc(w.AWS.Accounts, func(a *cloudsim.Account) bool { return a.ID == acmeCaller })
@@ -200,15 +201,19 @@ func widen(t *testing.T, w *cloudsim.World) {
 		AttachedPolicies: []string{"arn:aws:iam::aws:policy/AdministratorAccess"}})
 	a.Groups = append(a.Groups, &cloudsim.Group{Name: "perm-test-ops", Created: created, InlinePolicies: []cloudsim.InlinePolicy{
 		{Name: "everything", Document: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`}}})
+	// A role that reads objects and may delete them, which it never did: the right-sizing
+	// fix narrows its inline policy (the role calls), where the detach fix runs first on
+	// the inline admin policies it also narrows. The simulator runs on the machine's clock.
+	a.Roles = append(a.Roles, &cloudsim.Role{Name: "perm-test-reader", Path: "/", Created: created,
+		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`,
+		InlinePolicies: []cloudsim.InlinePolicy{{Name: "objects",
+			Document: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject","s3:DeleteObject"],"Resource":"arn:aws:s3:::perm-test/*"}]}`}},
+		LastAccessed: []cloudsim.AccessRecord{{Service: "s3", Action: "s3:GetObject", At: time.Now().UTC().Add(-24 * time.Hour), Region: "eu-west-1"}}})
 	org := "organizations/" + w.GCP.Organizations[0].ID
 	w.GCP.Folders = append(w.GCP.Folders, &cloudsim.GCPFolder{ID: "300000000001", DisplayName: "perm-test", Parent: org,
 		IAMPolicy: cloudsim.IAMPolicy{Bindings: []cloudsim.Binding{
 			{Role: "roles/viewer", Members: []string{"deleted:user:gone@acme.example?uid=123456789012345678901"}}}}})
 	w.GCP.Projects[len(w.GCP.Projects)-1].Parent = "folders/300000000001"
-	// An IAM recommendation, so that the collector reads the recommender's insights too.
-	p := w.GCP.Projects[0]
-	p.Recommendations = append(p.Recommendations, &cloudsim.RoleRecommendation{ID: "perm-test",
-		Member: "user:perm-test@acme.example", Role: "roles/viewer", LastRefresh: created})
 }
 
 // checkUsed fails for each granted permission no call used, unless unexercised names it;
@@ -283,7 +288,8 @@ func fastGCP(ctx context.Context, t *testing.T, url string) *gcpapi.Clients {
 // resource collected. It returns what Collect read.
 func scan(ctx context.Context, t *testing.T, url string) []snapshot.Resource {
 	t.Helper()
-	aws := awscollector.New(awscollector.Config{Org: true, Sessions: fastAWS(ctx, t, url)})
+	aws := awscollector.New(awscollector.Config{Org: true, Sessions: fastAWS(ctx, t, url),
+		Usage: awscollector.UsageConfig{Enabled: true, PollInterval: time.Millisecond}})
 	gcp := gcpcollector.New(gcpcollector.Config{Clients: fastGCP(ctx, t, url), Recommendations: true})
 	var sink collectors.MemorySink
 	for _, c := range []interface {

@@ -82,7 +82,7 @@ does not resolve their findings.`,
 			if err != nil {
 				return err
 			}
-			cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, a.log)
+			cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, time.Time{}, a.log)
 			if errors.Is(err, collect.ErrNoTargets) {
 				return usageErr(fmt.Errorf("collect needs a target: --aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config"))
 			}

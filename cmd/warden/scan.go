@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -138,7 +139,7 @@ report, nothing recorded.`,
 			if err != nil {
 				return err
 			}
-			src, stop, err := a.scanSource(snapPath, &tf, cfg, noProgress)
+			src, stop, err := a.scanSource(snapPath, &tf, cfg, noProgress, now)
 			if err != nil {
 				return err
 			}
@@ -200,14 +201,13 @@ func verdictErr(v scan.Verdict) error {
 	return &exitErr{code: v.Code, err: reason}
 }
 
-// scanSource is what scan reads: a snapshot file, standard input (-), or without
-// --snapshot the live targets, collected as they are evaluated; stop ends the --sim
-// simulator once the scan is over.
-func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool) (src scan.Source, stop func(), err error) {
+// scanSource is what scan reads: a snapshot file, standard input (-), or the live targets
+// as they are collected; stop ends the --sim simulator (clock from now, if set) after.
+func (a *app) scanSource(snapPath string, tf *targetFlags, cfg *config.Config, noProgress bool, now time.Time) (src scan.Source, stop func(), err error) {
 	if snapPath != "" {
 		return scan.Path(snapPath, a.stdin), func() {}, nil
 	}
-	cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, a.log)
+	cs, stop, err := collect.ResolveSim(tf.targets(cfg), tf.sim, now, a.log)
 	if errors.Is(err, collect.ErrNoTargets) {
 		return nil, nil, usageErr(fmt.Errorf("scan needs --snapshot FILE (or - for standard input), or live targets (--aws, --aws-org, --gcp-project P, --tls HOST:PORT, --sim WORLD, or targets: in --config)"))
 	}

@@ -37,6 +37,8 @@ type Options struct {
 	// Sim, when set, is a world file served by an in-process simulator the targets are
 	// pointed at.
 	Sim string
+	// SimNow, when set, starts the simulator's clock at this time (collect.StartSimulatorAt).
+	SimNow time.Time
 	// DB is the store's DSN; empty opens none (a plan changes nothing, so needs none).
 	DB string
 	// DryRun opens DB only if it exists: a dry run creates nothing. Without it, an empty
@@ -84,7 +86,7 @@ func Open(ctx context.Context, o Options) (*Env, error) {
 		return nil, err
 	}
 	if o.Sim != "" {
-		if e.Sim, err = collect.StartSimulator(o.Sim, o.Logger); err != nil {
+		if e.Sim, err = collect.StartSimulatorAt(o.Sim, o.SimNow, o.Logger); err != nil {
 			return nil, err
 		}
 		e.Targets = e.Sim.Target(e.Targets)
