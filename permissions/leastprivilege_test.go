@@ -290,7 +290,7 @@ func scan(ctx context.Context, t *testing.T, url string) []snapshot.Resource {
 	t.Helper()
 	aws := awscollector.New(awscollector.Config{Org: true, Sessions: fastAWS(ctx, t, url),
 		Usage: awscollector.UsageConfig{Enabled: true, PollInterval: time.Millisecond}})
-	gcp := gcpcollector.New(gcpcollector.Config{Clients: fastGCP(ctx, t, url), Recommendations: true})
+	gcp := gcpcollector.New(gcpcollector.Config{Clients: fastGCP(ctx, t, url), Recommendations: true, Activity: true})
 	var sink collectors.MemorySink
 	for _, c := range []interface {
 		collectors.ScopeCollector
