@@ -69,6 +69,8 @@ type Options struct {
 	RateLimit float64
 	// Deps are passed to builtin.New (Sessions is filled in).
 	Deps builtin.Deps
+	// Usage makes the reader collect each principal's usage (IAM Access Advisor).
+	Usage bool
 }
 
 // Env is one test's simulator, clients, pack, store, audit log and gate.
@@ -136,7 +138,8 @@ func Start(t testing.TB, dsn string, w *cloudsim.World, gcfg gates.Config, opts 
 	e.SDK = base.Copy()
 	e.SDK.RetryMaxAttempts = 1
 	e.Reader = awscollector.New(awscollector.Config{Sessions: sessions, Endpoint: url, AWS: &base, Regions: []string{"us-east-1"},
-		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
+		BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond,
+		Usage: awscollector.UsageConfig{Enabled: opts.Usage, PollInterval: time.Millisecond}})
 	e.Log = audit.New(st, audit.Options{Now: e.Now})
 	e.Gate = gates.New(st, e.Log, gcfg, e.Now)
 	return e
