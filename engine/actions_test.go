@@ -24,7 +24,7 @@ func catalog() map[string][]engine.ActionParam {
 		"aws.iam.delete_login_profile": nil, "aws.iam.delete_server_certificate": nil,
 		"aws.ec2.revoke_ingress": {req("target")}, "aws.ec2.revoke_default_sg_rules": {req("target")},
 		"gcp.iam.remove_binding_member":       {req("role"), req("member"), opt("condition")},
-		"gcp.iam.apply_role_recommendation":   {req("role"), req("member")},
+		"gcp.iam.apply_role_recommendation":   {req("role"), req("member"), opt("new_roles"), req("recommendation")},
 		"gcp.iam.disable_service_account_key": nil, "gcp.compute.disable_firewall": nil,
 		"aws.iam.rotate_access_key": nil, "certs.renew": nil, "aws.iam.rightsize_inline_policy": {opt("window_days")},
 	}

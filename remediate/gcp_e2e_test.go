@@ -138,6 +138,13 @@ type gcpEnv struct {
 // startGCP serves w and wires an environment around it, gated by gcfg.
 func startGCP(t *testing.T, w *cloudsim.World, gcfg gates.Config) *gcpEnv {
 	t.Helper()
+	return startGCPOn(t, w, gcfg, storetest.Backends(t)["sqlite"](t), false)
+}
+
+// startGCPOn is startGCP on the database dsn, its reader reading IAM recommendations
+// when recommendations is set.
+func startGCPOn(t *testing.T, w *cloudsim.World, gcfg gates.Config, dsn string, recommendations bool) *gcpEnv {
+	t.Helper()
 	_, url := simtest.Start(t, w, cloudsim.Options{})
 	clients, err := gcpapi.New(context.Background(), gcpapi.Options{Endpoint: url, RateLimit: 1000, MaxAttempts: 3,
 		BaseBackoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})
@@ -151,8 +158,8 @@ func startGCP(t *testing.T, w *cloudsim.World, gcfg gates.Config) *gcpEnv {
 	}
 	e := &gcpEnv{clients: clients, reg: reg, gates: gcfg,
 		eng:    remediatetest.Engine(t, reg, map[string]any{"allowed_domains": []any{"acme.example"}}),
-		reader: gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients})}
-	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
+		reader: gcpcollector.New(gcpcollector.Config{Projects: []string{gcpProject}, Clients: clients, Recommendations: recommendations})}
+	st := storetest.Open(t, dsn)
 	e.log = audit.New(st, audit.Options{})
 	e.gate = gates.New(st, e.log, gcfg, time.Now)
 	e.machine = remediate.New(remediate.Options{Store: st, Log: e.log, Gate: e.gate, Gates: gcfg, Registry: reg,

@@ -88,7 +88,7 @@ func TestCatalog_declaresEachActionsParams(t *testing.T) {
 		"aws.ec2.revoke_default_sg_rules":     "target!",
 		"aws.iam.detach_policy":               "inline_policy,attachment",
 		"aws.iam.rightsize_inline_policy":     "window_days",
-		"gcp.iam.apply_role_recommendation":   "role!,member!",
+		"gcp.iam.apply_role_recommendation":   "role!,member!,new_roles,recommendation!",
 		"aws.iam.update_trust_policy":         "principal!",
 		"gcp.iam.remove_binding_member":       "role!,member!,condition",
 		"aws.iam.deactivate_access_key":       "",

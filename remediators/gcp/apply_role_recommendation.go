@@ -15,12 +15,14 @@ import (
 )
 
 // ApplyRoleRecommendation applies one of Google's IAM recommendations to a project's
-// policy (gcp.iam.apply_role_recommendation, parameters role and member): the member
-// leaves the role's unconditional binding and, for a replacement, joins the smaller roles
-// Google suggests. The recommendation is marked claimed before the write (with its etag:
-// a recommendation Google refreshed since the plan is refused), then succeeded, or failed
-// when the write fails. Rollback gives the member its role back and takes away the roles
-// the fix added; the recommendation keeps its final state.
+// policy (gcp.iam.apply_role_recommendation, parameters role, member, new_roles and
+// recommendation, which WARDEN-GCP-IAM-021's finding carries): the member leaves the
+// role's unconditional binding and, for a replacement, joins the smaller roles Google
+// suggests. The recommendation must still be ACTIVE when the fix runs: it is marked
+// claimed (with its current etag) before the write, then succeeded, or failed when the
+// write fails. Rollback gives the member its role back and takes away the roles the fix
+// added; the recommendation keeps its final state. The before-state is the binding's and
+// the recommendation's name only, so that a rollback is judged by the binding alone.
 type ApplyRoleRecommendation struct{ c *gcpapi.Clients }
 
 // NewApplyRoleRecommendation returns the fix; c may be nil for planning only.
@@ -29,7 +31,7 @@ func NewApplyRoleRecommendation(c *gcpapi.Clients) *ApplyRoleRecommendation {
 }
 
 // recommendationBefore is the part: one member's role in one project, the roles that
-// replace it, which of them it already held, and the recommendation with its etag.
+// replace it, which of them it already held, and the recommendation.
 type recommendationBefore struct {
 	Resource       string   `json:"resource"` // projects/P
 	Role           string   `json:"role"`
@@ -37,7 +39,6 @@ type recommendationBefore struct {
 	NewRoles       []string `json:"new_roles"`
 	HeldNewRoles   []string `json:"held_new_roles"`
 	Recommendation string   `json:"recommendation"`
-	Etag           string   `json:"etag"`
 }
 
 // Spec implements remediators.Remediator.
@@ -47,17 +48,19 @@ func (*ApplyRoleRecommendation) Spec() remediators.Spec {
 		Params: []remediators.Param{
 			{Name: "role", Required: true, Doc: `the role the recommendation removes or replaces ("roles/editor")`},
 			{Name: "member", Required: true, Doc: `the member it concerns ("serviceAccount:ci@p.iam.gserviceaccount.com")`},
+			{Name: "new_roles", Doc: "the roles that replace it (a list; none: the role is removed)"},
+			{Name: "recommendation", Required: true, Doc: "the recommendation's full name (projects/N/locations/global/recommenders/google.iam.policy.Recommender/recommendations/ID)"},
 		},
 		ResourceTypes: []string{"gcp.project.iam_policy"},
 		Rollback:      remediators.Rollback{Possible: true},
 		Permissions: remediators.Permissions{GCP: []string{
-			"recommender.iamPolicyRecommendations.update",
+			"recommender.iamPolicyRecommendations.get", "recommender.iamPolicyRecommendations.update",
 			"resourcemanager.projects.getIamPolicy", "resourcemanager.projects.setIamPolicy"}},
 	}
 }
 
-// Targets is the active recommendation for the member's unconditional binding of the
-// role: "ROLE/MEMBER".
+// Targets is the member's unconditional binding of the role while it holds it:
+// "ROLE/MEMBER".
 func (*ApplyRoleRecommendation) Targets(res snapshot.Resource, params map[string]any) ([]remediators.Target, error) {
 	role, err := attr.Param(params, "role", true)
 	if err != nil {
@@ -66,6 +69,24 @@ func (*ApplyRoleRecommendation) Targets(res snapshot.Resource, params map[string
 	member, err := attr.Param(params, "member", true)
 	if err != nil {
 		return nil, err
+	}
+	name, err := attr.Param(params, "recommendation", true)
+	if err != nil {
+		return nil, err
+	}
+	newRoles := []string{}
+	if v, ok := params["new_roles"]; ok && v != nil {
+		list, ok := v.([]any)
+		if !ok {
+			return nil, fmt.Errorf("new_roles: want a list of roles, got %T", v)
+		}
+		for _, x := range list {
+			r, ok := x.(string)
+			if !ok || r == "" {
+				return nil, fmt.Errorf("new_roles: want role names, got %v", x)
+			}
+			newRoles = append(newRoles, r)
+		}
 	}
 	resource, err := resourceName(res.UID, "cloudresourcemanager.googleapis.com")
 	if err != nil {
@@ -80,30 +101,17 @@ func (*ApplyRoleRecommendation) Targets(res snapshot.Resource, params map[string
 	if !held[role] {
 		return nil, nil
 	}
-	for _, r := range attr.Maps(res.Attributes, "recommendations") {
-		if attr.String(r, "role") != role || attr.String(r, "member") != member || attr.String(r, "state") != "ACTIVE" {
-			continue
+	b := recommendationBefore{Resource: resource, Role: role, Member: member, NewRoles: newRoles, HeldNewRoles: []string{}, Recommendation: name}
+	for _, nr := range newRoles {
+		if held[nr] {
+			b.HeldNewRoles = append(b.HeldNewRoles, nr)
 		}
-		b := recommendationBefore{Resource: resource, Role: role, Member: member, NewRoles: attr.Strings(r, "new_roles"),
-			Recommendation: attr.String(r, "name"), Etag: attr.String(r, "etag")}
-		if b.Recommendation == "" || b.Etag == "" {
-			return nil, fmt.Errorf("%s: the recommendation for %s %s has no name or etag", res.UID, role, member)
-		}
-		for _, nr := range b.NewRoles {
-			if held[nr] {
-				b.HeldNewRoles = append(b.HeldNewRoles, nr)
-			}
-		}
-		if b.NewRoles == nil {
-			b.NewRoles = []string{}
-		}
-		before, err := attr.Canonical(b)
-		if err != nil {
-			return nil, err
-		}
-		return []remediators.Target{{Part: role + "/" + member, Before: before}}, nil
 	}
-	return nil, nil
+	before, err := attr.Canonical(b)
+	if err != nil {
+		return nil, err
+	}
+	return []remediators.Target{{Part: role + "/" + member, Before: before}}, nil
 }
 
 // Apply claims the recommendation, changes the binding, and marks the outcome;
@@ -123,9 +131,20 @@ func (r *ApplyRoleRecommendation) Apply(ctx context.Context, a remediators.Actio
 	if !holds(p, b.Role, b.Member) && holdsAll(p, b.NewRoles, b.Member) {
 		return remediators.ErrConverged
 	}
+	var current *recommenderpb.Recommendation
+	err = call(ctx, r.c, scope, "recommender.GetRecommendation", func(ctx context.Context) (err error) {
+		current, err = r.c.Recommender.GetRecommendation(ctx, &recommenderpb.GetRecommendationRequest{Name: b.Recommendation}, gcpapi.NoRetry())
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read recommendation %s: %w", b.Recommendation, err)
+	}
+	if st := current.GetStateInfo().GetState(); st != recommenderpb.RecommendationStateInfo_ACTIVE {
+		return fmt.Errorf("recommendation %s is %s now, not ACTIVE: plan again", b.Recommendation, st)
+	}
 	var etag string
 	err = call(ctx, r.c, scope, "recommender.MarkRecommendationClaimed", func(ctx context.Context) error {
-		rec, err := r.c.Recommender.MarkRecommendationClaimed(ctx, &recommenderpb.MarkRecommendationClaimedRequest{Name: b.Recommendation, Etag: b.Etag}, gcpapi.NoRetry())
+		rec, err := r.c.Recommender.MarkRecommendationClaimed(ctx, &recommenderpb.MarkRecommendationClaimedRequest{Name: b.Recommendation, Etag: current.GetEtag()}, gcpapi.NoRetry())
 		if err == nil {
 			etag = rec.GetEtag()
 		}

@@ -35,7 +35,8 @@ func recommendationAction(t *testing.T, e *env, rem remediators.Remediator) reme
 	if err := c.Collect(context.Background(), &sink); err != nil {
 		t.Fatal(err)
 	}
-	params := map[string]any{"role": "roles/editor", "member": "user:carol@acme.example"}
+	params := map[string]any{"role": "roles/editor", "member": "user:carol@acme.example", "new_roles": []any{"roles/viewer"},
+		"recommendation": "projects/111111111111/locations/global/recommenders/google.iam.policy.Recommender/recommendations/rec-carol"}
 	for _, r := range sink.Resources {
 		if r.UID != projectUID {
 			continue
@@ -101,8 +102,8 @@ func TestApplyRoleRecommendation_lifecycle(t *testing.T) {
 	}
 }
 
-// A recommendation Google changed since the plan (its etag moved) is not claimed, and the
-// policy is not touched.
+// A recommendation someone claimed since the plan (no longer ACTIVE) is not applied,
+// and the policy is not touched.
 func TestApplyRoleRecommendation_staleRecommendationChangesNothing(t *testing.T) {
 	ctx := context.Background()
 	e := start(t, recommendedWorld())

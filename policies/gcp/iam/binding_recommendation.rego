@@ -6,7 +6,7 @@
 #   severity: medium
 #   resource_types: [gcp.project.iam_policy]
 #   frameworks: {nist-800-53-r5: ["AC-6"], soc2: ["CC6.3"], iso-27001-2022: ["A.8.2"]}
-#   remediation: {action: gcp.iam.apply_role_recommendation, risk: high, params: [role, member]}
+#   remediation: {action: gcp.iam.apply_role_recommendation, risk: high, params: [role, member, new_roles, recommendation]}
 package warden.gcp.iam.binding_recommendation
 
 import data.warden.lib.display
