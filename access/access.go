@@ -100,7 +100,7 @@ func Read(ctx context.Context, r *snapshot.Reader, o Options) ([]Principal, erro
 			continue
 		}
 		delete(want, res.UID)
-		p, err := judge(res, window, o.Registry)
+		p, err := Judge(res, window, o.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -118,8 +118,15 @@ func Read(ctx context.Context, r *snapshot.Reader, o Options) ([]Principal, erro
 	return out, nil
 }
 
-// judge is one principal's view.
-func judge(res snapshot.Resource, window int, reg *remediators.Registry) (Principal, error) {
+// PrincipalTypes are the resource types access judges: the ones that carry usage.
+func PrincipalTypes() []string { return slices.Clone(principalTypes) }
+
+// Judge is one principal's view: its usage against window days, and the fixes reg's
+// right-sizing would plan (none when reg is nil).
+func Judge(res snapshot.Resource, window int, reg *remediators.Registry) (Principal, error) {
+	if window <= 0 {
+		window = usage.DefaultWindowDays
+	}
 	p := Principal{UID: res.UID, Type: res.Type, Name: res.Name, Account: res.Account, Used: []string{}, Unused: []Item{}}
 	u, _ := res.Attributes["usage"].(map[string]any)
 	if u == nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -66,8 +67,12 @@ type Options struct {
 	// OnDecision is called after each decision recorded from the pages (serve wakes its
 	// worker with it); it must not block.
 	OnDecision func(requestID string)
-	Now        func() time.Time
-	Logger     *slog.Logger
+	// Fixes are the fixes the Access page shows would close a principal's surplus
+	// (nil: none shown); UnusedWindowDays is the pack's unused_access_window_days (0: 90).
+	Fixes            *remediators.Registry
+	UnusedWindowDays int
+	Now              func() time.Time
+	Logger           *slog.Logger
 }
 
 // Dashboard is the web dashboard: an http.Handler serving the pages, their forms and
@@ -146,6 +151,7 @@ func (d *Dashboard) routes() {
 	m.HandleFunc("GET /actions", d.page(RoleViewer, d.actionsPage))
 	m.HandleFunc("POST /actions/{id}/rollback", d.action(RoleAdmin, d.rollback))
 	m.HandleFunc("GET /audit", d.page(RoleViewer, d.auditPage))
+	m.HandleFunc("GET /access", d.page(RoleViewer, d.accessPage))
 	m.HandleFunc("GET /reports", d.page(RoleViewer, d.reportsPage))
 	m.HandleFunc("GET /reports/{framework}/{format}", d.page(RoleViewer, d.reportDownload))
 	m.HandleFunc("GET /tokens", d.page(RoleAdmin, d.tokensPage))

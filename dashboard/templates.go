@@ -15,7 +15,7 @@ import (
 )
 
 // pageNames are the page templates under templates/, each rendered inside layout.html.
-var pageNames = []string{"overview", "findings", "approvals", "bulk", "actions", "audit", "reports", "tokens", "login", "error"}
+var pageNames = []string{"overview", "findings", "approvals", "bulk", "actions", "access", "audit", "reports", "tokens", "login", "error"}
 
 func (d *Dashboard) parseTemplates() error {
 	funcs := template.FuncMap{

@@ -236,7 +236,8 @@ func (o RunOptions) openDashboard(mo remediate.Options, m *remediate.Machine, lo
 	}
 	return dashboard.New(dashboard.Options{Store: o.Store, Log: o.Log, Gate: o.Gate, Actions: m, Rollback: rollback,
 		Verifier: verifier, WaiverFile: o.Config.Waivers, Policies: policies, Report: o.report, Formats: render.Formats(),
-		Config: o.Config.Dashboard, Loopback: loopback, LocalActor: o.Actor, OnDecision: wake, Logger: o.Logger})
+		Config: o.Config.Dashboard, Loopback: loopback, LocalActor: o.Actor, OnDecision: wake, Logger: o.Logger,
+		Fixes: o.Registry, UnusedWindowDays: unusedWindowDays(o.Config.Settings)})
 }
 
 // report writes a compliance report for the dashboard, gathered from the history as
@@ -295,4 +296,18 @@ func (o RunOptions) reportsTasks(ctx context.Context) ([]daemon.Task, error) {
 		return nil, err
 	}
 	return []daemon.Task{t}, nil
+}
+
+// unusedWindowDays is the pack's unused_access_window_days setting, 0 (the default) when
+// unset or not a whole number.
+func unusedWindowDays(settings map[string]any) int {
+	switch v := settings["unused_access_window_days"].(type) {
+	case int:
+		return v
+	case float64:
+		if v == float64(int(v)) {
+			return int(v)
+		}
+	}
+	return 0
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/warden-sec/warden/snapshot"
@@ -91,6 +92,34 @@ func Resource(ctx context.Context, q store.Querier, scope, uid string) (snapshot
 		return snapshot.Resource{}, false, fmt.Errorf("read resource %s: %w", uid, err)
 	}
 	return res, true, nil
+}
+
+// ResourcesOfTypes returns the resources of the given types as their scopes were last
+// read, sorted by uid (the dashboard's Access page reads the IAM principals).
+func ResourcesOfTypes(ctx context.Context, q store.Querier, types ...string) ([]snapshot.Resource, error) {
+	if len(types) == 0 {
+		return nil, nil
+	}
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(types)), ", ")
+	args := make([]any, len(types))
+	for i, t := range types {
+		args[i] = t
+	}
+	out, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (snapshot.Resource, error) {
+		var data string
+		if err := rows.Scan(&data); err != nil {
+			return snapshot.Resource{}, err
+		}
+		var r snapshot.Resource
+		if err := json.Unmarshal([]byte(data), &r); err != nil {
+			return r, fmt.Errorf("decode a resource: %w", err)
+		}
+		return r, nil
+	}, `SELECT data FROM resource_state WHERE type IN (`+marks+`) ORDER BY uid`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("read the resources of %s: %w", strings.Join(types, ", "), err)
+	}
+	return out, nil
 }
 
 // ResourceRow is a resource's row without the resource: what a report counts.
