@@ -11,27 +11,9 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/remediate"
 )
-
-// awsCLIPath finds the official AWS CLI: WARDEN_AWS_CLI, or Debian's awscli package,
-// which .ci/run installs; under CI a missing CLI fails.
-func awsCLIPath(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("WARDEN_AWS_CLI"), "/usr/bin/aws"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("the AWS CLI is not installed (apt-get install awscli); .ci/run installs it")
-	}
-	t.Skip("the AWS CLI is not installed")
-	return ""
-}
 
 // appPolicy is the user's inline policy: what it uses (EC2 and S3 reads) and what it
 // never does (Secrets Manager, KMS).
@@ -44,7 +26,7 @@ const appPolicy = `{"Version":"2012-10-17","Statement":[{"Sid":"App","Effect":"A
 // document, every call the user made before still succeeds and the removed ones are
 // refused; rollback restores the identical document; the audit log verifies.
 func TestLeastPrivilege_throughTheAWSCLI(t *testing.T) {
-	cli := awsCLIPath(t)
+	cli := simtest.AWSCLI(t)
 	start := time.Now().UTC().AddDate(0, 0, -200).Truncate(time.Second)
 	e := startSimEnv(t, &cloudsim.World{Clock: start, AWS: cloudsim.AWS{EnforceIAM: true,
 		Accounts: []*cloudsim.Account{{ID: "111111111111", Regions: []string{"us-east-1"},

@@ -38,7 +38,7 @@ aws:
 // with a world user's key: granted calls succeed, a refused one exits with the CLI's
 // service-error status (254) and AWS's AccessDenied message.
 func TestAWSCLIEnforceIAM(t *testing.T) {
-	cli := awsCLI(t)
+	cli := simtest.AWSCLI(t)
 	w, err := cloudsim.ParseWorld([]byte(enforceCLIWorld))
 	if err != nil {
 		t.Fatal(err)

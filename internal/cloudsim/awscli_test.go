@@ -20,29 +20,10 @@ import (
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 )
 
-// awsCLI finds the official AWS CLI: WARDEN_AWS_CLI, or Debian's awscli package, which
-// .ci/run installs.
-func awsCLI(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("WARDEN_AWS_CLI"), "/usr/bin/aws"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("the AWS CLI is not installed (apt-get install awscli); .ci/run installs it")
-	}
-	t.Skip("the AWS CLI is not installed (apt-get install awscli)")
-	return ""
-}
-
 // TestAWSCLI drives the simulator with the official AWS CLI: it must create and list
 // what warden reads and fixes, with pagination, error codes and XML as AWS has them.
 func TestAWSCLI(t *testing.T) {
-	cli := awsCLI(t)
+	cli := simtest.AWSCLI(t)
 	sim, url := simtest.Start(t, &cloudsim.World{
 		AWS: cloudsim.AWS{
 			Organization: &cloudsim.Organization{ID: "o-abcdefghij", Management: "111111111111"},
@@ -166,7 +147,7 @@ func TestAWSCLI(t *testing.T) {
 // and signs with an IAM user's key, which the simulator verifies (botocore's SigV4, not
 // the Go SDK's) and refuses once the key is deactivated.
 func TestAWSCLI_secretsAndKeys(t *testing.T) {
-	cli := awsCLI(t)
+	cli := simtest.AWSCLI(t)
 	sim, url := simtest.Start(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{
 		{ID: "111111111111", Regions: []string{"us-east-1", "eu-west-1"}}}}}, cloudsim.Options{})
 	dir := t.TempDir()

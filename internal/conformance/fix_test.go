@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/internal/conformance"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
@@ -83,33 +84,11 @@ func applyApproved(t *testing.T, c *conformance.Cloud, x fixes) {
 
 func groupOf(arn string) string { return arn[strings.LastIndex(arn, "/")+1:] }
 
-// awsCLI finds the official AWS CLI: WARDEN_AWS_CLI, Debian's awscli (which .ci/run
-// installs), or the PATH's.
-func awsCLI(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("WARDEN_AWS_CLI"), "/usr/bin/aws"} {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	if p, err := exec.LookPath("aws"); err == nil {
-		return p
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("the AWS CLI is not installed (apt-get install awscli); .ci/run installs it")
-	}
-	t.Skip("the AWS CLI is not installed (apt-get install awscli)")
-	return ""
-}
-
 // cli runs the AWS CLI against the cloud and decodes its JSON answer.
 func cli(t *testing.T, c *conformance.Cloud, args ...string) map[string]any {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(awsCLI(t), append([]string{"--endpoint-url", c.URL, "--output", "json"}, args...)...)
+	cmd := exec.Command(simtest.AWSCLI(t), append([]string{"--endpoint-url", c.URL, "--output", "json"}, args...)...)
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "AWS_") {

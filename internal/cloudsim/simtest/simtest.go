@@ -3,6 +3,8 @@
 package simtest
 
 import (
+	"os"
+	"os/exec"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -36,4 +38,27 @@ func Start(t testing.TB, w *cloudsim.World, opts cloudsim.Options) (*cloudsim.Si
 func AWSConfig(url string) aws.Config {
 	return aws.Config{Region: "us-east-1", BaseEndpoint: aws.String(url),
 		Credentials: credentials.NewStaticCredentialsProvider("AKIDTEST", "secret", "")}
+}
+
+// AWSCLI finds the official AWS CLI to drive the simulator with: $WARDEN_AWS_CLI,
+// Debian's awscli (which .ci/run installs), or the PATH's. Without one the test is
+// skipped, except under CI, where it fails.
+func AWSCLI(t testing.TB) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("WARDEN_AWS_CLI"), "/usr/bin/aws"} {
+		if p == "" {
+			continue
+		}
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	if p, err := exec.LookPath("aws"); err == nil {
+		return p
+	}
+	if os.Getenv("CI") != "" {
+		t.Fatal("the AWS CLI is not installed (apt-get install awscli); .ci/run installs it")
+	}
+	t.Skip("the AWS CLI is not installed (apt-get install awscli)")
+	return ""
 }
