@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	iampb "cloud.google.com/go/iam/apiv1/iampb"
 	"cloud.google.com/go/recommender/apiv1/recommenderpb"
@@ -154,9 +155,9 @@ func (r *ApplyRoleRecommendation) Apply(ctx context.Context, a remediators.Actio
 		return fmt.Errorf("claim recommendation %s: %w", b.Recommendation, err)
 	}
 	werr := modifyPolicy(ctx, r.c, b.Resource, "apply "+b.Recommendation, func(p *iampb.Policy) bool {
-		changed := removeMember(p, b.Role, b.Member)
+		changed := removeMember(p, b.Role, nil, b.Member)
 		for _, nr := range b.NewRoles {
-			changed = addMember(p, nr, b.Member) || changed
+			changed = addMember(p, nr, nil, b.Member) || changed
 		}
 		return changed
 	}, true)
@@ -190,10 +191,10 @@ func (r *ApplyRoleRecommendation) Rollback(ctx context.Context, a remediators.Ac
 		return err
 	}
 	return modifyPolicy(ctx, r.c, b.Resource, "roll back "+b.Recommendation, func(p *iampb.Policy) bool {
-		changed := addMember(p, b.Role, b.Member)
+		changed := addMember(p, b.Role, nil, b.Member)
 		for _, nr := range b.NewRoles {
 			if !slices.Contains(b.HeldNewRoles, nr) {
-				changed = removeMember(p, nr, b.Member) || changed
+				changed = removeMember(p, nr, nil, b.Member) || changed
 			}
 		}
 		return changed
@@ -214,48 +215,17 @@ func (r *ApplyRoleRecommendation) before(a remediators.Action) (recommendationBe
 	return b, nil
 }
 
-// projectOf is the pacing scope of a project's resource name ("projects/P" → "P").
+// projectOf is the pacing scope of a policy's resource name: "projects/P" → "P"; a
+// folder's or organisation's name stays as it is.
 func projectOf(resource string) string {
-	if len(resource) > len("projects/") && resource[:len("projects/")] == "projects/" {
-		return resource[len("projects/"):]
+	if p, ok := strings.CutPrefix(resource, "projects/"); ok {
+		return p
 	}
 	return resource
 }
 
-// removeMember takes member out of role's unconditional binding, dropping a binding left
-// empty; it reports whether it changed p.
-func removeMember(p *iampb.Policy, role, member string) bool {
-	for i, x := range p.Bindings {
-		if x.GetRole() != role || x.GetCondition() != nil || !slices.Contains(x.Members, member) {
-			continue
-		}
-		x.Members = slices.DeleteFunc(x.Members, func(m string) bool { return m == member })
-		if len(x.Members) == 0 {
-			p.Bindings = slices.Delete(p.Bindings, i, i+1)
-		}
-		return true
-	}
-	return false
-}
-
-// addMember puts member in role's unconditional binding, made when there is none; it
-// reports whether it changed p.
-func addMember(p *iampb.Policy, role, member string) bool {
-	for _, x := range p.Bindings {
-		if x.GetRole() != role || x.GetCondition() != nil {
-			continue
-		}
-		if slices.Contains(x.Members, member) {
-			return false
-		}
-		x.Members = append(x.Members, member)
-		return true
-	}
-	p.Bindings = append(p.Bindings, &iampb.Binding{Role: role, Members: []string{member}})
-	return true
-}
-
-// readPolicy reads the IAM policy of resource (version 3).
+// readPolicy reads the IAM policy of resource. Version 3: conditional bindings are read
+// as they are, and written back so.
 func readPolicy(ctx context.Context, c *gcpapi.Clients, resource string) (*iampb.Policy, error) {
 	get, _, err := policyCalls(c, resource)
 	if err != nil {

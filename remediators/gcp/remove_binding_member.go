@@ -128,43 +128,53 @@ func (*RemoveBindingMember) Targets(res snapshot.Resource, params map[string]any
 // Apply removes the member from its binding; ErrConverged when the binding no longer
 // holds it.
 func (r *RemoveBindingMember) Apply(ctx context.Context, a remediators.Action) error {
-	return r.modify(ctx, a, func(p *iampb.Policy, b bindingBefore) bool {
-		for i, x := range p.Bindings {
-			if x.GetRole() != b.Role || !b.Condition.matches(x.GetCondition()) || !slices.Contains(x.Members, b.Member) {
-				continue
-			}
-			x.Members = slices.DeleteFunc(x.Members, func(m string) bool { return m == b.Member })
-			if len(x.Members) == 0 {
-				p.Bindings = slices.Delete(p.Bindings, i, i+1)
-			}
-			return true
-		}
-		return false
-	}, true)
+	return r.modify(ctx, a, func(p *iampb.Policy, b bindingBefore) bool { return removeMember(p, b.Role, b.Condition, b.Member) }, true)
 }
 
 // Rollback adds the member back to the binding of its role and condition, which is
 // created again if the removal emptied it (a condition's description, which snapshots do
 // not hold, is then lost).
 func (r *RemoveBindingMember) Rollback(ctx context.Context, a remediators.Action) error {
-	return r.modify(ctx, a, func(p *iampb.Policy, b bindingBefore) bool {
-		for _, x := range p.Bindings {
-			if x.GetRole() != b.Role || !b.Condition.matches(x.GetCondition()) {
-				continue
-			}
-			if slices.Contains(x.Members, b.Member) {
-				return false
-			}
-			x.Members = append(x.Members, b.Member)
-			return true
+	return r.modify(ctx, a, func(p *iampb.Policy, b bindingBefore) bool { return addMember(p, b.Role, b.Condition, b.Member) }, false)
+}
+
+// removeMember takes member out of the binding of role and condition c (nil: the
+// unconditional one), dropping a binding left empty, as Google does; it reports whether
+// it changed p.
+func removeMember(p *iampb.Policy, role string, c *condition, member string) bool {
+	for i, x := range p.Bindings {
+		if x.GetRole() != role || !c.matches(x.GetCondition()) || !slices.Contains(x.Members, member) {
+			continue
 		}
-		nb := &iampb.Binding{Role: b.Role, Members: []string{b.Member}}
-		if b.Condition != nil {
-			nb.Condition = &expr.Expr{Title: b.Condition.Title, Expression: b.Condition.Expression}
+		x.Members = slices.DeleteFunc(x.Members, func(m string) bool { return m == member })
+		if len(x.Members) == 0 {
+			p.Bindings = slices.Delete(p.Bindings, i, i+1)
 		}
-		p.Bindings = append(p.Bindings, nb)
 		return true
-	}, false)
+	}
+	return false
+}
+
+// addMember puts member in the binding of role and condition c (nil: the unconditional
+// one), made again when there is none (a condition's description, which snapshots do not
+// hold, is then lost); it reports whether it changed p.
+func addMember(p *iampb.Policy, role string, c *condition, member string) bool {
+	for _, x := range p.Bindings {
+		if x.GetRole() != role || !c.matches(x.GetCondition()) {
+			continue
+		}
+		if slices.Contains(x.Members, member) {
+			return false
+		}
+		x.Members = append(x.Members, member)
+		return true
+	}
+	nb := &iampb.Binding{Role: role, Members: []string{member}}
+	if c != nil {
+		nb.Condition = &expr.Expr{Title: c.Title, Expression: c.Expression}
+	}
+	p.Bindings = append(p.Bindings, nb)
+	return true
 }
 
 // modify runs one read-modify-write of the policy: change edits the policy read and says
@@ -186,23 +196,15 @@ func (r *RemoveBindingMember) modify(ctx context.Context, a remediators.Action, 
 // No change is ErrConverged when converged is asked for, nil otherwise. A write that
 // lost a race (ABORTED) starts again from the read; what names the change in errors.
 func modifyPolicy(ctx context.Context, c *gcpapi.Clients, resource, what string, change func(*iampb.Policy) bool, converged bool) error {
-	get, set, err := policyCalls(c, resource)
+	_, set, err := policyCalls(c, resource)
 	if err != nil {
 		return err
 	}
-	scope := resource
-	if p, ok := strings.CutPrefix(scope, "projects/"); ok {
-		scope = p
-	}
+	scope := projectOf(resource)
 	for attempt := 1; ; attempt++ {
-		var p *iampb.Policy
-		err := call(ctx, c, scope, "cloudresourcemanager.GetIamPolicy", func(ctx context.Context) (err error) {
-			// Version 3: conditional bindings are read as they are, and written back so.
-			p, err = get(ctx, &iampb.GetIamPolicyRequest{Resource: resource, Options: &iampb.GetPolicyOptions{RequestedPolicyVersion: 3}})
-			return err
-		})
+		p, err := readPolicy(ctx, c, resource)
 		if err != nil {
-			return fmt.Errorf("read the IAM policy of %s: %w", resource, err)
+			return err
 		}
 		if !change(p) {
 			if converged {
