@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"golang.org/x/crypto/ssh"
@@ -112,13 +111,11 @@ func (sc *secretChecker) replicaKey(c *Config) {
 		s.From = FromEnv
 		key, err = sign.ParsePrivateKey([]byte(text), "$"+sign.ReplicaKeyEnv)
 	default:
-		s.File = c.Gates.ReplicaKeyFile
-		if s.File != "" {
+		if c.Gates.ReplicaKeyFile != "" {
 			s.Field = "gates.replica_key_file"
 			s.Line = sc.keyLines[s.Field]
-		} else if db, derr := store.DefaultPath(); derr == nil {
-			s.File = filepath.Join(filepath.Dir(db), "replica.key")
 		}
+		s.File, _ = c.Gates.ReplicaKeyPath()
 		if _, serr := os.Stat(s.File); s.File == "" || errors.Is(serr, fs.ErrNotExist) {
 			s.OK, s.Note = true, "none yet: warden serve creates "+s.File+" on first start; list "+s.File+".pub under gates.signers.@replicas"
 			sc.add(s)
@@ -129,8 +126,7 @@ func (sc *secretChecker) replicaKey(c *Config) {
 	}
 	sc.judge(&s, err, "")
 	if key != nil {
-		fp := sign.Fingerprint(key.PublicKey())
-		if !slices.ContainsFunc(c.Gates.SignerKeys(sign.Replicas), func(k ssh.PublicKey) bool { return sign.Fingerprint(k) == fp }) {
+		if !c.Gates.ListsReplicaKey(key.PublicKey()) {
 			s.Note = "not listed under gates.signers.@replicas: web and Slack decisions are refused until " + sign.AuthorizedKey(key.PublicKey()) + " is"
 			sc.problem(sc.keyLines["gates.signers"], "gates.signers", LevelWarning, "the replica signing key's public half is "+s.Note)
 		}

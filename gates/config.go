@@ -2,6 +2,7 @@ package gates
 
 import (
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/internal/suggest"
 	"github.com/warden-sec/warden/internal/yamlerr"
+	"github.com/warden-sec/warden/store"
 )
 
 // Defaults of the gates: section, used where a key is absent.
@@ -151,6 +153,27 @@ func (c Config) SignerKeys(name string) []ssh.PublicKey {
 		}
 	}
 	return out
+}
+
+// ListsReplicaKey reports whether gates.signers lists k under sign.Replicas: whether web
+// and Slack decisions signed with it count.
+func (c Config) ListsReplicaKey(k ssh.PublicKey) bool {
+	fp := sign.Fingerprint(k)
+	return slices.ContainsFunc(c.SignerKeys(sign.Replicas), func(l ssh.PublicKey) bool { return sign.Fingerprint(l) == fp })
+}
+
+// ReplicaKeyPath is the file warden serve signs web and Slack decisions with when
+// $WARDEN_REPLICA_KEY is not set: gates.replica_key_file, else replica.key beside the
+// default database.
+func (c Config) ReplicaKeyPath() (string, error) {
+	if c.ReplicaKeyFile != "" {
+		return c.ReplicaKeyFile, nil
+	}
+	db, err := store.DefaultPath()
+	if err != nil {
+		return "", fmt.Errorf("the replica's signing key: %w", err)
+	}
+	return filepath.Join(filepath.Dir(db), "replica.key"), nil
 }
 
 // UncheckedWarning is what every run of warden says when its decisions are unchecked

@@ -1,16 +1,12 @@
 package serve
 
 import (
-	"fmt"
 	"os"
-	"path/filepath"
-	"slices"
 
 	"golang.org/x/crypto/ssh"
 
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/gates/sign"
-	"github.com/warden-sec/warden/store"
 )
 
 // signingGate is the gate serve's channels (the dashboard, Slack) decide through. In
@@ -28,13 +24,12 @@ func (o RunOptions) signingGate() (*gates.Gate, error) {
 	if !gc.Checked() || o.Gate == nil {
 		return o.Gate, nil
 	}
-	s, path, err := replicaSigner(gc.ReplicaKeyFile, os.Getenv(sign.ReplicaKeyEnv))
+	s, path, err := replicaSigner(gc, os.Getenv(sign.ReplicaKeyEnv))
 	if err != nil {
 		return nil, err
 	}
 	fp := sign.Fingerprint(s.PublicKey())
-	listed := slices.ContainsFunc(gc.SignerKeys(sign.Replicas), func(k ssh.PublicKey) bool { return sign.Fingerprint(k) == fp })
-	if !listed {
+	if !gc.ListsReplicaKey(s.PublicKey()) {
 		o.Logger.Warn("this replica's signing key is not listed under gates.signers."+sign.Replicas+": web and Slack decisions are refused until it is",
 			"key", sign.AuthorizedKey(s.PublicKey()), "fingerprint", fp, "from", path)
 	} else {
@@ -44,19 +39,16 @@ func (o RunOptions) signingGate() (*gates.Gate, error) {
 }
 
 // replicaSigner is the replica's signing key: from $WARDEN_REPLICA_KEY (env) when set,
-// else the key file (gates.replica_key_file, else replica.key beside the default
-// database), made on first use; from says which, for the logs.
-func replicaSigner(file, env string) (s ssh.Signer, from string, err error) {
+// else the key file (gc.ReplicaKeyPath), made on first use; from says which, for the
+// logs.
+func replicaSigner(gc gates.Config, env string) (s ssh.Signer, from string, err error) {
 	if env != "" {
 		s, err = sign.ParsePrivateKey([]byte(env), "$"+sign.ReplicaKeyEnv)
 		return s, "$" + sign.ReplicaKeyEnv, err
 	}
-	if file == "" {
-		db, err := store.DefaultPath()
-		if err != nil {
-			return nil, "", fmt.Errorf("the replica's signing key: %w", err)
-		}
-		file = filepath.Join(filepath.Dir(db), "replica.key")
+	file, err := gc.ReplicaKeyPath()
+	if err != nil {
+		return nil, "", err
 	}
 	s, err = sign.LoadOrCreateKey(file)
 	return s, file, err

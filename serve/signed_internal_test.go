@@ -93,7 +93,7 @@ func TestReplicaSigner(t *testing.T) {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "unused.key")
-	s, from, err := replicaSigner(file, string(text))
+	s, from, err := replicaSigner(gates.Config{ReplicaKeyFile: file}, string(text))
 	if err != nil || from != "$"+sign.ReplicaKeyEnv || sign.Fingerprint(s.PublicKey()) != sign.Fingerprint(made.PublicKey()) {
 		t.Fatalf("from the environment: %v %q", err, from)
 	}
@@ -101,10 +101,10 @@ func TestReplicaSigner(t *testing.T) {
 		t.Errorf("a key file was made beside a key in the environment: %v", err)
 	}
 	const broken = "-----BEGIN OPENSSH PRIVATE KEY-----\nc2VjcmV0LXBhcnQ=\n-----END OPENSSH PRIVATE KEY-----\n"
-	if _, _, err := replicaSigner(file, broken); err == nil || !strings.Contains(err.Error(), sign.ReplicaKeyEnv) || strings.Contains(err.Error(), "c2VjcmV0") {
+	if _, _, err := replicaSigner(gates.Config{ReplicaKeyFile: file}, broken); err == nil || !strings.Contains(err.Error(), sign.ReplicaKeyEnv) || strings.Contains(err.Error(), "c2VjcmV0") {
 		t.Errorf("a broken key in the environment: %v", err)
 	}
-	if s, from, err := replicaSigner(file, ""); err != nil || from != file || s == nil {
+	if s, from, err := replicaSigner(gates.Config{ReplicaKeyFile: file}, ""); err != nil || from != file || s == nil {
 		t.Errorf("from the file: %v %q", err, from)
 	}
 }
