@@ -45,31 +45,15 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.ResetCalls()
 		w.WriteHeader(http.StatusNoContent)
 	case "POST /_sim/latency":
-		b, err := readBody(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+		if d, ok := durationBody(w, r, "latency: want a duration such as 250ms"); ok {
+			s.SetLatency(d)
+			w.WriteHeader(http.StatusNoContent)
 		}
-		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
-		if err != nil || d < 0 {
-			http.Error(w, fmt.Sprintf("latency: want a duration such as 250ms, got %q", b), http.StatusBadRequest)
-			return
-		}
-		s.SetLatency(d)
-		w.WriteHeader(http.StatusNoContent)
 	case "POST /_sim/clock":
-		b, err := readBody(r)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
+		if d, ok := durationBody(w, r, "clock: want a duration to move the clock forward by, such as 2400h"); ok {
+			s.Advance(d)
+			fmt.Fprintln(w, s.now().UTC().Format(time.RFC3339))
 		}
-		d, err := time.ParseDuration(strings.TrimSpace(string(b)))
-		if err != nil || d < 0 {
-			http.Error(w, fmt.Sprintf("clock: want a duration to move the clock forward by, such as 2400h, got %q", b), http.StatusBadRequest)
-			return
-		}
-		s.Advance(d)
-		fmt.Fprintln(w, s.now().UTC().Format(time.RFC3339))
 	case "POST /_sim/faults":
 		b, err := readBody(r)
 		if err != nil {
@@ -98,4 +82,20 @@ func writeAdminJSON(w http.ResponseWriter, v any) {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(v)
+}
+
+// durationBody reads a request body holding a duration of zero or more; otherwise it
+// answers 400 with want and what it got, and reports false.
+func durationBody(w http.ResponseWriter, r *http.Request, want string) (time.Duration, bool) {
+	b, err := readBody(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return 0, false
+	}
+	d, err := time.ParseDuration(strings.TrimSpace(string(b)))
+	if err != nil || d < 0 {
+		http.Error(w, fmt.Sprintf("%s, got %q", want, b), http.StatusBadRequest)
+		return 0, false
+	}
+	return d, true
 }
