@@ -71,10 +71,6 @@ var principalTypes = []string{"aws.iam.group", "aws.iam.role", "aws.iam.user"}
 // Read reads the snapshot r and returns its principals, sorted by uid. A principal asked
 // for by uid that the snapshot lacks is an error.
 func Read(ctx context.Context, r *snapshot.Reader, o Options) ([]Principal, error) {
-	window := o.WindowDays
-	if window <= 0 {
-		window = usage.DefaultWindowDays
-	}
 	want := map[string]bool{}
 	for _, p := range o.Principals {
 		want[p] = true
@@ -100,7 +96,7 @@ func Read(ctx context.Context, r *snapshot.Reader, o Options) ([]Principal, erro
 			continue
 		}
 		delete(want, res.UID)
-		p, err := Judge(res, window, o.Registry)
+		p, err := Judge(res, o.WindowDays, o.Registry)
 		if err != nil {
 			return nil, err
 		}
@@ -124,9 +120,7 @@ func PrincipalTypes() []string { return slices.Clone(principalTypes) }
 // Judge is one principal's view: its usage against window days, and the fixes reg's
 // right-sizing would plan (none when reg is nil).
 func Judge(res snapshot.Resource, window int, reg *remediators.Registry) (Principal, error) {
-	if window <= 0 {
-		window = usage.DefaultWindowDays
-	}
+	window = usage.WindowDays(window)
 	p := Principal{UID: res.UID, Type: res.Type, Name: res.Name, Account: res.Account, Used: []string{}, Unused: []Item{}}
 	u, _ := res.Attributes["usage"].(map[string]any)
 	if u == nil {

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/warden-sec/warden/access"
+	"github.com/warden-sec/warden/internal/usage"
 	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/store"
 )
@@ -21,10 +22,7 @@ type accessData struct {
 // (reconcile/state): without a daemon, or with usage off, it says how to get the data.
 func (d *Dashboard) accessPage(w http.ResponseWriter, r *http.Request, p *Principal) {
 	ctx := r.Context()
-	window := d.o.UnusedWindowDays
-	if window <= 0 {
-		window = 90
-	}
+	window := usage.WindowDays(d.o.UnusedWindowDays)
 	data := accessData{WindowDays: window}
 	err := d.o.Store.Read(ctx, func(q *store.Reader) error {
 		rs, err := state.ResourcesOfTypes(ctx, q, access.PrincipalTypes()...)

@@ -17,6 +17,14 @@ import (
 // unused, unless the caller says otherwise (the pack's unused_access_window_days).
 const DefaultWindowDays = 90
 
+// WindowDays is days, or DefaultWindowDays when days is not positive (a setting left out).
+func WindowDays(days int) int {
+	if days <= 0 {
+		return DefaultWindowDays
+	}
+	return days
+}
+
 // Grants are what a usage shows unused for a window, lower-cased: whole services
 // ("kms") and single actions of used services ("s3:putbucketpolicy"), and the services
 // the data shows used (for a document granting every action).
