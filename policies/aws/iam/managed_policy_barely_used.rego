@@ -44,8 +44,10 @@ broad_policies := {
 	"AWSLambda_FullAccess": ["lambda"],
 }
 
-# attached are [name, arn] of the broad policies attached to the principal.
+# attached are [name, arn] of the broad policies attached to the principal, read only
+# when there is usage to judge them by (most principals have none: no regex for them).
 attached contains [name, p.arn] if {
+	usage.facts
 	some p in object.get(input.resource.attributes, "attached_policies", [])
 	is_string(p.arn)
 	startswith(p.arn, "arn:aws")
