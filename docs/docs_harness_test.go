@@ -264,7 +264,7 @@ func blockTimes(out string, end time.Time) string {
 
 // failureReport says where a document failed: the block, the line and its command, what
 // the block printed, and the output of its background blocks.
-func failureReport(doc string, lines []string, blocks []docBlock, r docRun, stateDir string) string {
+func failureReport(doc string, lines []string, blocks []docBlock, r docRun, sandbox, stateDir string) string {
 	var b strings.Builder
 	var failed *docBlock
 	for i := range blocks {
@@ -289,6 +289,14 @@ func failureReport(doc string, lines []string, blocks []docBlock, r docRun, stat
 		}
 		if log, err := os.ReadFile(filepath.Join(stateDir, fmt.Sprintf("bg-%d.log", bl.fence))); err == nil {
 			fmt.Fprintf(&b, "--- the background block at line %d printed:\n%s\n", bl.fence, tail(string(log), 40))
+		}
+	}
+	// Logs the document redirects its own processes to (2> replica-a.log &) say why a
+	// server it waits for never answered.
+	logs, _ := filepath.Glob(filepath.Join(sandbox, "*.log"))
+	for _, l := range logs {
+		if text, err := os.ReadFile(l); err == nil {
+			fmt.Fprintf(&b, "--- %s (the last 20 lines):\n%s\n", filepath.Base(l), tail(string(text), 20))
 		}
 	}
 	return b.String()

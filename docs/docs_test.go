@@ -151,7 +151,7 @@ func runDoc(t *testing.T, doc, text string, blocks []docBlock, root, bin string,
 	t.Cleanup(func() { stopLeftovers(stateDir) })
 	r := runDocScript(t, script, sandbox, stateDir, env, docTimeout)
 	if r.err != nil {
-		t.Fatal(failureReport(doc, strings.Split(text, "\n"), blocks, r, stateDir))
+		t.Fatal(failureReport(doc, strings.Split(text, "\n"), blocks, r, sandbox, stateDir))
 	}
 	t.Logf("%s: %d blocks ran in %v (%s)", doc, len(blocks), time.Since(start).Round(time.Millisecond), blockTimes(r.out, time.Now()))
 }

@@ -200,10 +200,13 @@ func ReadReplicaKey(path string) (ssh.Signer, error) {
 	return LoadKeyFile(path)
 }
 
-// createKey writes a new ed25519 key at path (O_EXCL: of two replicas creating it at
-// once, one key is written and both read it) and its public key at path+".pub".
+// createKey writes a new ed25519 key at path and its public key at path+".pub". The key
+// is written whole to a temporary file and linked into place, which fails if path
+// exists: of two replicas creating it at once, one key is published, complete, and both
+// read that one (an O_EXCL create would let the loser read a file still being written).
 func createKey(path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	_, priv, err := ed25519.GenerateKey(rand.Reader)
@@ -214,26 +217,46 @@ func createKey(path string) error {
 	if err != nil {
 		return err
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	if _, err := f.Write(pem.EncodeToMemory(block)); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
 	s, err := ssh.NewSignerFromKey(priv)
 	if err != nil {
 		return err
 	}
-	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(s.PublicKey()))) + " warden-replica\n"
-	return os.WriteFile(path+".pub", []byte(line), 0o600)
+	won, err := publish(dir, path, pem.EncodeToMemory(block))
+	if err != nil || !won {
+		return err
+	}
+	line := AuthorizedKey(s.PublicKey()) + " warden-replica\n"
+	_, err = publish(dir, path+".pub", []byte(line))
+	return err
+}
+
+// publish writes data (mode 0600) to a temporary file in dir and links it to path unless
+// path already exists, in which case the existing file wins and won is false.
+func publish(dir, path string, data []byte) (won bool, err error) {
+	f, err := os.CreateTemp(dir, ".replica-key-*")
+	if err != nil {
+		return false, err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return false, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return false, err
+	}
+	if err := f.Close(); err != nil {
+		return false, err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
 }
 
 // AuthorizedKey is k as an authorized_keys line, as gates.signers lists it.

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"golang.org/x/crypto/ssh"
@@ -225,5 +226,52 @@ func TestLoadOrCreateKey(t *testing.T) {
 	os.Chmod(path, 0o644)
 	if _, err := sign.LoadOrCreateKey(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
 		t.Fatalf("a key others may read: %v", err)
+	}
+}
+
+// TestLoadOrCreateKey_concurrent: replicas started together on one state directory
+// (docs/replicas.md starts two at once) all get the one key published, never a file
+// still being written by another.
+func TestLoadOrCreateKey_concurrent(t *testing.T) {
+	for round := range 20 {
+		path := filepath.Join(t.TempDir(), "replica.key")
+		const n = 8
+		fps := make(chan string, n)
+		errs := make(chan error, n)
+		var wg sync.WaitGroup
+		for range n {
+			wg.Go(func() {
+				s, err := sign.LoadOrCreateKey(path)
+				if err != nil {
+					errs <- err
+					return
+				}
+				fps <- sign.Fingerprint(s.PublicKey())
+			})
+		}
+		wg.Wait()
+		close(fps)
+		close(errs)
+		for err := range errs {
+			t.Fatalf("round %d: %v", round, err)
+		}
+		seen := map[string]bool{}
+		for fp := range fps {
+			seen[fp] = true
+		}
+		pub, err := os.ReadFile(path + ".pub")
+		if err != nil {
+			t.Fatal(err)
+		}
+		k, err := sign.ParseKey(string(pub))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(seen) != 1 || !seen[sign.Fingerprint(k)] {
+			t.Fatalf("round %d: %d keys in use, .pub %s", round, len(seen), sign.Fingerprint(k))
+		}
+		if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".replica-key-*")); len(left) > 0 {
+			t.Fatalf("temporary files left: %v", left)
+		}
 	}
 }
