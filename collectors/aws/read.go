@@ -98,7 +98,10 @@ func (a *account) read(ctx context.Context, arn awsarn.ARN) (snapshot.Resource, 
 		// A principal re-read alone keeps its usage: without it, a finding drawn from
 		// usage would resolve for lack of data.
 		if a.c.cfg.Usage.Enabled && principalTypes[r.Type] && r.Attributes != nil {
-			r.Attributes["usage"] = a.usageOf(ctx, cl, r)
+			r.Attributes["usage"] = a.usageOf(ctx, cl, r, nil)
+		}
+		if a.c.cfg.Usage.Enabled && customerPolicy(r) {
+			r.Attributes["usage"] = a.readPolicyUsage(ctx, cl, r)
 		}
 		return sc.place(r), nil
 	case "ec2":

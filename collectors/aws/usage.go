@@ -71,27 +71,36 @@ type usageCache struct {
 }
 
 type cachedUsage struct {
-	fetched time.Time
-	usage   map[string]any
+	fetched  time.Time
+	usage    map[string]any
+	versions map[string]string // managed policy ARN → the default version it was read with
 }
 
-func (c *usageCache) get(arn string, now time.Time, refresh time.Duration) (map[string]any, bool) {
+// get is the cached usage under key, unless it is older than refresh or was read with
+// another default version of a policy versions names (a caller that knows no versions
+// passes nil and takes the copy as it is).
+func (c *usageCache) get(key string, now time.Time, refresh time.Duration, versions map[string]string) (map[string]any, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	u, ok := c.m[arn]
+	u, ok := c.m[key]
 	if !ok || now.Sub(u.fetched) >= refresh {
 		return nil, false
+	}
+	for arn, v := range versions {
+		if had, ok := u.versions[arn]; ok && had != v {
+			return nil, false
+		}
 	}
 	return u.usage, true
 }
 
-func (c *usageCache) put(arn string, now time.Time, usage map[string]any) {
+func (c *usageCache) put(key string, now time.Time, usage map[string]any, versions map[string]string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
 		c.m = map[string]cachedUsage{}
 	}
-	c.m[arn] = cachedUsage{fetched: now, usage: usage}
+	c.m[key] = cachedUsage{fetched: now, usage: usage, versions: versions}
 }
 
 // principalTypes are the resource types that get attributes.usage.
@@ -107,9 +116,13 @@ func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
 	}
 	sc.mu.Lock()
 	var principals []snapshot.Resource
+	versions := map[string]string{}
 	for _, r := range sc.resources {
 		if principalTypes[r.Type] {
 			principals = append(principals, r)
+		}
+		if r.Type == "aws.iam.policy" {
+			versions[r.UID] = str(r.Attributes["default_version_id"])
 		}
 	}
 	sc.mu.Unlock()
@@ -119,37 +132,42 @@ func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			setUsage(sc, r, a.usageOf(ctx, cl, r))
+			setUsage(sc, r, a.usageOf(ctx, cl, r, versions))
 		})
 	}
 	wg.Wait()
+	addPolicyUsage(sc)
 }
 
 // usageOf is the usage of the principal r: this collector's copy while it is younger
 // than the refresh period and the principal's grants are those it was read with, else
 // Access Advisor's answer (kept when complete). A change of the principal's policies or
-// groups asks again at once: the services AWS lists are those the policies grant now, and
-// a fix that narrowed them is verified against the new list, not the old one.
-func (a *account) usageOf(ctx context.Context, cl *iam.Client, r snapshot.Resource) map[string]any {
+// groups, or a new default version of an attached managed policy (versions: policy ARN →
+// default version id, as far as the caller knows), asks again at once: the services AWS lists are
+// those the policies grant now, and a fix that narrowed them is verified against the new
+// list, not the old one.
+func (a *account) usageOf(ctx context.Context, cl *iam.Client, r snapshot.Resource, versions map[string]string) map[string]any {
 	cfg := a.c.cfg.Usage
 	refresh := cfg.Refresh
 	if refresh <= 0 {
 		refresh = DefaultUsageRefresh
 	}
 	key := r.UID + "|" + grantsKey(r.Attributes)
-	if u, ok := a.c.usage.get(key, time.Now(), refresh); ok {
+	known := attachedVersions(r.Attributes, versions)
+	if u, ok := a.c.usage.get(key, time.Now(), refresh, known); ok {
 		return u
 	}
 	u := readUsage(ctx, cl, r.UID, cfg)
 	if u["complete"] == true {
-		a.c.usage.put(key, time.Now(), u)
+		a.c.usage.put(key, time.Now(), u, known)
 	}
 	return u
 }
 
 // grantsKey fingerprints what decides a principal's grants: its attached and inline
-// policies and, for a user, its groups. (A managed policy's new default version keeps its
-// ARN: that change waits for the refresh.)
+// policies and, for a user, its groups. (The default versions of its managed policies
+// are checked beside it: see attachedVersions. A group's policies are not its members':
+// a change there waits for the refresh.)
 func grantsKey(attrs map[string]any) string {
 	b, err := json.Marshal([]any{attrs["attached_policies"], attrs["inline_policies"], attrs["groups"]})
 	if err != nil {
@@ -157,6 +175,21 @@ func grantsKey(attrs map[string]any) string {
 	}
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:8])
+}
+
+// attachedVersions are the default versions versions knows of the managed policies
+// attached to the principal: a new default version of one asks AWS again, as the
+// services it lists are those the policies grant now.
+func attachedVersions(attrs map[string]any, versions map[string]string) map[string]string {
+	out := map[string]string{}
+	l, _ := attrs["attached_policies"].([]any)
+	for _, p := range l {
+		m, _ := p.(map[string]any)
+		if v := versions[str(m["arn"])]; v != "" {
+			out[str(m["arn"])] = v
+		}
+	}
+	return out
 }
 
 // setUsage sets r's usage under sc's lock: the resources share their attribute maps with

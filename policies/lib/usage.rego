@@ -31,8 +31,15 @@ max_listed := 20
 
 principal_kinds := {"aws.iam.user": "user", "aws.iam.role": "role", "aws.iam.group": "group"}
 
-# kind is "user", "role" or "group", for messages.
+# kind is "user", "role" or "group", for messages; "policy" for a customer-managed
+# policy, whose usage (aggregated: true) is that of every principal it is attached to.
 kind := principal_kinds[input.resource.type]
+
+kind := "policy" if {
+	input.resource.type == "aws.iam.policy"
+	input.resource.attributes.aws_managed == false
+	input.resource.attributes.usage.aggregated == true
+}
 
 # exempt holds for principals no least-privilege finding should name: service-linked roles
 # (their policies belong to the AWS service that created them, which alone may change
@@ -41,8 +48,24 @@ exempt if input.resource.attributes.service_linked == true
 
 exempt if startswith(object.get(input.resource.attributes, "path", ""), "/aws-service-role/")
 
+exempt if exempt_tags(input.resource.tags)
+
+# A policy is exempt when any principal it is attached to would be: narrowing it narrows
+# them all.
 exempt if {
-	v := input.resource.tags["warden-least-privilege"]
+	kind == "policy"
+	some p in input.resource.attributes.usage.principals
+	exempt_principal(p)
+}
+
+exempt_principal(p) if p.service_linked == true
+
+exempt_principal(p) if startswith(object.get(p, "path", ""), "/aws-service-role/")
+
+exempt_principal(p) if exempt_tags(object.get(p, "tags", {}))
+
+exempt_tags(tags) if {
+	v := tags["warden-least-privilege"]
 	is_string(v)
 	lower(trim_space(v)) == "exempt"
 }
@@ -80,6 +103,7 @@ window_start_ns := time.add_date(as_of_ns, 0, 0, 0 - window_days) if {
 # is at least as old as the window. A user or role without a creation time is not judged;
 # a group without one (groups may carry none) is judged through tracked_since alone.
 judged if {
+	principal_kinds[input.resource.type]
 	created := input.resource.attributes.created
 	is_string(created)
 	time.parse_rfc3339_ns(created) <= window_start_ns
@@ -89,6 +113,29 @@ judged if {
 	input.resource.type == "aws.iam.group"
 	object.get(input.resource.attributes, "created", null) == null
 	window_start_ns
+}
+
+# A policy is judged when it and every principal it is attached to are at least as old as
+# the window (a group without a creation time aside, as above): a principal attached last
+# month has not had the window to use what the policy grants.
+judged if {
+	kind == "policy"
+	created := input.resource.attributes.created
+	is_string(created)
+	time.parse_rfc3339_ns(created) <= window_start_ns
+	every p in readable.principals {
+		principal_old_enough(p)
+	}
+}
+
+principal_old_enough(p) if {
+	is_string(p.created)
+	time.parse_rfc3339_ns(p.created) <= window_start_ns
+}
+
+principal_old_enough(p) if {
+	p.type == "aws.iam.group"
+	object.get(p, "created", null) == null
 }
 
 # evidence(entry) says why a service or action (an object with last_used) counts as

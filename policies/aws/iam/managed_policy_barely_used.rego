@@ -9,14 +9,18 @@
 #   of its services, and never all of them. Replace the policy with one granting
 #   what is used. Only proven disuse counts: incomplete data, a principal younger than the
 #   window, service-linked roles and principals tagged warden-least-privilege: exempt are
-#   not judged. No fix is automated yet, as detaching the policy before a narrower one is in
-#   place would take the access away, and what the narrower policy holds is a person's call.
+#   not judged. The fix, behind approval (high risk), creates a customer-managed policy
+#   granting every action of each service used ("s3:*": AWS tracks only some actions, so
+#   an untracked one of a used service must stay), attaches it, and only then detaches the
+#   AWS-managed one; it refuses when the AWS-managed policy grants a used service only in
+#   part (PowerUserAccess and IAM), as "svc:*" would then grant more than before.
+#   Rollback attaches the AWS-managed policy again and removes the generated one.
 # custom:
 #   id: WARDEN-AWS-IAM-036
 #   severity: high
 #   resource_types: [aws.iam.user, aws.iam.role, aws.iam.group]
 #   frameworks: {nist-800-53-r5: ["AC-6", "AC-6(7)"], pci-dss-4.0: ["7.2.2"], soc2: ["CC6.3"], iso-27001-2022: ["A.5.18", "A.8.2"]}
-#   remediation: {action: notify, risk: none}
+#   remediation: {action: aws.iam.replace_managed_attachment, risk: high, params: [policy, used_services, window_days]}
 package warden.aws.iam.managed_policy_barely_used
 
 import data.warden.lib.display
