@@ -5,7 +5,9 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/suggest"
+	"github.com/warden-sec/warden/snapshot"
 )
 
 // ActionParam is one parameter a remediation action takes from a violation.
@@ -72,4 +74,44 @@ func (e *Engine) required(action, name string) bool {
 		}
 	}
 	return false
+}
+
+// ownAction completes a finding whose violation names an action of its own, other than its
+// policy's: a policy that only notifies may offer a fix where the resource allows one (a
+// grant the principal's usage shows unused). Such a violation must say the fix's risk
+// ("risk": "high"), as the policy's risk is its own action's (none, for a notice): a fix
+// without one would pass the gates as if it changed nothing. Its params are those the
+// action takes, read from the violation's fields.
+func (e *Engine) ownAction(p *Policy, res *snapshot.Resource, f findings.Finding, v any) (findings.Finding, *findings.EvalError) {
+	fields, _ := v.(map[string]any)
+	fail := func(msg string) (findings.Finding, *findings.EvalError) {
+		return f, &findings.EvalError{Policy: p.ID, Resource: res.UID, Error: fmt.Sprintf("violation %q %s", f.Message, msg)}
+	}
+	if slices.Contains(notices, f.Remediation.Action) {
+		f.Remediation.Risk = findings.RiskNone
+		f.Remediation.Params = nil
+		return f, nil
+	}
+	name, _ := fields["risk"].(string)
+	risk, err := findings.ParseRisk(name)
+	if err != nil || risk == findings.RiskNone {
+		return fail(fmt.Sprintf("names the action %s without its risk: set \"risk\" to low, medium, high or critical", f.Remediation.Action))
+	}
+	f.Remediation.Risk = risk
+	f.Remediation.Params = nil
+	for _, ap := range e.actions[f.Remediation.Action] {
+		val, ok := fields[ap.Name]
+		if !ok || val == nil {
+			if ap.Required {
+				return fail(fmt.Sprintf("lacks %q, a param its action %s requires", ap.Name, f.Remediation.Action))
+			}
+			continue
+		}
+		if f.Remediation.Params == nil {
+			f.Remediation.Params = map[string]any{}
+		}
+		f.Remediation.Params[ap.Name] = val
+		delete(f.Details, ap.Name)
+	}
+	return f, nil
 }

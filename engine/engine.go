@@ -355,6 +355,8 @@ func (e *Engine) makeFinding(p *Policy, res *snapshot.Resource, v any) (findings
 				f.Target = fmt.Sprint(val)
 			case "action":
 				f.Remediation.Action = fmt.Sprint(val)
+			case "risk":
+				// Read below, with the action it goes with.
 			default:
 				if f.Details == nil {
 					f.Details = map[string]any{}
@@ -374,6 +376,9 @@ func (e *Engine) makeFinding(p *Policy, res *snapshot.Resource, v any) (findings
 			return f, &findings.EvalError{Policy: p.ID, Resource: res.UID,
 				Error: fmt.Sprintf("violation %q names the unknown action %q", f.Message, f.Remediation.Action)}
 		}
+	}
+	if f.Remediation.Action != p.Remediation.Action {
+		return e.ownAction(p, res, f, v)
 	}
 	if len(p.Params) > 0 {
 		fields, _ := v.(map[string]any)

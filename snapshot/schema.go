@@ -72,6 +72,14 @@ func usageSpec() *spec {
 		req("source", str()), opt("granularity", enum("action", "service")),
 		opt("as_of", pastTime()), opt("tracked_since", pastTime()),
 		req("complete", boolean()), opt("error", str()),
+		// A customer-managed policy's usage is its principals' (collectors/aws,
+		// usage_policy.go): aggregated, and who it speaks for.
+		opt("aggregated", boolean()),
+		opt("principals", list(object(
+			req("arn", str()), req("type", enum("aws.iam.user", "aws.iam.group", "aws.iam.role")), opt("name", str()),
+			opt("created", pastTime()), opt("path", str()), opt("service_linked", boolean()),
+			opt("least_privilege_tag", str()),
+		))),
 		opt("services", list(object(append(lastUsed("service"),
 			opt("name", str()),
 			opt("actions", list(object(lastUsed("action")...))),
@@ -180,6 +188,7 @@ func schemas() map[string]*spec {
 			opt("created", pastTime()), opt("updated", pastTime()),
 			req("document", document()),
 			opt("attached_to", object(opt("users", names()), opt("groups", names()), opt("roles", names()))),
+			opt("usage", usageSpec()),
 		),
 		"aws.iam.access_key": object(
 			opt("access_key_id", str()), opt("user_name", str()), opt("user_arn", str()),

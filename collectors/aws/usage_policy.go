@@ -20,6 +20,10 @@ import (
 	"github.com/warden-sec/warden/snapshot"
 )
 
+// leastPrivilegeTag is the tag an owner sets to "exempt" to keep a principal out of
+// least-privilege findings (policies/lib/usage.rego).
+const leastPrivilegeTag = "warden-least-privilege"
+
 // policyPrincipalTypes maps a policy's attached_to key to the principal's resource type.
 var policyPrincipalTypes = map[string]string{"users": "aws.iam.user", "groups": "aws.iam.group", "roles": "aws.iam.role"}
 
@@ -153,14 +157,18 @@ func principalKind(typ string) string { return strings.TrimPrefix(typ, "aws.iam.
 // theirs and tracked_since the latest, so that the window is the one all of them cover.
 // Its services are those the policy's document grants; a service's (or an action's)
 // last_used is the latest of the principals'. principals lists who it speaks for, with
-// what the pack needs to exempt or defer them (creation, service-linked, tags).
+// what the pack needs to exempt or defer them (creation, service-linked, the
+// warden-least-privilege tag).
 func aggregateUsage(policy snapshot.Resource, principals []snapshot.Resource, missing []string) map[string]any {
 	out := map[string]any{"source": "aws.access_advisor", "aggregated": true, "complete": false}
 	var who []any
 	for _, p := range principals {
-		who = append(who, map[string]any{"arn": p.UID, "type": p.Type, "name": p.Name,
-			"created": p.Attributes["created"], "path": p.Attributes["path"],
-			"service_linked": p.Attributes["service_linked"] == true, "tags": p.Tags})
+		e := map[string]any{"arn": p.UID, "type": p.Type, "name": p.Name, "created": p.Attributes["created"],
+			"path": p.Attributes["path"], "service_linked": p.Attributes["service_linked"] == true}
+		if v, ok := p.Tags[leastPrivilegeTag]; ok {
+			e["least_privilege_tag"] = v
+		}
+		who = append(who, e)
 	}
 	if who == nil {
 		who = []any{}

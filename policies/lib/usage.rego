@@ -62,10 +62,11 @@ exempt_principal(p) if p.service_linked == true
 
 exempt_principal(p) if startswith(object.get(p, "path", ""), "/aws-service-role/")
 
-exempt_principal(p) if exempt_tags(object.get(p, "tags", {}))
+exempt_principal(p) if exempt_value(p.least_privilege_tag)
 
-exempt_tags(tags) if {
-	v := tags["warden-least-privilege"]
+exempt_tags(tags) if exempt_value(tags["warden-least-privilege"])
+
+exempt_value(v) if {
 	is_string(v)
 	lower(trim_space(v)) == "exempt"
 }
@@ -205,3 +206,70 @@ listed(items) := concat(", ", items) if {
 
 # day(ts) is the date part of an RFC 3339 time, for messages.
 day(ts) := substring(ts, 0, 10)
+
+# unused_service_names are the namespaces of the services unused for the whole window,
+# lower-case.
+unused_service_names := {lower(u.service) | some u in unused_services}
+
+# rightsizing(doc, services) is what a finding about an over-broad grant in doc (an inline
+# policy of the principal, or the customer-managed policy) gains from usage: the
+# right-sizing fix, its risk (high, as the pack's own right-sizing policies say) and its
+# window, when one of services (namespaces, lower-case) went unused for the
+# window and the fix would take it out of doc, else {}. The fix removes a service's
+# patterns and narrows "*"; it leaves NotAction and patterns whose service part has a
+# wildcard, so a document holding either gains nothing (the grant could survive the fix).
+rightsizing(doc, services) := {"action": fix, "risk": "high", "window_days": window_days} if {
+	fix := rightsizing_fixes[kind]
+	some svc in services
+	svc in unused_service_names
+	rightsizable(doc)
+} else := {}
+
+rightsizing_fixes := {
+	"user": "aws.iam.rightsize_inline_policy",
+	"role": "aws.iam.rightsize_inline_policy",
+	"group": "aws.iam.rightsize_inline_policy",
+	"policy": "aws.iam.rightsize_managed_policy",
+}
+
+rightsizable(doc) if {
+	every s in doc_statements(doc) {
+		rightsizable_statement(s)
+	}
+}
+
+rightsizable_statement(s) if s.Effect != "Allow"
+
+rightsizable_statement(s) if {
+	s.Effect == "Allow"
+	not s.NotAction
+	every p in doc_patterns(s.Action) {
+		rightsizable_pattern(p)
+	}
+}
+
+rightsizable_pattern("*")
+
+rightsizable_pattern(p) if {
+	[svc, _] := split(p, ":")
+	not contains(svc, "*")
+	not contains(svc, "?")
+}
+
+doc_statements(doc) := doc.Statement if is_array(doc.Statement)
+
+doc_statements(doc) := [doc.Statement] if is_object(doc.Statement)
+
+doc_patterns(a) := [a] if is_string(a)
+
+doc_patterns(a) := a if is_array(a)
+
+# rightsizing_paths(doc, paths) is rightsizing(doc, …) for a finding that holds while any
+# of paths (lists of actions, "svc:Action") is granted whole, as privilege-escalation
+# paths are: the fix is offered only when it breaks every one, each losing a service.
+rightsizing_paths(doc, paths) := rightsizing(doc, unused_service_names) if {
+	every path in paths {
+		some a in path
+		lower(split(a, ":")[0]) in unused_service_names
+	}
+} else := {}

@@ -19,8 +19,8 @@ services := [
 ]
 
 principals := [
-	{"arn": "arn:aws:iam::111111111111:role/deploy", "type": "aws.iam.role", "name": "deploy", "created": "2024-01-01T00:00:00Z", "path": "/", "service_linked": false, "tags": {}},
-	{"arn": "arn:aws:iam::111111111111:user/ci", "type": "aws.iam.user", "name": "ci", "created": "2025-01-01T00:00:00Z", "path": "/", "service_linked": false, "tags": {}},
+	{"arn": "arn:aws:iam::111111111111:role/deploy", "type": "aws.iam.role", "name": "deploy", "created": "2024-01-01T00:00:00Z", "path": "/", "service_linked": false},
+	{"arn": "arn:aws:iam::111111111111:user/ci", "type": "aws.iam.user", "name": "ci", "created": "2025-01-01T00:00:00Z", "path": "/", "service_linked": false},
 ]
 
 usage_data(overrides) := object.union(
@@ -91,7 +91,7 @@ not_judged := {
 	"a principal younger than the window": {"usage": usage_data({"principals": array.concat(principals, [{"arn": "arn:aws:iam::111111111111:user/new", "type": "aws.iam.user", "name": "new", "created": "2026-11-01T00:00:00Z"}])})},
 	"a principal without a creation time": {"usage": usage_data({"principals": [{"arn": "arn:aws:iam::111111111111:role/x", "type": "aws.iam.role", "name": "x"}]})},
 	"a service-linked principal": {"usage": usage_data({"principals": [object.union(principals[0], {"service_linked": true})]})},
-	"a principal tagged exempt": {"usage": usage_data({"principals": [object.union(principals[0], {"tags": {"warden-least-privilege": " Exempt "}})]})},
+	"a principal tagged exempt": {"usage": usage_data({"principals": [object.union(principals[0], {"least_privilege_tag": " Exempt "})]})},
 	"the policy tagged exempt": {"tags": {"warden-least-privilege": "exempt"}},
 }
 

@@ -3,9 +3,11 @@
 # description: >-
 #   aws-marketplace:Subscribe on every resource lets the holder subscribe the account to
 #   any Marketplace product, with its charges and its software running in the account.
-#   No fix is automated, since detaching the whole policy for one action would take away
-#   everything else it grants; scope the action to the approved products or add a
-#   condition.
+#   Scope the action to the approved products or add a condition. Where IAM's
+#   last-accessed data shows the holder never used Marketplace in the window (setting
+#   unused_access_window_days), the finding offers the right-sizing fix (high risk), which
+#   takes the service out of the document; otherwise nothing is automated, since detaching
+#   the whole policy for one action would take away everything else it grants.
 # custom:
 #   id: WARDEN-AWS-IAM-019
 #   severity: medium
@@ -16,6 +18,7 @@
 package warden.aws.iam.marketplace_subscribe
 
 import data.warden.lib.iam
+import data.warden.lib.usage
 
 subscribe := {"aws-marketplace": ["aws-marketplace:subscribe"]}
 
@@ -27,5 +30,6 @@ deny contains violation if {
 	violation := object.union_n([
 		{"msg": sprintf("%s allows aws-marketplace:Subscribe on every resource, which lets its holder subscribe the account to any Marketplace product", [iam.where(src)])},
 		iam.violation_fields(src, "aws-marketplace:Subscribe"),
+		usage.rightsizing(src.document, {"aws-marketplace"}),
 	])
 }

@@ -3,9 +3,11 @@
 # description: >-
 #   A customer-managed or inline policy allowing sts:AssumeRole on every role lets the
 #   holder assume any role whose trust policy trusts its account, in its account or
-#   another: every such role's permissions become the holder's. No fix is automated,
-#   since which roles the holder needs is for the policy's owner to decide; name them in
-#   Resource.
+#   another: every such role's permissions become the holder's. Name the roles it needs
+#   in Resource. Where IAM's last-accessed data shows the holder never used STS in the
+#   window (setting unused_access_window_days), the finding offers the right-sizing fix
+#   (high risk), which takes STS out of the document; otherwise no fix is automated,
+#   since which roles the holder needs is for the policy's owner to decide.
 # custom:
 #   id: WARDEN-AWS-IAM-020
 #   severity: high
@@ -16,6 +18,7 @@
 package warden.aws.iam.permissive_role_assumption
 
 import data.warden.lib.iam
+import data.warden.lib.usage
 
 # sts:# is every STS action (WARDEN-AWS-IAM-002 reports it), sts:assumerole the one asked.
 assume := {"sts": ["sts:#", "sts:assumerole"]}
@@ -31,5 +34,6 @@ deny contains violation if {
 	violation := object.union_n([
 		{"msg": sprintf("%s allows sts:AssumeRole on every role, which lets its holder assume any role that trusts its account", [iam.where(src)])},
 		iam.violation_fields(src, "sts:AssumeRole"),
+		usage.rightsizing(src.document, {"sts"}),
 	])
 }

@@ -7,8 +7,12 @@
 #   code as the role of an existing resource (lambda:UpdateFunctionCode, ssm:SendCommand…)
 #   on every resource, or iam:PassRole on every role together with a service that starts
 #   compute as the passed role. Each lets the holder grant itself more than the policy
-#   gives, up to full administrator. No fix is automated: which of the actions the holder
-#   really needs, and on which resources, is for the policy's owner to decide.
+#   gives, up to full administrator. Where IAM's last-accessed data shows that every path
+#   found in a document goes through a service the holder did not use in the window
+#   (setting unused_access_window_days), the finding offers the right-sizing fix (high
+#   risk), which takes those services out; otherwise no fix is automated: which of the
+#   actions the holder really needs, and on which resources, is for the policy's owner to
+#   decide.
 # custom:
 #   id: WARDEN-AWS-IAM-003
 #   severity: high
@@ -19,6 +23,7 @@
 package warden.aws.iam.privilege_escalation
 
 import data.warden.lib.iam
+import data.warden.lib.usage
 
 # escalations are the IAM paths, each reported on its own: their actions must all be
 # allowed on every resource (any user, group, role or policy). Each is listed once, without
@@ -319,6 +324,7 @@ deny contains violation if {
 		{"msg": sprintf("%s allows %s on every resource, which lets its holder escalate its privileges", [iam.where(src), path_name(path)])},
 		actions_field(path),
 		iam.violation_fields(src, concat("+", path)),
+		usage.rightsizing_paths(src.document, [path]),
 	])
 }
 
@@ -342,6 +348,7 @@ deny contains violation if {
 			"paths": paths,
 		},
 		iam.violation_fields(src, "existing-resources"),
+		usage.rightsizing_paths(src.document, paths),
 	])
 }
 
@@ -370,6 +377,7 @@ deny contains violation if {
 			"paths": paths,
 		},
 		iam.violation_fields(src, "iam:PassRole"),
+		usage.rightsizing_paths(src.document, paths),
 	])
 }
 

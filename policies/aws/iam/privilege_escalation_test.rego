@@ -245,3 +245,44 @@ test_iam_paths_are_iam_and_sts_only if {
 		}
 	}
 }
+
+# Usage as of 2026-12-06 (the window starts 2026-09-07): IAM and EC2 used, Lambda never.
+deployer(statements) := {
+	"uid": "arn:aws:iam::111111111111:role/deployer",
+	"type": "aws.iam.role",
+	"name": "deployer",
+	"attributes": {
+		"created": "2024-01-01T00:00:00Z",
+		"assume_role_policy": {"Statement": []},
+		"inline_policies": [{"name": "deploy", "document": {"Statement": statements}}],
+		"usage": {
+			"source": "aws.access_advisor", "granularity": "service", "complete": true, "error": "",
+			"as_of": "2026-12-06T10:00:00Z", "tracked_since": "2025-11-01T10:00:00Z",
+			"services": [
+				{"service": "iam", "name": "IAM", "last_used": "2026-12-01T00:00:00Z"},
+				{"service": "ec2", "name": "EC2", "last_used": "2026-12-01T00:00:00Z"},
+				{"service": "lambda", "name": "Lambda", "last_used": null},
+			],
+		},
+	},
+}
+
+# iam:PassRole with Lambda's pair: Lambda unused breaks the path, so the fix is offered.
+test_escalation_through_an_unused_service_offers_rightsizing if {
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": deployer([
+		{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"},
+		{"Effect": "Allow", "Action": ["lambda:CreateFunction", "lambda:InvokeFunction"], "Resource": "*"},
+	])}
+	v.action == "aws.iam.rightsize_inline_policy"
+	v.risk == "high"
+}
+
+# With ec2:RunInstances too, one path survives the fix (EC2 is used): a notice.
+test_escalation_surviving_the_fix_stays_a_notice if {
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": deployer([
+		{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "*"},
+		{"Effect": "Allow", "Action": ["lambda:CreateFunction", "lambda:InvokeFunction", "ec2:RunInstances"], "Resource": "*"},
+	])}
+	count(v.paths) == 2
+	not v.action
+}
