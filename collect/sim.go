@@ -91,7 +91,8 @@ func (s *Simulator) World() ([]byte, error) {
 // Target points the targets' clouds at the simulator. With no AWS or GCP target named,
 // the demo reads everything the world holds: every account (the organisation when it
 // has one) and every project, with what each principal used of its grants (IAM's
-// last-accessed data) and the IAM recommender's recommendations. TLS targets are left as
+// last-accessed data), the IAM recommender's recommendations and the Policy Analyzer's
+// last authentications. TLS targets are left as
 // they are.
 func (s *Simulator) Target(t Targets) Targets {
 	if t.AWS == nil && t.GCP == nil {
@@ -100,7 +101,7 @@ func (s *Simulator) Target(t Targets) Targets {
 			t.AWS.Usage.Enabled = true
 		}
 		if len(s.world.GCP.Projects) > 0 {
-			t.GCP = &GCP{Recommendations: true}
+			t.GCP = &GCP{Recommendations: true, Activity: true}
 			for _, p := range s.world.GCP.Projects {
 				t.GCP.Projects = append(t.GCP.Projects, p.ID)
 			}
