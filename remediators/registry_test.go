@@ -56,7 +56,7 @@ func TestRegistry_findsEveryBuiltInFixByName(t *testing.T) {
 	}
 	want := []string{
 		"aws.ec2.revoke_default_sg_rules", "aws.ec2.revoke_ingress", "aws.iam.deactivate_access_key", "aws.iam.delete_login_profile",
-		"aws.iam.delete_server_certificate", "aws.iam.detach_policy", "aws.iam.rightsize_inline_policy", "aws.iam.rotate_access_key", "aws.iam.set_password_policy",
+		"aws.iam.delete_server_certificate", "aws.iam.detach_policy", "aws.iam.replace_managed_attachment", "aws.iam.rightsize_inline_policy", "aws.iam.rightsize_managed_policy", "aws.iam.rotate_access_key", "aws.iam.set_password_policy",
 		"aws.iam.update_trust_policy", "certs.renew", "gcp.compute.disable_firewall", "gcp.iam.apply_role_recommendation", "gcp.iam.disable_service_account_key", "gcp.iam.remove_binding_member",
 	}
 	if got := reg.Names(); !slices.Equal(got, want) {
@@ -88,6 +88,8 @@ func TestCatalog_declaresEachActionsParams(t *testing.T) {
 		"aws.ec2.revoke_default_sg_rules":     "target!",
 		"aws.iam.detach_policy":               "inline_policy,attachment",
 		"aws.iam.rightsize_inline_policy":     "window_days",
+		"aws.iam.rightsize_managed_policy":    "window_days",
+		"aws.iam.replace_managed_attachment":  "policy!,used_services!,window_days",
 		"gcp.iam.apply_role_recommendation":   "role!,member!,new_roles,recommendation!",
 		"aws.iam.update_trust_policy":         "principal!",
 		"gcp.iam.remove_binding_member":       "role!,member!,condition",

@@ -39,6 +39,9 @@ func Plan(w io.Writer, p *remediate.Plan, approvers []string) {
 		if lines := narrowing(a.Before); lines != nil {
 			fmt.Fprintf(tw, "  change\t%s → %s\n", a.Part, remediate.After(a.Remediator))
 			fmt.Fprint(tw, strings.Join(lines, ""))
+		} else if lines := replacement(a.Before); lines != nil {
+			fmt.Fprintf(tw, "  change\t%s → replaced by a policy of the services used (below)\n", termesc.Escape(a.Part))
+			fmt.Fprint(tw, strings.Join(lines, ""))
 		} else {
 			fmt.Fprintf(tw, "  change\t%s: %s → %s\n", a.Part, Clip(string(a.Before), 100), remediate.After(a.Remediator))
 		}
@@ -147,4 +150,28 @@ func narrowing(before json.RawMessage) []string {
 		out = append(out, fmt.Sprintf("  evidence\tIAM Access Advisor data as of %s, window %d days\n", t.Format(time.DateOnly), b.WindowDays))
 	}
 	return out
+}
+
+// replacement is, for a fix that puts a policy of the services used in the place of an
+// AWS-managed policy (aws.iam.replace_managed_attachment), the policy it detaches and
+// the one it creates and attaches instead, with what that grants. Other fixes'
+// before-states give nil.
+func replacement(before json.RawMessage) []string {
+	var b struct {
+		PolicyARN     string          `json:"policy_arn"`
+		GeneratedName string          `json:"generated_name"`
+		GeneratedPath string          `json:"generated_path"`
+		Document      json.RawMessage `json:"document"`
+		UsedServices  []string        `json:"used_services"`
+		WindowDays    int             `json:"window_days"`
+	}
+	if json.Unmarshal(before, &b) != nil || b.PolicyARN == "" || b.GeneratedName == "" {
+		return nil
+	}
+	out := []string{fmt.Sprintf("  detaches\t%s\n", termesc.Escape(b.PolicyARN))}
+	if len(b.UsedServices) == 0 || len(b.Document) == 0 || string(b.Document) == "null" {
+		return append(out, fmt.Sprintf("  attaches\tnothing: none of its services was used within %d days\n", b.WindowDays))
+	}
+	return append(out, fmt.Sprintf("  attaches\t%s (created), granting every action of %s: the services used within %d days\n",
+		termesc.Escape(b.GeneratedPath+b.GeneratedName), termesc.Escape(strings.Join(b.UsedServices, ", ")), b.WindowDays))
 }

@@ -73,3 +73,32 @@ func TestPlan_showsANarrowingWithItsEvidence(t *testing.T) {
 		t.Errorf("a terminal escape reached the output:\n%q", out.String())
 	}
 }
+
+// A fix that replaces an AWS-managed policy shows what it detaches and what it attaches
+// in its place, or that it attaches nothing.
+func TestPlan_showsAReplacement(t *testing.T) {
+	for _, tt := range []struct {
+		before string
+		want   []string
+	}{
+		{`{"document":{"Statement":[{"Action":["s3:*","sqs:*"],"Effect":"Allow","Resource":"*","Sid":"UsedServices"}],"Version":"2012-10-17"},` +
+			`"generated_name":"warden-bob-AdministratorAccess","generated_path":"/warden/","kind":"user","name":"bob",` +
+			`"policy_arn":"arn:aws:iam::aws:policy/AdministratorAccess","used_services":["s3","sqs"],"window_days":90}`,
+			[]string{"attachment/AdministratorAccess → replaced by a policy of the services used", "detaches  arn:aws:iam::aws:policy/AdministratorAccess",
+				"attaches  /warden/warden-bob-AdministratorAccess (created), granting every action of s3, sqs: the services used within 90 days"}},
+		{`{"document":null,"generated_name":"warden-bob-AdministratorAccess","generated_path":"/warden/","kind":"user","name":"bob",` +
+			`"policy_arn":"arn:aws:iam::aws:policy/AdministratorAccess","used_services":[],"window_days":30}`,
+			[]string{"attaches  nothing: none of its services was used within 30 days"}},
+	} {
+		p := &remediate.Plan{Hash: "0123456789abcdef", Actions: []remediate.PlannedAction{{Action: remediators.Action{
+			ID: "act-1", Remediator: "aws.iam.replace_managed_attachment", Target: "arn:aws:iam::111111111111:user/bob",
+			Part: "attachment/AdministratorAccess", Before: json.RawMessage(tt.before), Rollback: remediators.Rollback{Possible: true}}}}}
+		var out strings.Builder
+		show.Plan(&out, p, []string{"carol"})
+		for _, want := range tt.want {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("plan lacks %q:\n%s", want, out.String())
+			}
+		}
+	}
+}

@@ -1,10 +1,11 @@
 // Package aws holds warden's fixes of AWS drift, one file each: deactivate an access key,
 // detach a managed policy from one user, group or role or delete one inline policy,
 // remove an open principal from a trust policy, strengthen the password policy, delete a
-// login profile or an expired server certificate, revoke one security-group rule. Each
-// reads before it writes, so that Apply on a part already fixed returns
-// remediators.ErrConverged without a write call, and each calls AWS through the shared,
-// paced clients of internal/awsapi.
+// login profile or an expired server certificate, revoke one security-group rule, and
+// narrow grants to what was used (an inline policy, a customer-managed policy, or a broad
+// AWS-managed policy replaced by one of the services used). Each reads before it writes,
+// so that Apply on a part already fixed returns remediators.ErrConverged without a write
+// call, and each calls AWS through the shared, paced clients of internal/awsapi.
 package aws
 
 import (
@@ -67,6 +68,6 @@ func All(s *awsapi.Sessions) []remediators.Remediator {
 	return []remediators.Remediator{
 		NewDeactivateAccessKey(s), NewDetachPolicy(s), NewUpdateTrustPolicy(s), NewSetPasswordPolicy(s),
 		NewDeleteLoginProfile(s), NewDeleteServerCertificate(s), NewRevokeIngress(s), NewRevokeDefaultSGRules(s),
-		NewRightsizeInlinePolicy(s),
+		NewRightsizeInlinePolicy(s), NewRightsizeManagedPolicy(s), NewReplaceManagedAttachment(s),
 	}
 }

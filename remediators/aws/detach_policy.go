@@ -307,7 +307,7 @@ func attach(ctx context.Context, cl *iam.Client, b detachBefore) error {
 		_, err = cl.AttachRolePolicy(ctx, &iam.AttachRolePolicyInput{RoleName: &b.Name, PolicyArn: &b.PolicyARN})
 	}
 	if err != nil {
-		return callErr(fmt.Sprintf("re-attach %s to %s %s", b.PolicyARN, b.Kind, b.Name), err)
+		return callErr(fmt.Sprintf("attach %s to %s %s", b.PolicyARN, b.Kind, b.Name), err)
 	}
 	return nil
 }
