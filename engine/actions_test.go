@@ -29,6 +29,7 @@ func catalog() map[string][]engine.ActionParam {
 		"gcp.iam.apply_role_recommendation":   {req("role"), req("member"), opt("new_roles"), req("recommendation")},
 		"gcp.iam.disable_service_account_key": nil, "gcp.compute.disable_firewall": nil,
 		"aws.iam.rotate_access_key": nil, "certs.renew": nil, "aws.iam.rightsize_inline_policy": {opt("window_days")},
+		"aws.iam.rightsize_managed_policy": {opt("window_days")}, "aws.iam.replace_managed_attachment": {req("policy"), req("used_services"), opt("window_days")},
 	}
 }
 

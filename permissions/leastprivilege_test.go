@@ -333,8 +333,9 @@ func scan(ctx context.Context, t *testing.T, url string) []snapshot.Resource {
 
 // fixAll plans every finding of resources and runs every planned fix with a fresh
 // process's sessions and clients: Apply, then Rollback (in reverse order) where the plan
-// says rollback is possible; a Stepper's steps to the end for the first action that can
-// run, and to the hand-over then Undo for the others, so that both of Undo's paths run.
+// says rollback is possible; a Stepper's steps to the end for the first action of its
+// fix that can run (then Undo, where rollback is possible), and to the hand-over then
+// Undo for the others, so that both of Undo's paths run.
 // It returns the calls each remediator made. A fix that fails is logged, not failed: the
 // world holds findings whose fix the simulator refuses (a project policy that still holds
 // another public member), and the call was made all the same; the e2e tests of package
@@ -358,15 +359,35 @@ func fixAll(ctx context.Context, t *testing.T, url string, rec *callRecorder, re
 		}
 		ok[a.Remediator]++
 	}
+	// Two fixes take PowerUserAccess from acme's staging-deployer: the detachment from
+	// everything it is attached to (WARDEN-AWS-IAM-002) and its replacement by what the
+	// role used (036). The replacement runs first, so that its calls are made; the
+	// detachment then finds the role's attachment gone.
+	slices.SortStableFunc(plan.Actions, func(a, b remediate.PlannedAction) int {
+		first := func(p remediate.PlannedAction) bool { return p.Remediator == "aws.iam.replace_managed_attachment" }
+		switch {
+		case first(a) && !first(b):
+			return -1
+		case first(b) && !first(a):
+			return 1
+		}
+		return 0
+	})
 	var applied []remediators.Action
-	rotated := false
+	ranFull := map[string]bool{}
 	for _, pa := range plan.Actions {
 		a := pa.Action
 		r, _ := reg.Get(a.Remediator)
 		if s, isStepper := r.(remediators.Stepper); isStepper {
-			err := runSteps(ctx, s, a, !rotated)
-			rotated = rotated || err == nil
+			full := !ranFull[a.Remediator]
+			p, err := runSteps(ctx, s, a, full)
 			charge(a, "steps of", err)
+			if full && err == nil {
+				ranFull[a.Remediator] = true
+				if a.Rollback.Possible {
+					charge(a, "undo", s.Undo(ctx, a, p))
+				}
+			}
 			continue
 		}
 		err := r.Apply(ctx, a)
@@ -390,7 +411,7 @@ func fixAll(ctx context.Context, t *testing.T, url string, rec *callRecorder, re
 			t.Errorf("no action of %s ran without error: its permissions go unchecked", name)
 		}
 	}
-	if !rotated {
+	if !ranFull["aws.iam.rotate_access_key"] {
 		t.Error("no rotation ran to its end")
 	}
 	return byFix
@@ -402,7 +423,7 @@ func exercisedElsewhere(name string) bool { return name == "certs.renew" }
 
 // runSteps runs a multi-step fix as the machine does, each step when due: to the end
 // when full, else up to the hand-over, then undoes it.
-func runSteps(ctx context.Context, s remediators.Stepper, a remediators.Action, full bool) error {
+func runSteps(ctx context.Context, s remediators.Stepper, a remediators.Action, full bool) (remediators.Progress, error) {
 	now := time.Now()
 	var p remediators.Progress
 	for range 10 {
@@ -414,20 +435,20 @@ func runSteps(ctx context.Context, s remediators.Stepper, a remediators.Action, 
 		}
 		next, err := s.Step(ctx, a, p, now)
 		if err != nil {
-			return fmt.Errorf("after step %q: %w", p.Step, err)
+			return p, fmt.Errorf("after step %q: %w", p.Step, err)
 		}
 		p = next
 	}
 	if full {
 		if !p.Done {
-			return fmt.Errorf("not done after its steps: %+v", p)
+			return p, fmt.Errorf("not done after its steps: %+v", p)
 		}
-		return nil
+		return p, nil
 	}
 	if err := s.Undo(ctx, a, p); err != nil {
-		return fmt.Errorf("undo at %q: %w", p.Step, err)
+		return p, fmt.Errorf("undo at %q: %w", p.Step, err)
 	}
-	return nil
+	return p, nil
 }
 
 // planOf evaluates resources with the built-in pack and plans every finding, as warden

@@ -6,7 +6,8 @@
 #   (setting unused_access_window_days, 90 days): a credential nobody uses only waits to
 #   leak. Disable it; delete it once nothing broke. Only proven disuse counts: the key
 #   must be older than the window, and either its last authentication is before the
-#   window or Google reports none over an observation period that covers the window.
+#   window or Google reports none over an observation period that covers the window;
+#   disabled and expired keys are left out.
 #   Without the activity data (targets.gcp.activity) nothing is judged.
 # custom:
 #   id: WARDEN-GCP-IAM-022
@@ -26,6 +27,7 @@ deny contains violation if {
 	valid_after := input.resource.attributes.valid_after
 	is_string(valid_after)
 	time.parse_rfc3339_ns(valid_after) <= activity.window_start_ns
+	not expired
 	evidence := activity.unused_evidence
 	violation := {
 		"msg": sprintf(
@@ -34,4 +36,14 @@ deny contains violation if {
 		),
 		"window_days": activity.window_days,
 	}
+}
+
+# An expired key authenticates nothing: there is no credential left to disable. A key
+# without expiry has a valid_before of 9999-12-31T23:59:59Z, past what
+# time.parse_rfc3339_ns reads.
+expired if {
+	valid_before := input.resource.attributes.valid_before
+	is_string(valid_before)
+	not wtime.far_future(valid_before)
+	time.parse_rfc3339_ns(valid_before) <= time.now_ns()
 }

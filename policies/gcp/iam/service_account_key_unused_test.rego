@@ -13,7 +13,7 @@ key(attrs) := {"resource": {
 	"attributes": object.union(
 		{
 			"key_id": "k1", "service_account": "ci@p.iam.gserviceaccount.com", "key_type": "USER_MANAGED",
-			"valid_after": "2025-06-01T00:00:00Z", "disabled": false,
+			"valid_after": "2025-06-01T00:00:00Z", "valid_before": "9999-12-31T23:59:59Z", "disabled": false,
 			"last_authenticated": "2026-03-01T07:00:00Z", "last_authenticated_since": "2025-12-06T07:00:00Z",
 		},
 		attrs,
@@ -41,6 +41,7 @@ judged_anyway contains name if {
 		"activity not read": {"last_authenticated": "absent", "last_authenticated_since": "absent"},
 		"younger than the window": {"valid_after": "2026-10-01T00:00:00Z", "last_authenticated": null},
 		"disabled": {"disabled": true},
+		"expired": {"valid_before": "2026-01-10T10:00:00Z"},
 		"Google-managed": {"key_type": "SYSTEM_MANAGED"},
 	}
 	resource := key(attrs)
