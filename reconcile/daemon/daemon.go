@@ -20,6 +20,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/reconcile/watch"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -90,6 +91,12 @@ type Options struct {
 	// Tracer, when set, traces each job, its stages and the endpoints' requests (see
 	// trace.go); nil or a no-op tracer costs nothing.
 	Tracer trace.Tracer
+	// DeniedWindow is how long after a right-sizing fix an access-denied event for a
+	// permission it removed is blamed on it (default watch.DefaultWindow, 30 days).
+	DeniedWindow time.Duration
+	// RollbackOnDenied rolls such a fix back at once (a rollback job, as `warden
+	// rollback`; rollbacks need no approval) instead of only opening its finding.
+	RollbackOnDenied bool
 }
 
 // dryRunMarker ends the queue name of a replica that never applies (DryRun), so that a
@@ -185,6 +192,9 @@ type Hooks struct {
 	// JobDone follows each job's end: kind and outcome (completed, retried, snoozed,
 	// discarded, cancelled).
 	JobDone func(kind, outcome string)
+	// RightsizeDenied follows each access-denied event newly blamed on a right-sizing
+	// fix of remediator (reconcile/watch).
+	RightsizeDenied func(remediator string)
 }
 
 // Daemon is warden's reconciliation loop on River: scheduled sweeps enqueue one
@@ -226,6 +236,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.RescueAfter <= o.JobTimeout {
 		return nil, fmt.Errorf("daemon: rescue_after (%v) must exceed job_timeout (%v)", o.RescueAfter, o.JobTimeout)
+	}
+	if o.DeniedWindow <= 0 {
+		o.DeniedWindow = watch.DefaultWindow
 	}
 	if o.ApprovalPoll <= 0 {
 		o.ApprovalPoll = DefaultApprovalPoll
@@ -281,6 +294,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	river.AddWorker(workers, &collectWorker{d: d})
 	river.AddWorker(workers, &refreshWorker{d: d})
 	river.AddWorker(workers, &remediateWorker{d: d})
+	river.AddWorker(workers, &rollbackWorker{d: d})
 	cfg := &river.Config{
 		ID:                   o.ID,
 		Logger:               o.Logger.With("component", "river"),

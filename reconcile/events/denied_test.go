@@ -1,10 +1,12 @@
 package events_test
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -119,5 +121,47 @@ func TestRead_denialMalformed(t *testing.T) {
 				t.Fatalf("Read = %+v, %v; want ErrMalformed at %s", ev, err, tc.field)
 			}
 		})
+	}
+}
+
+// TestDenialSenders: the denial rule sends every denial sample (the services' sources
+// by prefix) and no successful call; the sink filter keeps to PERMISSION_DENIED.
+func TestDenialSenders(t *testing.T) {
+	var p struct {
+		Source []struct {
+			Prefix string `json:"prefix"`
+		} `json:"source"`
+		DetailType []string `json:"detail-type"`
+		Detail     struct {
+			ErrorCode []string `json:"errorCode"`
+		} `json:"detail"`
+	}
+	if err := json.Unmarshal([]byte(events.DenialPattern()), &p); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Source) != 1 || p.Source[0].Prefix != "aws." || !slices.Equal(p.DetailType, []string{"AWS API Call via CloudTrail"}) {
+		t.Fatalf("pattern %s", events.DenialPattern())
+	}
+	sends := func(e map[string]any) bool {
+		src, _ := e["source"].(string)
+		detail, _ := e["detail"].(map[string]any)
+		code, _ := detail["errorCode"].(string)
+		return strings.HasPrefix(src, "aws.") && e["detail-type"] == "AWS API Call via CloudTrail" && slices.Contains(p.Detail.ErrorCode, code)
+	}
+	files, _ := filepath.Glob("testdata/denied/aws-*.json")
+	files = append(files, "testdata/unknown/ec2-authorize-ingress-denied.json")
+	for _, f := range files {
+		e := jsonMap(t, read(t, f))
+		if _, isEvent := e["detail-type"]; isEvent && !sends(e) {
+			t.Errorf("%s is a denial the rule would not send", f)
+		}
+	}
+	for _, f := range []string{"testdata/aws/iam-create-user.json", "testdata/unknown/iam-create-access-key-failed.json"} {
+		if sends(jsonMap(t, read(t, f))) {
+			t.Errorf("%s is no denial but the rule would send it", f)
+		}
+	}
+	if f := events.DenialLogFilter(); !strings.Contains(f, "protoPayload.status.code=7") {
+		t.Errorf("filter %s", f)
 	}
 }
