@@ -45,6 +45,9 @@ const (
 	// seconds: the eighth attempt comes about 75 minutes after the first); then it is
 	// discarded, audited and counted.
 	DefaultMaxAttempts = 8
+	// DefaultWatchEvery is how often the findings of right-sizing fixes rolled back by
+	// hand are resolved (Options.WatchEvery).
+	DefaultWatchEvery = 5 * time.Minute
 	// DefaultCheckpointEvery is how often the audit log is checkpointed when a key is
 	// at hand: the checkpoint-age alert (docs/alerts.yml) fires after 25 hours.
 	DefaultCheckpointEvery = time.Hour
@@ -97,6 +100,9 @@ type Options struct {
 	// RollbackOnDenied rolls such a fix back at once (a rollback job, as `warden
 	// rollback`; rollbacks need no approval) instead of only opening its finding.
 	RollbackOnDenied bool
+	// WatchEvery is how often the leader resolves the findings of such fixes rolled
+	// back since by hand (`warden rollback`, the dashboard) (default DefaultWatchEvery).
+	WatchEvery time.Duration
 }
 
 // dryRunMarker ends the queue name of a replica that never applies (DryRun), so that a
@@ -279,6 +285,13 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 			return CheckpointArgs{}, nil
 		}, &river.PeriodicJobOpts{ID: "checkpoint", RunOnStart: true}))
 	}
+	watchEvery := o.WatchEvery
+	if watchEvery <= 0 {
+		watchEvery = DefaultWatchEvery
+	}
+	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(watchEvery), func() (river.JobArgs, *river.InsertOpts) {
+		return WatchArgs{}, nil
+	}, &river.PeriodicJobOpts{ID: "watch", RunOnStart: true}))
 	d.tasks = map[string]Task{}
 	for _, t := range o.Tasks {
 		d.tasks[t.Name] = t
@@ -295,6 +308,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	river.AddWorker(workers, &refreshWorker{d: d})
 	river.AddWorker(workers, &remediateWorker{d: d})
 	river.AddWorker(workers, &rollbackWorker{d: d})
+	river.AddWorker(workers, &watchWorker{d: d})
 	cfg := &river.Config{
 		ID:                   o.ID,
 		Logger:               o.Logger.With("component", "river"),

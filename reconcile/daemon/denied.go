@@ -203,7 +203,60 @@ func (d *Daemon) resolveDenied(ctx context.Context, a RollbackArgs) error {
 		f := fs.Finding
 		_, err = d.o.Log.Append(ctx, tx, audit.Event{Actor: d.o.Actor, Kind: audit.KindFindingResolved, Subject: f.Fingerprint,
 			Data: map[string]any{"scope": f.Scope, "policy": f.Policy, "severity": f.Severity.String(), "resource": f.Resource,
-				"account": f.Account, "region": f.Region, "message": "rolled back: " + a.Action}})
+				"account": f.Account, "region": f.Region, "message": "fix " + a.Action + " rolled back"}})
 		return err
 	})
+}
+
+// KindWatch is the periodic job that resolves the WARDEN-WATCH-001 findings of fixes no
+// longer applied.
+const KindWatch = "warden.watch"
+
+// WatchArgs asks for the open WARDEN-WATCH-001 findings to be checked against their
+// fixes: a periodic job.
+type WatchArgs struct{}
+
+// Kind implements river.JobArgs.
+func (WatchArgs) Kind() string { return KindWatch }
+
+// InsertOpts implements river.JobArgsWithInsertOpts: one at a time.
+func (WatchArgs) InsertOpts() river.InsertOpts { return unique() }
+
+// watchWorker resolves the open findings whose fix is no longer verified: rolled back
+// by hand (`warden rollback`, the dashboard), or planned anew. A fix that stays applied
+// keeps its finding open: it is for a person to decide.
+type watchWorker struct {
+	river.WorkerDefaults[WatchArgs]
+	d *Daemon
+}
+
+func (w *watchWorker) Work(ctx context.Context, job *river.Job[WatchArgs]) error {
+	d := w.d
+	var open []state.Finding
+	err := d.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
+		open, err = state.Findings(ctx, q, func(l state.Life) bool {
+			return l.Policy == watch.PolicyID && l.Status == findings.StatusOpen
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("read the watch findings: %w", err)
+	}
+	for _, fs := range open {
+		id, _ := fs.Finding.Details["action_id"].(string)
+		r, err := d.o.Machine.Action(ctx, id)
+		if err != nil {
+			return err
+		}
+		if r != nil && r.State == remediate.StateVerified {
+			continue
+		}
+		if err := d.resolveDenied(ctx, RollbackArgs{Action: id, Finding: fs.Finding.Fingerprint, Scope: fs.Finding.Scope}); err != nil {
+			return err
+		}
+		d.jobLog(ctx, "job", job.ID).Info("watch finding resolved: its fix is no longer applied", "action", id, "finding", fs.Finding.Fingerprint)
+	}
+	d.done(KindWatch, "completed")
+	return nil
 }

@@ -141,7 +141,7 @@ func startDenied(t *testing.T, dsn string, rollback bool) *denyHarness {
 		Machine:    e.Machine("warden", remediate.Limits{}), Plan: reconcile.PlanOptions{Registry: e.Registry, Gates: e.Gates},
 		// No schedule: nothing but the events runs.
 		Targets:          []daemon.Target{{Name: "aws", Collector: e.Reader, Reader: e.Reader}},
-		RollbackOnDenied: rollback, ApprovalPoll: 50 * time.Millisecond})
+		RollbackOnDenied: rollback, ApprovalPoll: 50 * time.Millisecond, WatchEvery: 100 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,7 +212,8 @@ func (h *denyHarness) counted(t *testing.T) float64 {
 // in the simulator, then an access-denied event for an action it removed, POSTed to
 // /v1/events, opens one critical finding naming the principal, the action and the
 // rollback command, audits rightsize.denied and counts 1; the same event again, a
-// denial of an action it kept and one of another principal change nothing.
+// denial of an action it kept and one of another principal change nothing. The fix
+// rolled back by hand, as the finding says, resolves it.
 func TestDaemon_deniedAfterRightsizing(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -261,9 +262,21 @@ func TestDaemon_deniedAfterRightsizing(t *testing.T) {
 			if n := h.counted(t); n != 1 {
 				t.Errorf("warden_rightsize_denied_total = %v, want 1", n)
 			}
-			if r, err := h.e.Machine("x", remediate.Limits{}).Action(context.Background(), h.id); err != nil || r.State != remediate.StateVerified {
-				t.Errorf("the fix without rollback_on_denied: %+v %v", r, err)
+			m := h.e.Machine("x", remediate.Limits{})
+			if r, err := m.Action(context.Background(), h.id); err != nil || r.State != remediate.StateVerified {
+				t.Fatalf("the fix without rollback_on_denied: %+v %v", r, err)
 			}
+			// The command the finding names, run by hand: the finding is resolved.
+			if it, err := m.Rollback(context.Background(), h.id); err != nil || it.State != remediate.StateRolledBack {
+				t.Fatalf("warden rollback %s: %+v %v", h.id, it, err)
+			}
+			if got, want := appDoc(t, h.e), canonical(t, rightsizedDoc); got != want {
+				t.Errorf("the policy after the rollback: %s\nwant %s", got, want)
+			}
+			waitFor(t, "the finding resolved", func() bool {
+				fs := h.watchFindings(t)
+				return len(fs) == 1 && fs[0].Status == findings.StatusResolved
+			})
 			h.e.VerifyAudit(t)
 		})
 	}
