@@ -10,7 +10,8 @@ import (
 
 // The finding a match opens. No policy of the pack judges it: it lives in the scope
 // Scope names, which no collector reads, so no observation of the principal's own scope
-// resolves it; the daemon resolves it when it rolls the fix back.
+// resolves it; the daemon resolves it once the fix is no longer applied (rolled back by
+// its rollback job or by hand).
 const (
 	PolicyID = "WARDEN-WATCH-001"
 	Title    = "Right-sized principal denied a removed permission"
