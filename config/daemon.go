@@ -60,6 +60,13 @@ type Daemon struct {
 	// PauseAfterFailures pauses remediation once that many fixes in a row have failed
 	// (0: the default; negative: never); warden resume lifts it.
 	PauseAfterFailures int `yaml:"pause_after_failures"`
+	// DeniedWindow is how long after a right-sizing fix an access-denied event for a
+	// permission it removed opens a critical WARDEN-WATCH-001 finding (default 720h, 30
+	// days; reconcile/watch).
+	DeniedWindow time.Duration `yaml:"denied_window"`
+	// RollbackOnDenied rolls such a fix back at once, as `warden rollback` would
+	// (default false: the finding names the command, a person runs it).
+	RollbackOnDenied bool `yaml:"rollback_on_denied"`
 }
 
 // Defaults of the daemon: section.
@@ -72,6 +79,8 @@ const (
 	DefaultMaxFixesPerHour           = 60
 	DefaultMaxFixesPerAccountPerHour = 20
 	DefaultPauseAfterFailures        = 5
+	// DefaultDeniedWindow is daemon.denied_window's default: watch.DefaultWindow.
+	DefaultDeniedWindow = 30 * 24 * time.Hour
 )
 
 // TargetKinds are the keys of daemon.schedules.
@@ -94,6 +103,9 @@ func (d Daemon) WithDefaults() Daemon {
 	}
 	if d.JobTimeout == 0 {
 		d.JobTimeout = DefaultJobTimeout
+	}
+	if d.DeniedWindow == 0 {
+		d.DeniedWindow = DefaultDeniedWindow
 	}
 	if d.RescueAfter == 0 {
 		d.RescueAfter = max(DefaultRescueAfter, d.JobTimeout+time.Minute)
@@ -135,6 +147,9 @@ func (d *Daemon) check() []*daemonError {
 	}
 	if d.FullEvery < 0 {
 		add("full_every", "daemon.full_every must not be negative")
+	}
+	if d.DeniedWindow < 0 {
+		add("denied_window", "daemon.denied_window must not be negative")
 	}
 	if d.JobTimeout < 0 {
 		add("job_timeout", "daemon.job_timeout must not be negative")

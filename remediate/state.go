@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/warden-sec/warden/remediators"
@@ -181,4 +182,31 @@ func (m *Machine) Action(ctx context.Context, id string) (*Record, error) {
 		return err
 	})
 	return r, err
+}
+
+// Verified lists the actions of the named remediators that stand applied and verified
+// (not rolled back, not replaced by a newer generation under way), without their
+// history, most recently verified first: what reconcile/watch compares access-denied
+// events with.
+func (m *Machine) Verified(ctx context.Context, remediators ...string) ([]*Record, error) {
+	if len(remediators) == 0 {
+		return nil, nil
+	}
+	args := []any{string(StateVerified)}
+	marks := make([]string, len(remediators))
+	for i, r := range remediators {
+		marks[i] = "?"
+		args = append(args, r)
+	}
+	var out []*Record
+	err := m.st.Read(ctx, func(q *store.Reader) error {
+		var err error
+		out, err = store.QueryAll(ctx, q, func(rows *sql.Rows) (*Record, error) { return scanRecord(rows) },
+			`SELECT `+recordColumns+` FROM actions WHERE state = ? AND remediator IN (`+strings.Join(marks, ", ")+`) ORDER BY updated_at DESC, id`, args...)
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list the verified actions of %s: %w", strings.Join(remediators, ", "), err)
+	}
+	return out, nil
 }

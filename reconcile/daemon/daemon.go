@@ -20,6 +20,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/reconcile/watch"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -44,6 +45,9 @@ const (
 	// seconds: the eighth attempt comes about 75 minutes after the first); then it is
 	// discarded, audited and counted.
 	DefaultMaxAttempts = 8
+	// DefaultWatchEvery is how often the findings of right-sizing fixes rolled back by
+	// hand are resolved (Options.WatchEvery).
+	DefaultWatchEvery = 5 * time.Minute
 	// DefaultCheckpointEvery is how often the audit log is checkpointed when a key is
 	// at hand: the checkpoint-age alert (docs/alerts.yml) fires after 25 hours.
 	DefaultCheckpointEvery = time.Hour
@@ -90,6 +94,15 @@ type Options struct {
 	// Tracer, when set, traces each job, its stages and the endpoints' requests (see
 	// trace.go); nil or a no-op tracer costs nothing.
 	Tracer trace.Tracer
+	// DeniedWindow is how long after a right-sizing fix an access-denied event for a
+	// permission it removed is blamed on it (default watch.DefaultWindow, 30 days).
+	DeniedWindow time.Duration
+	// RollbackOnDenied rolls such a fix back at once (a rollback job, as `warden
+	// rollback`; rollbacks need no approval) instead of only opening its finding.
+	RollbackOnDenied bool
+	// WatchEvery is how often the leader resolves the findings of such fixes rolled
+	// back since by hand (`warden rollback`, the dashboard) (default DefaultWatchEvery).
+	WatchEvery time.Duration
 }
 
 // dryRunMarker ends the queue name of a replica that never applies (DryRun), so that a
@@ -185,6 +198,9 @@ type Hooks struct {
 	// JobDone follows each job's end: kind and outcome (completed, retried, snoozed,
 	// discarded, cancelled).
 	JobDone func(kind, outcome string)
+	// RightsizeDenied follows each access-denied event newly blamed on a right-sizing
+	// fix of remediator (reconcile/watch).
+	RightsizeDenied func(remediator string)
 }
 
 // Daemon is warden's reconciliation loop on River: scheduled sweeps enqueue one
@@ -227,6 +243,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	if o.RescueAfter <= o.JobTimeout {
 		return nil, fmt.Errorf("daemon: rescue_after (%v) must exceed job_timeout (%v)", o.RescueAfter, o.JobTimeout)
 	}
+	if o.DeniedWindow <= 0 {
+		o.DeniedWindow = watch.DefaultWindow
+	}
 	if o.ApprovalPoll <= 0 {
 		o.ApprovalPoll = DefaultApprovalPoll
 	}
@@ -266,6 +285,13 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 			return CheckpointArgs{}, nil
 		}, &river.PeriodicJobOpts{ID: "checkpoint", RunOnStart: true}))
 	}
+	watchEvery := o.WatchEvery
+	if watchEvery <= 0 {
+		watchEvery = DefaultWatchEvery
+	}
+	periodic = append(periodic, river.NewPeriodicJob(river.PeriodicInterval(watchEvery), func() (river.JobArgs, *river.InsertOpts) {
+		return WatchArgs{}, nil
+	}, &river.PeriodicJobOpts{ID: "watch", RunOnStart: true}))
 	d.tasks = map[string]Task{}
 	for _, t := range o.Tasks {
 		d.tasks[t.Name] = t
@@ -281,6 +307,8 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	river.AddWorker(workers, &collectWorker{d: d})
 	river.AddWorker(workers, &refreshWorker{d: d})
 	river.AddWorker(workers, &remediateWorker{d: d})
+	river.AddWorker(workers, &rollbackWorker{d: d})
+	river.AddWorker(workers, &watchWorker{d: d})
 	cfg := &river.Config{
 		ID:                   o.ID,
 		Logger:               o.Logger.With("component", "river"),

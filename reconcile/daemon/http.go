@@ -48,8 +48,12 @@ type EventResult struct {
 	Enqueued int `json:"enqueued"`
 	// Queued counts re-reads already waiting (a repeated delivery, a burst on one
 	// resource): nothing more was enqueued for them.
-	Queued int    `json:"already_queued"`
-	Error  string `json:"error,omitempty"`
+	Queued int `json:"already_queued"`
+	// Denials counts the access-denied events read, Matched those newly blamed on a
+	// right-sizing fix (reconcile/watch).
+	Denials int    `json:"denials,omitempty"`
+	Matched int    `json:"matched,omitempty"`
+	Error   string `json:"error,omitempty"`
 }
 
 // Hooks for the endpoints, for metrics: each may be nil.
@@ -62,8 +66,9 @@ type EndpointHooks struct {
 // EventsHandler serves POST /v1/events: AWS CloudTrail events as EventBridge delivers
 // them and GCP audit log entries as Pub/Sub push delivers them (package events). Each
 // resource an event names is read again alone (a refresh job); an event that names none
-// well enough reads its scope. The bearer token is checked before the body is read;
-// malformed and unhandled events are answered 400, counted, and change nothing.
+// well enough reads its scope. An access-denied event is compared with the right-sizing
+// fixes that stand applied (denied.go). The bearer token is checked before the body is
+// read; malformed and unhandled events are answered 400, counted, and change nothing.
 func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Handler {
 	parser := events.New(events.Options{})
 	const maxBody = 1 << 20
@@ -84,10 +89,24 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 			writeJSON(w, http.StatusBadRequest, EventResult{Error: "read the body: " + err.Error()})
 			return
 		}
-		changes, perr := parser.Parse(body)
-		res := EventResult{Changes: len(changes)}
+		ev, perr := parser.Read(body)
+		changes := ev.Changes
+		res := EventResult{Changes: len(changes), Denials: len(ev.Denials)}
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
+		// A denial is read, not refused: answered 202 like a change (whether or not it
+		// matches a fix), since a sender configured for denials (events.DenialPattern,
+		// events.DenialLogFilter) would have Pub/Sub redeliver each one answered 400.
+		for _, den := range ev.Denials {
+			n, err := d.denied(ctx, den)
+			if err != nil {
+				d.jobLog(ctx).Error("compare an access denial with the right-sizing fixes", "event", den.Event, "source", den.Source, "err", err)
+				writeJSON(w, http.StatusServiceUnavailable, EventResult{Error: "the denial could not be recorded: try again"})
+				return
+			}
+			res.Matched += n
+			hear(den.Provider, "accepted")
+		}
 		// The event stage is turning a body's changes into re-reads; a body refused
 		// as malformed or unknown is counted by the events metric, not as a step.
 		began := time.Now()

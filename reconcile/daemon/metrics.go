@@ -77,7 +77,8 @@ func MetricsHooks(m *metrics.Metrics) (Hooks, EndpointHooks) {
 				m.RemediationPartial()
 			}
 		},
-		JobDone: func(kind, outcome string) { m.Job(kind, metrics.JobOutcome(outcome)) },
+		JobDone:         func(kind, outcome string) { m.Job(kind, metrics.JobOutcome(outcome)) },
+		RightsizeDenied: func(remediator string) { m.RightsizeDenied(remediator) },
 	}
 	e := EndpointHooks{Event: func(source, result string) {
 		src := metrics.EventSource(source)

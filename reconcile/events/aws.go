@@ -155,6 +155,9 @@ func cloudTrail(rec node, env envelope) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
+	if deniedCodes[code] {
+		return Change{}, awsDenial(rec, ident, source, name, event, code, acct, at, id, env)
+	}
 	if code != "" {
 		return Change{}, unknown(rec.at("errorCode"), event, code+": the call failed and changed nothing")
 	}

@@ -73,6 +73,31 @@
 // GCP networks a firewall belongs to (collectors read them with the whole compute
 // scope), project creation and deletion.
 //
+// # Denials
+//
+// A call refused for want of a permission changes nothing, and Parse answers it
+// ErrUnknown as any failed call. Read (the daemon's reader) hands it over as a Denial
+// instead, for the daemon to tell whether a right-sizing fix removed what was refused
+// (reconcile/watch):
+//
+//   - CloudTrail records whose errorCode is AccessDenied, AccessDeniedException,
+//     UnauthorizedOperation, Client.UnauthorizedOperation or UnauthorizedAccess, of any
+//     service. The principal is the IAM user's ARN, or for an assumed role the role's
+//     (userIdentity.sessionContext.sessionIssuer.arn): a session has what its role's
+//     policies grant. Other callers (services, federated users, the root user) name no
+//     principal a fix changes: they stay ErrUnknown. The action is the IAM action,
+//     "svc:EventName", svc the first label of eventSource except where IAM's prefix
+//     differs from the endpoint (iamPrefixes: monitoring is cloudwatch, email is ses,
+//     streams.dynamodb is dynamodb, tagging is tag, runtime.sagemaker is sagemaker,
+//     runtime.lex is lex); Lambda's event names lose their API version
+//     (UpdateFunctionCode20150331v2 is lambda:UpdateFunctionCode).
+//   - Audit log entries with status.code 7 (PERMISSION_DENIED) and a principalEmail. A
+//     service account is //iam.googleapis.com/projects/P/serviceAccounts/EMAIL (P from
+//     the email, else the entry's project); anyone else "user:EMAIL". What was denied
+//     is each authorizationInfo permission with granted false, else the methodName.
+//
+// A principal that is there but no user's or role's ARN, or no email, is ErrMalformed.
+//
 // # When an event does not name its resource
 //
 // An event that says something changed in a scope without naming the resource well

@@ -205,31 +205,39 @@ func Parse(body []byte) ([]Change, error) { return New(Options{}).Parse(body) }
 // that mapped and, if any did not, an error for each of them (joined; errors.Is finds
 // their kinds): a body of one event answers a change or an error, never both.
 func (p *Parser) Parse(body []byte) ([]Change, error) {
-	if len(body) > p.opts.MaxBody {
-		return nil, &Error{Kind: ErrTooLarge, Field: "body", Reason: fmt.Sprintf("%d bytes, over the limit of %d", len(body), p.opts.MaxBody)}
-	}
-	v, err := decode(body, "body")
+	changes, errs, array, err := p.parse(body)
 	if err != nil {
 		return nil, err
 	}
+	if len(errs) > 0 && !array {
+		// One object (an event, a log file) answers its changes or its errors.
+		changes = nil
+	}
+	return changes, joined(errs)
+}
+
+// parse maps a body to the changes of its events and the error of each event that did
+// not map; array says the body is a JSON array of events; err is the error of a body
+// that holds no event to map.
+func (p *Parser) parse(body []byte) (changes []Change, errs []error, array bool, err error) {
+	if len(body) > p.opts.MaxBody {
+		return nil, nil, false, &Error{Kind: ErrTooLarge, Field: "body", Reason: fmt.Sprintf("%d bytes, over the limit of %d", len(body), p.opts.MaxBody)}
+	}
+	v, err := decode(body, "body")
+	if err != nil {
+		return nil, nil, false, err
+	}
 	switch v := v.(type) {
 	case map[string]any:
-		c, err := p.event(node{m: v})
-		if err != nil {
-			return nil, err
-		}
-		return c, nil
+		changes, errs, err := p.event(node{m: v})
+		return changes, errs, false, err
 	case []any:
 		if len(v) == 0 {
-			return nil, malformed("body", "an empty array holds no event")
+			return nil, nil, true, malformed("body", "an empty array holds no event")
 		}
 		if len(v) > p.opts.MaxEvents {
-			return nil, &Error{Kind: ErrTooLarge, Field: "body", Reason: fmt.Sprintf("%d events, over the limit of %d", len(v), p.opts.MaxEvents)}
+			return nil, nil, true, &Error{Kind: ErrTooLarge, Field: "body", Reason: fmt.Sprintf("%d events, over the limit of %d", len(v), p.opts.MaxEvents)}
 		}
-		var (
-			out  []Change
-			errs []error
-		)
 		for i, e := range v {
 			path := "[" + strconv.Itoa(i) + "]"
 			m, ok := e.(map[string]any)
@@ -241,21 +249,30 @@ func (p *Parser) Parse(body []byte) ([]Change, error) {
 				errs = append(errs, malformed(path+".Records", "a CloudTrail log file inside an array"))
 				continue
 			}
-			c, err := p.event(node{m: m, path: path})
+			c, cerrs, err := p.event(node{m: m, path: path})
 			if err != nil {
 				errs = append(errs, err)
 				continue
 			}
-			out = append(out, c...)
+			changes = append(changes, c...)
+			errs = append(errs, cerrs...)
 		}
-		return out, errors.Join(errs...)
+		return changes, errs, true, nil
 	default:
-		return nil, malformed("body", "want a JSON object or array, got "+kindOf(v))
+		return nil, nil, false, malformed("body", "want a JSON object or array, got "+kindOf(v))
 	}
 }
 
+// joined is the one error of errs, or all of them joined; nil when there is none.
+func joined(errs []error) error {
+	if len(errs) == 1 {
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
+
 // event maps one event object, whichever its shape; a CloudTrail log file is several.
-func (p *Parser) event(n node) ([]Change, error) {
+func (p *Parser) event(n node) ([]Change, []error, error) {
 	switch {
 	case n.has("detail-type"):
 		c, err := eventBridge(n)
@@ -272,28 +289,28 @@ func (p *Parser) event(n node) ([]Change, error) {
 		c, err := cloudTrail(n, envelope{})
 		return one(c, err)
 	}
-	return nil, malformed(n.self(), "not an EventBridge event, a Pub/Sub push request, a Cloud Logging entry or a CloudTrail record "+
+	return nil, nil, malformed(n.self(), "not an EventBridge event, a Pub/Sub push request, a Cloud Logging entry or a CloudTrail record "+
 		"(none of detail-type, message, protoPayload, Records, eventSource)")
 }
 
-func one(c Change, err error) ([]Change, error) {
+func one(c Change, err error) ([]Change, []error, error) {
 	if err != nil {
-		return nil, err
+		return nil, []error{err}, nil
 	}
-	return []Change{c}, nil
+	return []Change{c}, nil, nil
 }
 
 // records maps a CloudTrail log file, record by record, as Parse does an array.
-func (p *Parser) records(n node) ([]Change, error) {
+func (p *Parser) records(n node) ([]Change, []error, error) {
 	recs, err := n.list("Records")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(recs) == 0 {
-		return nil, malformed(n.at("Records"), "no record")
+		return nil, nil, malformed(n.at("Records"), "no record")
 	}
 	if len(recs) > p.opts.MaxEvents {
-		return nil, &Error{Kind: ErrTooLarge, Field: n.at("Records"), Reason: fmt.Sprintf("%d records, over the limit of %d", len(recs), p.opts.MaxEvents)}
+		return nil, nil, &Error{Kind: ErrTooLarge, Field: n.at("Records"), Reason: fmt.Sprintf("%d records, over the limit of %d", len(recs), p.opts.MaxEvents)}
 	}
 	var (
 		out  []Change
@@ -313,7 +330,7 @@ func (p *Parser) records(n node) ([]Change, error) {
 		}
 		out = append(out, c)
 	}
-	return out, errors.Join(errs...)
+	return out, errs, nil
 }
 
 // decode reads one JSON value, numbers kept as json.Number, nothing after it.

@@ -13,7 +13,9 @@ import (
 // FuzzParse: whatever the body, Parse does not panic, answers the same twice, returns
 // only its own kinds of error, and every change it returns is whole: a provider, an
 // account and the scope that belongs to it, uids of the provider's shape listed as
-// Resources are, and a reason when the scope is to be read whole.
+// Resources are, and a reason when the scope is to be read whole. Read answers the same
+// changes, and denials that name a principal, an action, an account and a time; what
+// Read hands over as denials Parse answers ErrUnknown for.
 func FuzzParse(f *testing.F) {
 	files, err := filepath.Glob("testdata/*/*.json")
 	if err != nil {
@@ -40,6 +42,22 @@ func FuzzParse(f *testing.F) {
 			var e *events.Error
 			if !errors.As(err, &e) || e.Field == "" || e.Reason == "" {
 				t.Fatalf("error %v names no field or reason", err)
+			}
+		}
+		ev, rerr := p.Read(body)
+		if !reflect.DeepEqual(cs, ev.Changes) && !(len(cs) == 0 && len(ev.Changes) == 0) {
+			t.Fatalf("Read's changes differ from Parse's: %+v / %+v", ev.Changes, cs)
+		}
+		if len(ev.Denials) > 0 && !errors.Is(err, events.ErrUnknown) {
+			t.Fatalf("Read found denials %+v where Parse answered %v", ev.Denials, err)
+		}
+		if rerr != nil && err == nil {
+			t.Fatalf("Read failed (%v) where Parse did not", rerr)
+		}
+		for _, d := range ev.Denials {
+			if (d.Provider != "aws" && d.Provider != "gcp") || d.Account == "" || d.Principal == "" || len(d.Actions) == 0 ||
+				d.Event == "" || d.Code == "" || d.Source == "" || d.At.IsZero() {
+				t.Fatalf("incomplete denial %+v", d)
 			}
 		}
 		for _, c := range cs {

@@ -114,6 +114,9 @@ func logEntry(n node, delivery string) (Change, error) {
 		if err != nil {
 			return Change{}, err
 		}
+		if code == gcpPermissionDenied {
+			return Change{}, gcpDenial(n, pp, event, method, source, delivery, msg, at)
+		}
 		return Change{}, unknown(status.at("code"), event, fmt.Sprintf("%d %s: the call failed and changed nothing", code, msg))
 	}
 	call, ok := gcpCalls[event]

@@ -104,3 +104,29 @@ func loggedMethod(service, event string) string {
 	}
 	return prefix + strings.ReplaceAll(regexp.QuoteMeta(m), `\.`, "[.]")
 }
+
+// DenialPattern is the event pattern of an EventBridge rule that sends POST /v1/events
+// the calls refused for want of a permission, of any service (deniedCodes), for the
+// daemon to compare with the right-sizing fixes it applied (Read's Denials). It is a
+// rule of its own, beside EventPatterns': CloudTrail delivers a service's events in the
+// region of the call (IAM's and other global services' in us-east-1), so the rule is
+// needed in each region the principals act in.
+func DenialPattern() string {
+	codes := make([]string, 0, len(deniedCodes))
+	for c := range deniedCodes {
+		codes = append(codes, c)
+	}
+	sort.Strings(codes)
+	return mustJSON(map[string]any{
+		"source":      []any{map[string]string{"prefix": "aws."}},
+		"detail-type": []string{detailAPICall},
+		"detail":      map[string]any{"errorCode": codes},
+	})
+}
+
+// DenialLogFilter is the Cloud Logging filter of a log sink that sends POST /v1/events
+// the audit log entries of calls refused with PERMISSION_DENIED, Admin Activity and Data
+// Access alike, that name their caller.
+func DenialLogFilter() string {
+	return `logName:"cloudaudit.googleapis.com" AND protoPayload.status.code=7 AND protoPayload.authenticationInfo.principalEmail:*`
+}

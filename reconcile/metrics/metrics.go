@@ -77,6 +77,7 @@ type Metrics struct {
 	approvals          *prometheus.CounterVec // outcome
 	events             *prometheus.CounterVec // source, result
 	jobs               *prometheus.CounterVec // kind, outcome
+	rightsizeDenied    *prometheus.CounterVec // remediator
 
 	state *stateCollector
 
@@ -209,6 +210,10 @@ func New(reg prometheus.Registerer, opts ...Option) *Metrics {
 			Name: "warden_jobs_total",
 			Help: "Job attempts ended, by job kind and outcome.",
 		}, []string{"kind", "outcome"}),
+		rightsizeDenied: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "warden_rightsize_denied_total",
+			Help: "Access-denied events that matched an applied right-sizing fix (a permission it removed, refused to its principal), by the fix's remediator.",
+		}, []string{"remediator"}),
 		state:       newStateCollector(o, kinds, services),
 		targets:     newLabelSet(o.labelLimit),
 		remediators: newLabelSet(o.labelLimit),
@@ -255,6 +260,9 @@ func (m *Metrics) initSeries() {
 			m.events.WithLabelValues(string(src), string(r))
 		}
 	}
+	for _, r := range Rightsizers {
+		m.rightsizeDenied.WithLabelValues(r)
+	}
 }
 
 // collectors are m's own metrics, in the order they are exposed.
@@ -264,7 +272,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.reconcileAttempts, m.reconcileErrors, m.reconcileDuration,
 		m.cloudCalls, m.cloudThrottled, m.cloudAccessDenied, m.scopeReads,
 		m.findingsOpened, m.findingsResolved,
-		m.remediationPartial, m.actions, m.approvals, m.events, m.jobs,
+		m.remediationPartial, m.actions, m.approvals, m.events, m.jobs, m.rightsizeDenied,
 	}
 }
 
@@ -385,6 +393,23 @@ func (m *Metrics) Action(remediator string, o ActionOutcome) {
 		return
 	}
 	m.actions.WithLabelValues(m.remediators.value(remediator), oneOf(o, actionOutcomes()...)).Inc()
+}
+
+// Rightsizers are the right-sizing fixes whose denials warden_rightsize_denied_total
+// counts (reconcile/watch watches them): their series exist at zero, so that the
+// alert's increase() sees the first denial.
+var Rightsizers = []string{
+	"aws.iam.rightsize_inline_policy", "aws.iam.rightsize_managed_policy",
+	"aws.iam.replace_managed_attachment", "gcp.iam.apply_role_recommendation",
+}
+
+// RightsizeDenied records an access-denied event that matched an applied fix of
+// remediator: its principal was refused a permission the fix removed.
+func (m *Metrics) RightsizeDenied(remediator string) {
+	if m == nil {
+		return
+	}
+	m.rightsizeDenied.WithLabelValues(oneOf(remediator, Rightsizers...)).Inc()
 }
 
 // RemediationPartial records a remediation run that applied some of its actions and

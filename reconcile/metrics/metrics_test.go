@@ -121,6 +121,8 @@ func record(m *Metrics) {
 	m.Job("collect_scope", JobCompleted)
 	m.Job("collect_scope", JobCompleted)
 	m.Job("collect_scope", JobRetried)
+	m.RightsizeDenied("aws.iam.rightsize_inline_policy")
+	m.RightsizeDenied("aws.iam.revoke_ingress") // not a right-sizing fix: "other"
 	m.Job("remediate", JobSnoozed)
 }
 
