@@ -142,7 +142,7 @@ func TestGCPEnforce(t *testing.T) {
 		},
 		"insertFirewall": func(c *gcpClients) error {
 			op, err := c.firewalls.Insert(ctx, &computepb.InsertFirewallRequest{Project: "acme-prod", FirewallResource: &computepb.Firewall{
-				Name: proto.String("fw-" + strings.NewReplacer(":", "-", "@", "-", ".", "-").Replace(strings.ToLower(time.Now().Format("150405.000000")))),
+				Name:    proto.String("fw-" + strings.NewReplacer(":", "-", "@", "-", ".", "-").Replace(strings.ToLower(time.Now().Format("150405.000000")))),
 				Network: proto.String("global/networks/default"), SourceRanges: []string{"10.0.0.0/8"},
 				Allowed: []*computepb.Allowed{{IPProtocol: proto.String("tcp"), Ports: []string{"443"}}}}})
 			if err == nil {

@@ -52,7 +52,9 @@ func newGCPUsage(start time.Time) *gcpUsage {
 	return &gcpUsage{start: start, used: map[string]map[string]map[string]time.Time{}, seen: map[string]time.Time{}}
 }
 
-func bindingKey(project, role, member string) string { return project + "\x00" + role + "\x00" + member }
+func bindingKey(project, role, member string) string {
+	return project + "\x00" + role + "\x00" + member
+}
 
 // recordGCPUse records that member exercised the permissions of a call it was allowed
 // on a project. s.mu is held.

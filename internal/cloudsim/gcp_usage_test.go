@@ -134,7 +134,7 @@ func TestGCPRecommendFromUsage(t *testing.T) {
 
 	recs := recsByBinding(t, op)
 	want := map[string][]string{ // "role member" → added roles (none: REMOVE_ROLE)
-		"roles/owner user:alice@acme.example":                              {"roles/editor"}, // declared
+		"roles/owner user:alice@acme.example":                                {"roles/editor"}, // declared
 		"roles/editor serviceAccount:app@acme-prod.iam.gserviceaccount.com":  {"roles/viewer"},
 		"roles/editor serviceAccount:idle@acme-prod.iam.gserviceaccount.com": nil,
 		"roles/compute.viewer user:carol@acme.example":                       {"roles/compute.networkViewer"},
