@@ -18,7 +18,8 @@ import (
 // names. A member holds a permission when a role containing it (gcpRoles) is bound to the
 // member itself, unconditionally, on that resource or on one of its ancestors (the
 // project's folders and organisation). A refused call answers as Google does: HTTP 403
-// PERMISSION_DENIED (REST) or codes.PermissionDenied (gRPC), naming the permission.
+// PERMISSION_DENIED (REST) or codes.PermissionDenied (gRPC), naming the permission; it
+// is counted as denied (CallStats.AccessDenied) and not recorded as used (gcp_usage.go).
 //
 // Not modelled: group, domain and principalSet membership (a binding to group:x does not
 // grant its members); conditional bindings (ignored: they grant nothing, failing closed);
@@ -287,6 +288,11 @@ func (s *Sim) authorizeGCP(member string, c *call, detail string) error {
 			if !strings.Contains(resource, "/") {
 				resource = "projects/" + resource
 			}
+			s.faultMu.Lock()
+			if st := s.calls[c.Service+":"+c.Action]; st != nil {
+				st.AccessDenied++ // counted as AWS's refusals are (iam_enforce.go)
+			}
+			s.faultMu.Unlock()
 			return errf(kindDenied, "forbidden", "Permission '%s' denied on resource '//cloudresourcemanager.googleapis.com/%s' (or it may not exist).", perm, resource)
 		}
 	}

@@ -217,6 +217,24 @@ func TestGCPEnforce(t *testing.T) {
 	}
 }
 
+// TestGCPEnforceCounts: a refused call is counted as denied, and records no use.
+func TestGCPEnforceCounts(t *testing.T) {
+	sim, srv := startGCP(t, enforcedWorld())
+	c := gcpClientsAs(t, srv, "serviceAccount:reader@acme-prod.iam.gserviceaccount.com")
+	err := c.iam.DisableServiceAccount(context.Background(), &adminpb.DisableServiceAccountRequest{Name: "projects/acme-prod/serviceAccounts/ci@acme-prod.iam.gserviceaccount.com"})
+	if !denied(err, "iam.serviceAccounts.disable") {
+		t.Fatalf("disable as viewer: %v", err)
+	}
+	if st := sim.Calls()["iamadmin:DisableServiceAccount"]; st.AccessDenied != 1 {
+		t.Errorf("counted %+v, want one denied call", st)
+	}
+	sim.Do(func(w *World) {
+		if used := w.GCP.usage.used["acme-prod"]["serviceAccount:reader@acme-prod.iam.gserviceaccount.com"]; len(used) != 0 {
+			t.Errorf("a refused call was recorded as used: %v", used)
+		}
+	})
+}
+
 // TestGCPEnforceOff: without gcp.enforce_iam, a member's token restricts nothing.
 func TestGCPEnforceOff(t *testing.T) {
 	w := enforcedWorld()

@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -81,6 +82,23 @@ func (s *Sim) recordGCPUse(member string, c *call, detail string) {
 	for _, perm := range perms {
 		u.used[p.ID][member][perm] = now
 	}
+}
+
+// GCPUsage returns when each GCP member last exercised each permission, by project id,
+// member and permission (a copy).
+func (s *Sim) GCPUsage() map[string]map[string]map[string]time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]map[string]map[string]time.Time{}
+	if u := s.world.GCP.usage; u != nil {
+		for project, members := range u.used {
+			out[project] = map[string]map[string]time.Time{}
+			for member, perms := range members {
+				out[project][member] = maps.Clone(perms)
+			}
+		}
+	}
+	return out
 }
 
 // unconditionalPairs are the role/member pairs an IAM policy grants without condition.

@@ -2,9 +2,11 @@ package cloudsim
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -130,6 +132,19 @@ func TestGCPRecommendFromUsage(t *testing.T) {
 	}
 	if err := errors.Join(reads...); err != nil {
 		t.Fatal(err)
+	}
+
+	// The admin API shows what was recorded: app's last write at day 2, its reads at day 95.
+	resp, err := http.Get(srv.URL + "/_sim/gcp/usage")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var usage map[string]map[string]map[string]time.Time
+	err = json.NewDecoder(resp.Body).Decode(&usage)
+	resp.Body.Close()
+	appUse := usage["acme-prod"]["serviceAccount:app@acme-prod.iam.gserviceaccount.com"]
+	if err != nil || appUse["compute.firewalls.list"].Sub(appUse["compute.firewalls.create"]) < 92*day {
+		t.Errorf("usage: %v %v", appUse, err)
 	}
 
 	recs := recsByBinding(t, op)
