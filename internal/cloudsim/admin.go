@@ -23,6 +23,8 @@ import (
 //	POST /_sim/clock           body "2400h": move the clock forward (Advance); answers the new time
 //	POST /_sim/faults          body in YAML or JSON, {faults: [...], rate_limits: {...}}:
 //	                           replaces the faults and limits (SetFaults)
+//	GET  /_sim/gcp/usage       when GCP members last exercised each permission, by project
+//	                           and member (gcp_usage.go)
 //
 // Writes answer 204; a bad body answers 400 with the reason.
 
@@ -54,6 +56,8 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			s.Advance(d)
 			fmt.Fprintln(w, s.now().UTC().Format(time.RFC3339))
 		}
+	case "GET /_sim/gcp/usage":
+		writeAdminJSON(w, s.GCPUsage())
 	case "POST /_sim/faults":
 		b, err := readBody(r)
 		if err != nil {

@@ -99,6 +99,7 @@ func (s *Sim) recommenderParent(name, kind, want string) (*Project, error) {
 	if parts[3] != "global" || parts[5] != want {
 		return nil, errf(kindNotFound, "", "Requested entity was not found: %s.", name)
 	}
+	s.refreshUsageRecommendations(p) // those derived from usage, when the world asks for them (gcp_usage.go)
 	return p, nil
 }
 

@@ -23,6 +23,7 @@ import (
 // ("projects/P:getIamPolicy") sit inside one path segment, so routes with a verb take the
 // whole segment and cut the ":verb" themselves.
 func (s *Sim) gcpRoutes(mux *http.ServeMux) {
+	s.world.GCP.usage = newGCPUsage(s.now().UTC())
 	mux.HandleFunc("GET /v3/projects/{project}", s.getProject)
 	mux.HandleFunc("POST /v3/projects/{rest}", s.projectVerb)
 	mux.HandleFunc("GET /v3/projects", s.listProjects)
@@ -120,7 +121,12 @@ func (s *Sim) projectVerb(w http.ResponseWriter, r *http.Request) {
 			if err != nil {
 				return nil, err
 			}
-			return setPolicy(&p.IAMPolicy, req.GetPolicy(), req.GetUpdateMask(), "a project")
+			before := p.IAMPolicy
+			out, err := setPolicy(&p.IAMPolicy, req.GetPolicy(), req.GetUpdateMask(), "a project")
+			if err == nil {
+				s.noteBindings(p, before) // when each binding appeared: the usage recommendations' observation
+			}
+			return out, err
 		})
 	default:
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))

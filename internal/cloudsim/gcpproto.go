@@ -10,6 +10,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
@@ -23,6 +24,11 @@ func (s *Sim) serveGCP(w http.ResponseWriter, r *http.Request) {
 // lock, then the JSON answer (protojson for proto messages, as Google's servers write it).
 func (s *Sim) serveREST(w http.ResponseWriter, r *http.Request, service, action, project string, h func(c *call) (any, error)) {
 	c := &call{ctx: r.Context(), Service: service, Action: action, Account: project, Region: "global", Principal: "user:sim@example.com"}
+	// A "Bearer sim:MEMBER" token names the member calling (gcp_enforce.go); none: the operator.
+	member := gcpCaller(r.Header.Get("Authorization"))
+	if member != "" {
+		c.Principal = member
+	}
 	// The body is read before the call is admitted, so that an oversized one is refused
 	// without being counted, rate-limited or run (the handler reads the buffered copy).
 	if r.Body != nil && r.Body != http.NoBody {
@@ -38,7 +44,14 @@ func (s *Sim) serveREST(w http.ResponseWriter, r *http.Request, service, action,
 		return
 	}
 	s.mu.Lock()
-	res, err := h(c)
+	var res any
+	detail := r.PathValue("type") // the Policy Analyzer's activity type: its permission
+	err := s.authorizeGCP(member, c, detail)
+	if err == nil {
+		if res, err = h(c); err == nil {
+			s.recordGCPUse(member, c, detail)
+		}
+	}
 	s.mu.Unlock()
 	s.delayAnswer(r.Context(), c)
 	if err != nil {
@@ -115,7 +128,18 @@ func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServ
 		service = "recommender"
 	}
 	c := &call{ctx: ctx, Service: service, Action: method, Region: "global", Principal: "user:sim@example.com"}
+	var member string
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		for _, v := range md.Get("authorization") {
+			if member = gcpCaller(v); member != "" {
+				c.Principal = member
+				break
+			}
+		}
+	}
+	name := ""
 	if n, ok := req.(interface{ GetName() string }); ok {
+		name = n.GetName()
 		c.Account = projectOf(n.GetName())
 	} else if n, ok := req.(interface{ GetResource() string }); ok {
 		c.Account = projectOf(n.GetResource())
@@ -130,7 +154,16 @@ func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServ
 		return nil, grpcError(e)
 	}
 	s.mu.Lock()
-	res, err := handler(context.WithValue(ctx, callKey{}, c), req)
+	if c.Account == "-" && service == "iamadmin" {
+		c.Account = s.gcpServiceAccountProject(name) // projects/-: the account's own project
+	}
+	var res any
+	err := s.authorizeGCP(member, c, "")
+	if err == nil {
+		if res, err = handler(context.WithValue(ctx, callKey{}, c), req); err == nil {
+			s.recordGCPUse(member, c, "")
+		}
+	}
 	s.mu.Unlock()
 	s.delayAnswer(ctx, c)
 	if err != nil {

@@ -9,6 +9,17 @@ type GCP struct {
 	Organizations []*GCPOrganization `yaml:"organizations,omitempty"`
 	Folders       []*GCPFolder       `yaml:"folders,omitempty"`
 	Projects      []*Project         `yaml:"projects"`
+	// EnforceIAM authorizes every GCP call made by a member (a request with a
+	// "Bearer sim:MEMBER" token) against the roles bound to it (gcp_enforce.go); calls
+	// without one are the operator's and are not restricted.
+	EnforceIAM bool `yaml:"enforce_iam,omitempty"`
+	// RecommendFromUsage makes the IAM recommender also derive role recommendations from
+	// the permissions members exercised (gcp_usage.go), besides those the world declares.
+	RecommendFromUsage bool `yaml:"recommend_from_usage,omitempty"`
+
+	// usage is what members did and when bindings appeared, from which recommendations
+	// are derived; created when the simulator starts.
+	usage *gcpUsage
 }
 
 // GCPOrganization is a Google Cloud organisation.
@@ -70,6 +81,10 @@ type RoleRecommendation struct {
 	// Etag is the recommendation's current etag; empty: derived from its id. Every state
 	// change replaces it.
 	Etag string `yaml:"etag,omitempty"`
+
+	// generated marks a recommendation the simulator derived from usage (gcp_usage.go),
+	// which it refreshes, rather than one the world declared.
+	generated bool
 }
 
 // WorkloadIdentityPool is an IAM workload identity pool and its providers.
