@@ -271,7 +271,7 @@ facts_allowed(fs, by_service) := granted - facts_denied_among(fs, by_service, gr
 # facts_allowed_somewhere(fs, by_service) is the set of the actions of by_service that the
 # document of facts fs unconditionally allows on some resource, and no unconditional Deny
 # takes away on every resource.
-facts_allowed_somewhere(fs, by_service) := granted - facts_denied_among(fs, by_service, granted) if {
+facts_allowed_somewhere(fs, by_service) := granted - facts_denied_everywhere_among(fs, by_service, granted) if {
 	granted := {action |
 		some f in fs
 		f.effect == "Allow"
@@ -291,6 +291,47 @@ facts_denied_among(fs, by_service, actions) := set() if {
 	some action in facts_matched(f, by_service)
 	action in actions
 	facts_cover(f, action)
+}
+
+# facts_denied_everywhere_among(fs, by_service, actions) is the set of the actions (of
+# by_service and actions) that an unconditional Deny of the document of facts fs takes
+# away on every resource, leaving none where an Allow could act (facts_cover_everywhere).
+facts_denied_everywhere_among(fs, by_service, actions) := set() if {
+	count(actions) == 0
+} else := {action |
+	some f in fs
+	f.effect == "Deny"
+	not f.conditional
+	some action in facts_matched(f, by_service)
+	action in actions
+	facts_cover_everywhere(f, action)
+}
+
+# facts_cover_everywhere(f, action) holds when the statement of facts f applies to every
+# resource the lower-case action can be asked on, strictly: Resource "*" (stars only), or
+# an ARN pattern naming every resource of the action's service. Stricter than facts_cover,
+# which answers whether the action is still allowed on *every* resource: for that, a Deny
+# with NotResource (everything but what it names) or on "*/*" (every ARN holding a "/")
+# takes the "every" away; for whether the action is allowed *somewhere*, such a Deny leaves
+# the resources it does not reach (arn:aws:s3:::data), where an Allow still acts.
+facts_cover_everywhere(f, action) if {
+	some r in as_list(object.get(f.statement, "Resource", null))
+	is_string(r)
+	trim(r, "*") == ""
+} else if {
+	some r in as_list(object.get(f.statement, "Resource", null))
+	is_string(r)
+	startswith(lower(r), "arn:")
+	some scope in resource_scopes(r)
+	scope_covers(scope, action)
+}
+
+facts_denied_everywhere(fs, action) if {
+	some f in fs
+	f.effect == "Deny"
+	not f.conditional
+	facts_match(f, action)
+	facts_cover_everywhere(f, action)
 }
 
 # The same for one lower-case action. facts_apply(f, action): the statement of facts f is
@@ -348,7 +389,7 @@ facts_allow_somewhere(fs, action) if {
 	f.effect == "Allow"
 	not f.conditional
 	facts_match(f, action)
-	not facts_denied(fs, action)
+	not facts_denied_everywhere(fs, action)
 }
 
 # facts_everything(fs, doc): doc (of facts fs) allows every action of every service on every
@@ -787,7 +828,7 @@ document_allowed(d, by_service) := facts_allowed(resource_facts[d], by_service)
 # document d of input.resource allows on some resource (allows_action): facts_allowed_somewhere
 # on its unconditional Allow statements, whose resources do not matter, and on the Deny
 # statements of resource_facts[d], the only ones that can deny on every resource.
-document_allowed_somewhere(d, by_service) := granted - facts_denied_among(resource_facts[d], by_service, granted) if {
+document_allowed_somewhere(d, by_service) := granted - facts_denied_everywhere_among(resource_facts[d], by_service, granted) if {
 	granted := {action |
 		some [d2, _, s] in resource_statements
 		d2 == d

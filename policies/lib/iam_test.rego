@@ -622,3 +622,38 @@ test_unknown_trusts if {
 	iam.unknown_trusts == {["222222222222", "222222222222"], ["444444444444", "arn:aws:iam::444444444444:role/x"]} with input as r
 	iam.unknown_trusts == {["444444444444", "arn:aws:iam::444444444444:role/x"]} with input as object.union(r, {"snapshot": {"accounts": ["222222222222"]}})
 }
+
+# A Deny that leaves some resources (NotResource, or "*/*": only the ARNs holding a "/")
+# takes "every resource" away, not "somewhere".
+test_deny_leaving_resources_keeps_somewhere if {
+	not_resource := {"Statement": [
+		{"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
+		{"Effect": "Deny", "Action": "s3:*", "NotResource": "arn:aws:s3:::data"},
+	]}
+	iam.allows_action(not_resource, "s3:ListBucket")
+	not iam.allows_action_on_all_resources(not_resource, "s3:ListBucket")
+	slashes := {"Statement": [
+		{"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
+		{"Effect": "Deny", "Action": "s3:*", "Resource": "*/*"},
+	]}
+	iam.allows_action(slashes, "s3:ListBucket")
+	not iam.allows_action_on_all_resources(slashes, "s3:ListBucket")
+}
+
+# A Deny on "*" or on every ARN of the service takes the action away everywhere.
+test_deny_everywhere if {
+	not iam.allows_action(
+		{"Statement": [
+			{"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
+			{"Effect": "Deny", "Action": "s3:*", "Resource": "**"},
+		]},
+		"s3:ListBucket",
+	)
+	not iam.allows_action(
+		{"Statement": [
+			{"Effect": "Allow", "Action": "s3:*", "Resource": "*"},
+			{"Effect": "Deny", "Action": "s3:*", "Resource": "arn:aws:s3:::*"},
+		]},
+		"s3:ListBucket",
+	)
+}
