@@ -16,6 +16,8 @@ func After(remediator string) string {
 		return "deleted"
 	case strings.Contains(remediator, "remove"):
 		return "removed"
+	case strings.Contains(remediator, "replace_managed"):
+		return "replaced by a policy of the services used (below)"
 	case strings.Contains(remediator, "rightsize"):
 		return "narrowed to what was used (below)"
 	case strings.Contains(remediator, "rotate"):

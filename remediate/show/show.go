@@ -10,7 +10,6 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-	"time"
 
 	"github.com/warden-sec/warden/internal/termesc"
 	"github.com/warden-sec/warden/remediate"
@@ -120,36 +119,28 @@ func Count(n int, word string) string {
 }
 
 // narrowing is, for a fix that narrows a grant from usage (aws.iam.rightsize_*), a line
-// per permission it removes with the evidence, the document it leaves, and the data's
-// age: what an approver needs to judge it. Other fixes' before-states give nil.
+// per permission it removes, and the document it leaves: what an approver needs to judge
+// it, beside the finding's evidence (the "why" line: each removal's last use and the
+// data's date, which the before-state leaves out so that a new read of the same usage
+// does not void the approval). Other fixes' before-states give nil.
 func narrowing(before json.RawMessage) []string {
 	var b struct {
-		Removed    []string          `json:"removed"`
-		Evidence   map[string]string `json:"evidence"`
-		After      json.RawMessage   `json:"after"`
-		WindowDays int               `json:"window_days"`
-		DataAsOf   string            `json:"data_as_of"`
+		Removed    []string        `json:"removed"`
+		After      json.RawMessage `json:"after"`
+		WindowDays int             `json:"window_days"`
 	}
 	if json.Unmarshal(before, &b) != nil || len(b.Removed) == 0 {
 		return nil
 	}
 	var out []string
 	for _, r := range b.Removed {
-		why := b.Evidence[r]
-		if why == "" {
-			why = fmt.Sprintf("unused for %d days", b.WindowDays)
-		}
-		out = append(out, fmt.Sprintf("  removes\t%s: %s\n", termesc.Escape(r), termesc.Escape(why)))
+		out = append(out, fmt.Sprintf("  removes\t%s: unused for %d days\n", termesc.Escape(r), b.WindowDays))
 	}
 	after := "nothing: the inline policy is deleted"
 	if len(b.After) > 0 && string(b.After) != "null" {
 		after = Clip(string(b.After), 200)
 	}
-	out = append(out, fmt.Sprintf("  leaves\t%s\n", termesc.Escape(after)))
-	if t, err := time.Parse(time.RFC3339, b.DataAsOf); err == nil {
-		out = append(out, fmt.Sprintf("  evidence\tIAM Access Advisor data as of %s, window %d days\n", t.Format(time.DateOnly), b.WindowDays))
-	}
-	return out
+	return append(out, fmt.Sprintf("  leaves\t%s\n", termesc.Escape(after)))
 }
 
 // replacement is, for a fix that puts a policy of the services used in the place of an

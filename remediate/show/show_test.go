@@ -53,18 +53,18 @@ func TestCount(t *testing.T) {
 	}
 }
 
-// A fix that narrows a grant shows what it removes and why, what it leaves, and the
-// data's date; a terminal escape in a name is neutralised.
+// A fix that narrows a grant shows what it removes and what it leaves (the evidence is
+// the finding's, on its "why" line); a terminal escape in a name is neutralised.
 func TestPlan_showsANarrowingWithItsEvidence(t *testing.T) {
-	before := `{"after":{"Statement":[{"Action":["s3:Get*"],"Effect":"Allow","Resource":"*"}]},"data_as_of":"2026-12-01T00:00:00Z",` +
-		`"evidence":{"kms:Decrypt":"kms: never used since tracking began on 2025-10-27"},"removed":["kms:Decrypt","lambda:\u001b[31m*"],"window_days":90}`
+	before := `{"after":{"Statement":[{"Action":["s3:Get*"],"Effect":"Allow","Resource":"*"}]},"document":{"Statement":[{"Action":["s3:Get*","kms:Decrypt","lambda:*"],"Effect":"Allow","Resource":"*"}]},` +
+		`"kind":"role","name":"deploy","policy_name":"app","removed":["kms:Decrypt","lambda:\u001b[31m*"],"window_days":90}`
 	p := &remediate.Plan{Hash: "0123456789abcdef", Actions: []remediate.PlannedAction{{Action: remediators.Action{
 		ID: "act-1", Remediator: "aws.iam.rightsize_inline_policy", Target: "arn:aws:iam::111111111111:role/deploy",
 		Part: "inline/app", Before: json.RawMessage(before), Rollback: remediators.Rollback{Possible: true}}}}}
 	var out strings.Builder
 	show.Plan(&out, p, []string{"bob"})
-	for _, want := range []string{"inline/app → narrowed to what was used", "kms:Decrypt: kms: never used since tracking began on 2025-10-27",
-		"unused for 90 days", `{"Statement":[{"Action":["s3:Get*"]`, "IAM Access Advisor data as of 2026-12-01, window 90 days"} {
+	for _, want := range []string{"inline/app → narrowed to what was used", "kms:Decrypt: unused for 90 days",
+		`lambda:\x1b[31m*: unused for 90 days`, `leaves    {"Statement":[{"Action":["s3:Get*"]`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())
 		}
