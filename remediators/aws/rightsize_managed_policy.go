@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -77,6 +78,10 @@ type managedRightsizeRecord struct {
 	// Converged is set when the first step found the policy narrowed already: nothing
 	// was written.
 	Converged bool `json:"converged,omitempty"`
+	// Existing are the versions the policy had at the first step. Undo never deletes
+	// them: one holding the narrowed document already (narrowed once by hand, then
+	// widened) is the customer's, and nothing could restore it.
+	Existing []string `json:"existing,omitempty"`
 }
 
 // prunedVersion is a deleted policy version, as it was.
@@ -244,6 +249,9 @@ func (r *RightsizeManagedPolicy) Step(ctx context.Context, a remediators.Action,
 		return p, err
 	}
 	if p.Step == "" {
+		for _, v := range versions {
+			rec.Existing = append(rec.Existing, aws.ToString(v.VersionId))
+		}
 		if len(versions) >= maxPolicyVersions {
 			for _, v := range versions {
 				if v.IsDefaultVersion {
@@ -314,13 +322,21 @@ func hasVersion(vs []iamtypes.PolicyVersion, id string) bool {
 
 // Undo implements remediators.Stepper, whatever step was reached (a step interrupted in
 // its middle included): the planned default version becomes the default again, unless
-// it is already, and every non-default version holding the narrowed document (the one
-// the fix created) is deleted. A default that is neither the planned version nor the
-// narrowed document was set by someone else since: it is not overridden.
-func (r *RightsizeManagedPolicy) Undo(ctx context.Context, a remediators.Action, _ remediators.Progress) error {
+// it is already, and every non-default version holding the narrowed document that the
+// policy did not have at the first step (the one the fix created; progress recorded
+// before Existing was: every such version) is deleted. A default that is neither the
+// planned version nor the narrowed document was set by someone else since: it is not
+// overridden.
+func (r *RightsizeManagedPolicy) Undo(ctx context.Context, a remediators.Action, p remediators.Progress) error {
 	b, cl, err := r.open(ctx, a)
 	if err != nil {
 		return err
+	}
+	var rec managedRightsizeRecord
+	if len(p.Data) > 0 {
+		if err := json.Unmarshal(p.Data, &rec); err != nil {
+			return fmt.Errorf("undo the narrowing of %s: read progress: %w", b.PolicyARN, err)
+		}
 	}
 	cur, curDoc, err := policyDefault(ctx, cl, b.PolicyARN)
 	if err != nil {
@@ -345,7 +361,7 @@ func (r *RightsizeManagedPolicy) Undo(ctx context.Context, a remediators.Action,
 	}
 	for _, v := range versions {
 		id := aws.ToString(v.VersionId)
-		if id == b.VersionID {
+		if id == b.VersionID || slices.Contains(rec.Existing, id) {
 			continue
 		}
 		doc, err := policyVersionDoc(ctx, cl, b.PolicyARN, id)
