@@ -355,6 +355,11 @@ func (r *RightsizeManagedPolicy) Undo(ctx context.Context, a remediators.Action,
 			return callErr(fmt.Sprintf("make version %s of policy %s the default again", b.VersionID, b.PolicyARN), err)
 		}
 	}
+	if rec.Converged {
+		// Someone else made the narrowed version between the plan and the first step:
+		// the old default is back, and their version is theirs to delete.
+		return nil
+	}
 	versions, err := policyVersions(ctx, cl, b.PolicyARN)
 	if err != nil {
 		return err

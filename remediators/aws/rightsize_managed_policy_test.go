@@ -360,3 +360,29 @@ func TestRightsizeManagedPolicy_targets(t *testing.T) {
 		})
 	}
 }
+
+// A narrowing someone else made between the plan and the first step: the steps write
+// nothing, and Undo makes the planned default the default again without deleting the
+// version it did not create.
+func TestRightsizeManagedPolicy_undoAfterConvergedKeepsTheirVersion(t *testing.T) {
+	ctx := context.Background()
+	e := start(t, managedWorld(2, "v2")())
+	st := stepper(t, e)
+	a := oneTarget(t, st, appPolicy(t, "v2", appDoc), map[string]any{"window_days": 90}, "version")
+	if _, err := e.iam().CreatePolicyVersion(ctx, &iam.CreatePolicyVersionInput{PolicyArn: aws.String(appPolicyARN),
+		PolicyDocument: aws.String(appNarrowed), SetAsDefault: true}); err != nil {
+		t.Fatal(err)
+	}
+	e.sim.ResetCalls()
+	p := runSteps(t, st, a, remediators.Progress{})
+	if w := e.sim.Writes(); len(w) != 0 || !recordOf(t, p).Converged {
+		t.Fatalf("steps: wrote %v, record %s; want converged without a write", w, p.Data)
+	}
+	if err := st.Undo(ctx, a, p); err != nil {
+		t.Fatalf("Undo: %v", err)
+	}
+	def, docs := policyState(t, e, appPolicyARN)
+	if def != "v2" || !sameJSON(t, docs["v3"], appNarrowed) {
+		t.Errorf("after Undo: default %s, versions %v; want v2 the default and their v3 kept", def, docs)
+	}
+}
