@@ -46,7 +46,7 @@ func (RollbackArgs) InsertOpts() river.InsertOpts { return unique() }
 // Options.RollbackOnDenied, a rollback job. A denial delivered again changes nothing. It
 // returns how many fixes the denial was newly blamed on.
 func (d *Daemon) denied(ctx context.Context, den events.Denial) (int, error) {
-	fixes, err := d.o.Machine.Verified(ctx, watch.Remediators...)
+	fixes, err := d.o.Machine.Verified(ctx, watch.Remediators()...)
 	if err != nil {
 		return 0, err
 	}

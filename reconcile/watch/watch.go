@@ -58,8 +58,11 @@ const (
 	RoleRecommended   = "gcp.iam.apply_role_recommendation"
 )
 
-// Remediators are the fixes watched, as remediate.Machine.Verified takes them.
-var Remediators = []string{RightsizeInline, RightsizeManaged, ReplaceAttachment, RoleRecommended}
+// Remediators are the fixes watched, as remediate.Machine.Verified takes them (a new
+// slice each call: no caller can change the list for another).
+func Remediators() []string {
+	return []string{RightsizeInline, RightsizeManaged, ReplaceAttachment, RoleRecommended}
+}
 
 // DefaultWindow is how long after a fix a denial is blamed on it (daemon.denied_window).
 const DefaultWindow = 30 * 24 * time.Hour
