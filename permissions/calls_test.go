@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/warden-sec/warden/internal/cloudsim"
@@ -84,80 +83,20 @@ func sameOperations(recorded []simCall, counted map[string]cloudsim.CallStats) e
 // same name ("iam:ListUsers" is the action iam:ListUsers).
 var awsServices = map[string]bool{"iam": true, "sts": true, "ec2": true, "acm": true, "organizations": true, "secretsmanager": true, "s3": true}
 
-// gcpPermissions maps a simulated Google operation to the IAM permissions Google checks
-// for it, written out from Google's documentation of each method: the simulator checks
-// none, so this table is the test's knowledge of them. A call missing from it fails the
-// test (add it here, from the method's documentation).
-var gcpPermissions = map[string][]string{
-	// Resource Manager. Search lists the projects the caller may get; the policy
-	// methods are listed per kind of resource in gcpCallPermissions.
-	"cloudresourcemanager:GetProject":      {"resourcemanager.projects.get"},
-	"cloudresourcemanager:SearchProjects":  {"resourcemanager.projects.get"},
-	"cloudresourcemanager:ListProjects":    {"resourcemanager.projects.list"},
-	"cloudresourcemanager:GetFolder":       {"resourcemanager.folders.get"},
-	"cloudresourcemanager:GetOrganization": {"resourcemanager.organizations.get"},
-	// Compute. Changing a firewall rule also needs compute.networks.updatePolicy on its
-	// network; a patch returns an operation, which is polled.
-	"compute:ListFirewalls":        {"compute.firewalls.list"},
-	"compute:GetFirewall":          {"compute.firewalls.get"},
-	"compute:InsertFirewall":       {"compute.firewalls.create", "compute.networks.updatePolicy"},
-	"compute:PatchFirewall":        {"compute.firewalls.update", "compute.networks.updatePolicy"},
-	"compute:UpdateFirewall":       {"compute.firewalls.update", "compute.networks.updatePolicy"},
-	"compute:DeleteFirewall":       {"compute.firewalls.delete", "compute.networks.updatePolicy"},
-	"compute:ListNetworks":         {"compute.networks.list"},
-	"compute:GetNetwork":           {"compute.networks.get"},
-	"compute:ListSslCertificates":  {"compute.sslCertificates.list"},
-	"compute:GetSslCertificate":    {"compute.sslCertificates.get"},
-	"compute:InsertSslCertificate": {"compute.sslCertificates.create"},
-	"compute:DeleteSslCertificate": {"compute.sslCertificates.delete"},
-	"compute:GetGlobalOperation":   {"compute.globalOperations.get"},
-	// IAM admin: service accounts, their keys, workload identity federation.
-	"iamadmin:ListServiceAccounts":               {"iam.serviceAccounts.list"},
-	"iamadmin:GetServiceAccount":                 {"iam.serviceAccounts.get"},
-	"iamadmin:CreateServiceAccount":              {"iam.serviceAccounts.create"},
-	"iamadmin:DeleteServiceAccount":              {"iam.serviceAccounts.delete"},
-	"iamadmin:EnableServiceAccount":              {"iam.serviceAccounts.enable"},
-	"iamadmin:DisableServiceAccount":             {"iam.serviceAccounts.disable"},
-	"iamadmin:ListServiceAccountKeys":            {"iam.serviceAccountKeys.list"},
-	"iamadmin:GetServiceAccountKey":              {"iam.serviceAccountKeys.get"},
-	"iamadmin:CreateServiceAccountKey":           {"iam.serviceAccountKeys.create"},
-	"iamadmin:DeleteServiceAccountKey":           {"iam.serviceAccountKeys.delete"},
-	"iamadmin:DisableServiceAccountKey":          {"iam.serviceAccountKeys.disable"},
-	"iamadmin:EnableServiceAccountKey":           {"iam.serviceAccountKeys.enable"},
-	"iamadmin:ListWorkloadIdentityPools":         {"iam.workloadIdentityPools.list"},
-	"iamadmin:GetWorkloadIdentityPool":           {"iam.workloadIdentityPools.get"},
-	"iamadmin:ListWorkloadIdentityPoolProviders": {"iam.workloadIdentityPoolProviders.list"},
-	"iamadmin:GetWorkloadIdentityPoolProvider":   {"iam.workloadIdentityPoolProviders.get"},
-	// Recommender, for the IAM recommender (recommender.*.list / get / update of its type).
-	"recommender:ListRecommendations":         {"recommender.iamPolicyRecommendations.list"},
-	"recommender:GetRecommendation":           {"recommender.iamPolicyRecommendations.get"},
-	"recommender:MarkRecommendationClaimed":   {"recommender.iamPolicyRecommendations.update"},
-	"recommender:MarkRecommendationSucceeded": {"recommender.iamPolicyRecommendations.update"},
-	"recommender:MarkRecommendationFailed":    {"recommender.iamPolicyRecommendations.update"},
-	"recommender:MarkRecommendationDismissed": {"recommender.iamPolicyRecommendations.update"},
-	"recommender:ListInsights":                {"recommender.iamPolicyInsights.list"},
-	"recommender:GetInsight":                  {"recommender.iamPolicyInsights.get"},
-	// Policy Analyzer: activities:query checks the permission of the activity type asked
-	// for. The simulator counts both types as one operation, and the collector always
-	// queries both, so the call stands for both permissions.
-	"policyanalyzer:QueryActivity": {"policyanalyzer.serviceAccountLastAuthenticationActivities.query",
-		"policyanalyzer.serviceAccountKeyLastAuthenticationActivities.query"},
-}
-
-// gcpCallPermissions are the permissions Google checks for one call; ok is false for an
-// operation the table does not know.
+// gcpCallPermissions are the permissions Google checks for one call, as the simulator
+// enforces them (cloudsim.GCPCallPermissions); ok is false for an operation it does not
+// know. Two calls differ from the simulator's view: it counts the Policy Analyzer's two
+// activity types as one operation, which the collector always asks both of (so the call
+// stands for both permissions), and it never refuses a search of projects, for which
+// Google checks resourcemanager.projects.get project by project.
 func gcpCallPermissions(c simCall) (perms []string, ok bool) {
-	if c.Service == "cloudresourcemanager" && (c.Action == "GetIamPolicy" || c.Action == "SetIamPolicy") {
-		verb := "getIamPolicy"
-		if c.Action == "SetIamPolicy" {
-			verb = "setIamPolicy"
-		}
-		kind := "projects"
-		if k, _, found := strings.Cut(c.Account, "/"); found && (k == "folders" || k == "organizations") {
-			kind = k
-		}
-		return []string{"resourcemanager." + kind + "." + verb}, true
+	switch c.key() {
+	case "policyanalyzer:QueryActivity":
+		return []string{"policyanalyzer.serviceAccountLastAuthenticationActivities.query",
+			"policyanalyzer.serviceAccountKeyLastAuthenticationActivities.query"}, true
+	case "cloudresourcemanager:SearchProjects":
+		return []string{"resourcemanager.projects.get"}, true
 	}
-	perms, ok = gcpPermissions[c.key()]
-	return perms, ok
+	perms = cloudsim.GCPCallPermissions(c.Service, c.Action, c.Account, "")
+	return perms, perms != nil
 }

@@ -48,10 +48,12 @@ func gcpCaller(authorization string) string {
 	return member
 }
 
-// gcpCallPermissions are the permissions Google checks for a call of service (as the
+// GCPCallPermissions are the permissions Google checks for a call of service (as the
 // simulator counts calls) and action on account (a project id, "folders/N" or
-// "organizations/N"); detail is the Policy Analyzer's activity type. Nil: not checked.
-func gcpCallPermissions(service, action, account, detail string) []string {
+// "organizations/N"), from Google's documentation of each method; detail is the Policy
+// Analyzer's activity type. Nil: not checked. The simulator enforces them, and package
+// permissions' tests check warden's declared permissions against them: one table.
+func GCPCallPermissions(service, action, account, detail string) []string {
 	switch service {
 	case "cloudresourcemanager":
 		kind := "projects"
@@ -282,7 +284,7 @@ func (s *Sim) authorizeGCP(member string, c *call, detail string) error {
 	if chain == nil {
 		return nil
 	}
-	for _, perm := range gcpCallPermissions(c.Service, c.Action, c.Account, detail) {
+	for _, perm := range GCPCallPermissions(c.Service, c.Action, c.Account, detail) {
 		if !gcpHolds(chain, member, perm) {
 			resource := c.Account
 			if !strings.Contains(resource, "/") {

@@ -68,7 +68,7 @@ func (s *Sim) recordGCPUse(member string, c *call, detail string) {
 	if p == nil {
 		return
 	}
-	perms := gcpCallPermissions(c.Service, c.Action, c.Account, detail)
+	perms := GCPCallPermissions(c.Service, c.Action, c.Account, detail)
 	if len(perms) == 0 {
 		return
 	}
