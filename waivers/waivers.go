@@ -14,6 +14,7 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/warden-sec/warden/internal/glob"
 	"github.com/warden-sec/warden/internal/suggest"
 )
 
@@ -379,28 +380,5 @@ func (s *Set) Match(policy, resource string, now time.Time) (active, expired *Wa
 }
 
 // Glob matches s against a pattern where * matches any run of characters (slashes
-// included) and ? matches one character.
-func Glob(pattern, s string) bool {
-	px, sx := 0, 0
-	starP, starS := -1, 0
-	for sx < len(s) {
-		switch {
-		case px < len(pattern) && (pattern[px] == '?' || pattern[px] == s[sx]):
-			px++
-			sx++
-		case px < len(pattern) && pattern[px] == '*':
-			starP, starS = px, sx
-			px++
-		case starP >= 0:
-			px = starP + 1
-			starS++
-			sx = starS
-		default:
-			return false
-		}
-	}
-	for px < len(pattern) && pattern[px] == '*' {
-		px++
-	}
-	return px == len(pattern)
-}
+// included) and ? matches one character (internal/glob).
+func Glob(pattern, s string) bool { return glob.Match(pattern, s) }

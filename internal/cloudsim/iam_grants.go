@@ -3,6 +3,8 @@ package cloudsim
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/warden-sec/warden/internal/glob"
 )
 
 // What a principal's permissions policies grant, service by service and action by action,
@@ -233,28 +235,5 @@ func anyPattern(ps []string, f func(string) bool) bool {
 }
 
 // globMatch matches s against a pattern where * is any run of characters and ? any one
-// character, as IAM matches actions.
-func globMatch(pattern, s string) bool {
-	p, i := 0, 0
-	star, mark := -1, 0
-	for i < len(s) {
-		switch {
-		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
-			p++
-			i++
-		case p < len(pattern) && pattern[p] == '*':
-			star, mark = p, i
-			p++
-		case star >= 0:
-			p = star + 1
-			mark++
-			i = mark
-		default:
-			return false
-		}
-	}
-	for p < len(pattern) && pattern[p] == '*' {
-		p++
-	}
-	return p == len(pattern)
-}
+// character, as IAM matches actions (internal/glob).
+func globMatch(pattern, s string) bool { return glob.Match(pattern, s) }

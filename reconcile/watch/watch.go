@@ -45,6 +45,7 @@ import (
 	"time"
 
 	"github.com/warden-sec/warden/internal/awsarn"
+	"github.com/warden-sec/warden/internal/glob"
 	"github.com/warden-sec/warden/reconcile/events"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
@@ -242,33 +243,7 @@ func patterns(v any) []string {
 }
 
 // actionMatch matches an IAM action against a pattern with * and ?, case-insensitively.
-func actionMatch(pattern, act string) bool {
-	return glob(strings.ToLower(pattern), strings.ToLower(act))
-}
-
-func glob(p, s string) bool {
-	// Iterative wildcard matching: star remembers the last * and what it has eaten.
-	pi, si, star, mark := 0, 0, -1, 0
-	for si < len(s) {
-		switch {
-		case pi < len(p) && (p[pi] == '?' || p[pi] == s[si]):
-			pi++
-			si++
-		case pi < len(p) && p[pi] == '*':
-			star, mark = pi, si
-			pi++
-		case star >= 0:
-			pi, mark = star+1, mark+1
-			si = mark
-		default:
-			return false
-		}
-	}
-	for pi < len(p) && p[pi] == '*' {
-		pi++
-	}
-	return pi == len(p)
-}
+func actionMatch(pattern, act string) bool { return glob.MatchFold(pattern, act) }
 
 // principalIs says whether principal (a user's or role's ARN) is target, the uid of the
 // principal a fix changed (kind user, group or role), or, for a group, one of its

@@ -17,6 +17,7 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
 	"github.com/warden-sec/warden/internal/awsapi"
+	globpkg "github.com/warden-sec/warden/internal/glob"
 	"github.com/warden-sec/warden/internal/usage"
 	"github.com/warden-sec/warden/remediators"
 )
@@ -262,27 +263,7 @@ func stringList(v any) []string {
 }
 
 // glob matches s against an IAM pattern: * any run of characters, ? one character.
-func glob(pattern, s string) bool {
-	px, sx, starP, starS := 0, 0, -1, 0
-	for sx < len(s) {
-		switch {
-		case px < len(pattern) && (pattern[px] == '?' || pattern[px] == s[sx]):
-			px, sx = px+1, sx+1
-		case px < len(pattern) && pattern[px] == '*':
-			starP, starS = px, sx
-			px++
-		case starP >= 0:
-			starS++
-			px, sx = starP+1, starS
-		default:
-			return false
-		}
-	}
-	for px < len(pattern) && pattern[px] == '*' {
-		px++
-	}
-	return px == len(pattern)
-}
+func glob(pattern, s string) bool { return globpkg.Match(pattern, s) }
 
 // docText is the canonical text of a JSON document, for writing it to IAM.
 func docText(doc json.RawMessage) *string {
