@@ -82,7 +82,8 @@ func sameOperations(recorded []simCall, counted map[string]cloudsim.CallStats) e
 
 // awsServices are the simulator's AWS services; their operations are IAM actions of the
 // same name ("iam:ListUsers" is the action iam:ListUsers).
-var awsServices = map[string]bool{"iam": true, "sts": true, "ec2": true, "acm": true, "organizations": true, "secretsmanager": true, "s3": true}
+var awsServices = map[string]bool{"iam": true, "sts": true, "ec2": true, "acm": true, "organizations": true, "secretsmanager": true, "s3": true,
+	"access-analyzer": true}
 
 // gcpPermissions maps a simulated Google operation to the IAM permissions Google checks
 // for it, written out from Google's documentation of each method: the simulator checks
