@@ -110,7 +110,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if !awsServices[c.Service] {
 			continue
 		}
-		action := c.key()
+		action := c.action()
 		if noPermission[action] != "" {
 			continue
 		}
@@ -151,7 +151,7 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 				continue
 			}
-			action := c.key()
+			action := c.action()
 			if noPermission[action] != "" {
 				continue
 			}

@@ -143,8 +143,11 @@ func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
 	if cfg.Source == UsageSourceAccessAnalyzer {
 		// One read for the account, then a look-up per principal.
 		u := a.analyzerRead(ctx, a.analyzerClient(sc))
+		sc.mu.Lock()
+		now := newGrantsNow(sc.resources)
+		sc.mu.Unlock()
 		for _, r := range principals {
-			setUsage(sc, r, u.of(r))
+			setUsage(sc, r, now.narrow(r, u.of(r)))
 		}
 		addPolicyUsage(sc)
 		return

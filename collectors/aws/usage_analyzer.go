@@ -8,7 +8,9 @@ package aws
 // age) and the consumers conclude nothing that needs the services used (the pack's
 // usage library, internal/usage's AllGranted). Groups are not analyzed: their usage is
 // incomplete. Anything that cannot be read leaves the principals' usage incomplete with
-// the reason: absence from the findings proves nothing unless every page was read.
+// the reason: absence from the findings proves nothing unless every page was read. The
+// analyzer re-evaluates daily: a service its findings still list that the principal's
+// policies, as just collected, no longer grant (a fix applied since) is left out.
 
 import (
 	"context"
@@ -45,9 +47,11 @@ const analyzerSource = "aws.access_analyzer"
 // administrator).
 var analyzerTypes = []aatypes.Type{aatypes.TypeAccountUnusedAccess, aatypes.TypeOrganizationUnusedAccess}
 
-// analyzerPermissions are the Access Analyzer actions of usage collection from it.
+// analyzerPermissions are the Access Analyzer actions of usage collection from it:
+// ListFindingsV2 and GetFindingV2 are authorized as access-analyzer:ListFindings and
+// access-analyzer:GetFinding (the API reference of each says so).
 func analyzerPermissions() []string {
-	return []string{"access-analyzer:ListAnalyzers", "access-analyzer:ListFindingsV2", "access-analyzer:GetFindingV2"}
+	return []string{"access-analyzer:ListAnalyzers", "access-analyzer:ListFindings", "access-analyzer:GetFinding"}
 }
 
 // analyzerUsage is what one account's analyzer says: the usage attribute of each role and
@@ -310,5 +314,96 @@ func unusedPermission(d aatypes.UnusedPermissionDetails) map[string]any {
 		}
 		out["actions"] = actions
 	}
+	return out
+}
+
+// grantsNow are the documents of the policies of the principals of one collection: an
+// analyzer's finding may predate a change (a fix that took a service away), and a service
+// no policy grants any more is not reported unused.
+type grantsNow struct {
+	policies map[string]any   // managed policy ARN → document
+	groups   map[string][]any // group name → documents of its policies
+}
+
+// newGrantsNow indexes the documents among rs.
+func newGrantsNow(rs []snapshot.Resource) grantsNow {
+	g := grantsNow{policies: map[string]any{}, groups: map[string][]any{}}
+	for _, r := range rs {
+		if r.Type == "aws.iam.policy" && r.Attributes["document"] != nil {
+			g.policies[r.UID] = r.Attributes["document"]
+		}
+	}
+	for _, r := range rs {
+		if r.Type != "aws.iam.group" {
+			continue
+		}
+		if docs, ok := g.docs(r, false); ok {
+			g.groups[r.Name] = docs
+		}
+	}
+	return g
+}
+
+// docs are the documents of r's policies (a user's groups' too, with users); ok is false
+// when one of them is not known.
+func (g grantsNow) docs(r snapshot.Resource, users bool) ([]any, bool) {
+	var out []any
+	for _, raw := range anyList(r.Attributes["attached_policies"]) {
+		p, _ := raw.(map[string]any)
+		d, ok := g.policies[str(p["arn"])]
+		if !ok {
+			return nil, false
+		}
+		out = append(out, d)
+	}
+	for _, raw := range anyList(r.Attributes["inline_policies"]) {
+		p, _ := raw.(map[string]any)
+		if p["document"] == nil {
+			return nil, false
+		}
+		out = append(out, p["document"])
+	}
+	if users && r.Type == "aws.iam.user" {
+		for _, name := range anyStrings(r.Attributes["groups"]) {
+			d, ok := g.groups[name]
+			if !ok {
+				return nil, false
+			}
+			out = append(out, d...)
+		}
+	}
+	return out, true
+}
+
+// narrow is usage u of principal r without the services r's policies no longer grant;
+// u as it is when its services are not listed or a document is not known.
+func (g grantsNow) narrow(r snapshot.Resource, u map[string]any) map[string]any {
+	services, ok := u["services"].([]any)
+	if !ok || len(services) == 0 {
+		return u
+	}
+	docs, ok := g.docs(r, true)
+	if !ok {
+		return u
+	}
+	preds := make([]func(string) bool, 0, len(docs))
+	for _, d := range docs {
+		preds = append(preds, grantedServices(d))
+	}
+	kept := make([]any, 0, len(services))
+	for _, s := range services {
+		ns := str(s.(map[string]any)["service"])
+		if slices.ContainsFunc(preds, func(p func(string) bool) bool { return p(ns) }) {
+			kept = append(kept, s)
+		}
+	}
+	if len(kept) == len(services) {
+		return u
+	}
+	out := make(map[string]any, len(u))
+	for k, v := range u {
+		out[k] = v
+	}
+	out["services"] = kept
 	return out
 }

@@ -21,6 +21,10 @@ import (
 // that long. Groups get no findings, as with AWS. The simulator does not produce
 // UnusedIAMRole, UnusedIAMUserAccessKey or UnusedIAMUserPassword findings.
 
+// analyzerActions are the IAM actions of the operations whose action has another name:
+// AWS authorizes the V2 finding calls as the first version's.
+var analyzerActions = map[string]string{"ListFindingsV2": "ListFindings", "GetFindingV2": "GetFinding"}
+
 // AccessAnalyzer is an account's unused-access analyzer.
 type AccessAnalyzer struct {
 	// Name defaults to "unused-access".

@@ -3,10 +3,12 @@ package cloudsim
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/accessanalyzer"
 	aatypes "github.com/aws/aws-sdk-go-v2/service/accessanalyzer/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -165,5 +167,40 @@ func TestAccessAnalyzer_inactiveAndInvalid(t *testing.T) {
 		if _, err := New(w, Options{}); err == nil {
 			t.Errorf("analyzer %+v accepted", bad)
 		}
+	}
+}
+
+// Enforcing IAM, the V2 finding calls are authorized as AWS does: ListFindingsV2 as
+// access-analyzer:ListFindings, GetFindingV2 as access-analyzer:GetFinding.
+func TestAccessAnalyzer_enforcedActions(t *testing.T) {
+	w, err := ParseWorld([]byte(`
+aws:
+  enforce_iam: true
+  accounts:
+    - id: "111111111111"
+      access_analyzer: {unused_access_age: 90}
+      users:
+        - name: reader
+          access_keys: [{id: AKIAREADER0000000001, secret: reader-secret}]
+          inline_policies:
+            - name: analyzer
+              document: {Statement: [{Effect: Allow, Action: ["access-analyzer:ListAnalyzers", "access-analyzer:ListFindings"], Resource: "*"}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, srv := startSim(t, w, Options{Now: func() time.Time { return advisorNow }})
+	cfg := iamTestConfig(srv, "AKIAREADER0000000001")
+	cfg.Credentials = credentials.NewStaticCredentialsProvider("AKIAREADER0000000001", "reader-secret", "")
+	aa := accessanalyzer.NewFromConfig(cfg)
+	ctx := context.Background()
+	arn := aws.String("arn:aws:access-analyzer:us-east-1:111111111111:analyzer/unused-access")
+	if _, err := aa.ListFindingsV2(ctx, &accessanalyzer.ListFindingsV2Input{AnalyzerArn: arn}); err != nil {
+		t.Errorf("ListFindingsV2 with access-analyzer:ListFindings: %v", err)
+	}
+	_, err = aa.GetFindingV2(ctx, &accessanalyzer.GetFindingV2Input{AnalyzerArn: arn, Id: aws.String("x")})
+	iamWantErr(t, err, "AccessDeniedException", 403)
+	if !strings.Contains(err.Error(), "access-analyzer:GetFinding ") {
+		t.Errorf("denial %v does not name access-analyzer:GetFinding", err)
 	}
 }
