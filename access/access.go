@@ -45,6 +45,9 @@ type Principal struct {
 	// AsOf is the data's own time; Granted the services its policies grant.
 	AsOf    time.Time `json:"as_of,omitzero"`
 	Granted int       `json:"granted_services"`
+	// UnusedOnly says the data lists only what is unused (IAM Access Analyzer's
+	// findings): Granted and Used are then unknown, left 0 and empty.
+	UnusedOnly bool `json:"unused_only,omitempty"`
 	// Used are the services used within the window; Unused what went unused, with why.
 	Used   []string `json:"used_services"`
 	Unused []Item   `json:"unused"`
@@ -143,6 +146,14 @@ func Judge(res snapshot.Resource, window int, reg *remediators.Registry) (Princi
 		p.Used = []string{}
 	}
 	p.Data = "complete"
+	if !g.AllGranted {
+		// Access Analyzer's findings: what is granted and used is unknown.
+		p.UnusedOnly, p.Granted, p.Used = true, 0, []string{}
+		if days := number(u["window_days"]); days < window {
+			p.Data = fmt.Sprintf("too young: IAM Access Analyzer's findings cover %d days, not the %d-day window", days, window)
+			return p, nil
+		}
+	}
 	if g.Empty() && len(g.Used) == 0 && p.Granted > 0 {
 		p.Data = fmt.Sprintf("too young: tracking does not cover the %d-day window", window)
 		return p, nil
@@ -183,4 +194,15 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// number is a JSON or Go number as an int (0 for anything else).
+func number(v any) int {
+	switch n := v.(type) {
+	case int:
+		return n
+	case float64:
+		return int(n)
+	}
+	return 0
 }

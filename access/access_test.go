@@ -108,6 +108,44 @@ func TestRead_grantedAgainstUsed(t *testing.T) {
 	}
 }
 
+// With IAM Access Analyzer's findings the services granted and used are unknown: not
+// counted, and "*" not narrowed; an analyzer younger than the window speaks for nothing.
+func TestRead_analyzer(t *testing.T) {
+	reg, err := remediators.NewRegistry(awsfix.NewRightsizeInlinePolicy(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd := snap(t,
+		role("star", usagetest.Analyzer(asOf, 90, "kms="), `{"Statement":[{"Effect":"Allow","Action":"*","Resource":"*"}]}`),
+		role("named", usagetest.Analyzer(asOf, 90, "kms="), `{"Statement":[{"Effect":"Allow","Action":["s3:*","kms:Decrypt"],"Resource":"*"}]}`),
+		role("short", usagetest.Analyzer(asOf, 30, "kms="), `{"Statement":[{"Effect":"Allow","Action":["kms:Decrypt"],"Resource":"*"}]}`),
+	)
+	ps, err := access.Read(context.Background(), rd, access.Options{Registry: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]access.Principal{}
+	for _, p := range ps {
+		by[p.Name] = p
+	}
+	if s := by["star"]; !s.UnusedOnly || s.Granted != 0 || len(s.Used) != 0 || len(s.Unused) != 1 || len(s.Fixes) != 0 {
+		t.Errorf("star: %+v, want kms unused and no fix (\"*\" stays)", s)
+	}
+	if n := by["named"]; len(n.Fixes) != 1 || strings.Join(n.Fixes[0].Removes, ",") != "kms:Decrypt" {
+		t.Errorf("named: %+v, want kms:Decrypt removed", n)
+	}
+	if s := by["short"]; !strings.HasPrefix(s.Data, "too young: IAM Access Analyzer's findings cover 30 days") || len(s.Unused) != 0 {
+		t.Errorf("short: %+v", s)
+	}
+	var out strings.Builder
+	if err := access.WriteText(&out, ps, asOf); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "role/star: IAM Access Analyzer's findings, which list only what is unused (data as of 2026-12-01)") {
+		t.Errorf("text:\n%s", out.String())
+	}
+}
+
 func TestRead_onePrincipal(t *testing.T) {
 	rd := snap(t, role("a", nil, ""), role("b", nil, ""))
 	ps, err := access.Read(context.Background(), rd, access.Options{Principals: []string{"arn:aws:iam::111111111111:role/b"}})

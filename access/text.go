@@ -30,7 +30,11 @@ func WriteText(w io.Writer, ps []Principal, now time.Time) error {
 		if d := now.Sub(p.AsOf); d >= 24*time.Hour {
 			age = fmt.Sprintf(", %d days old", int(d.Hours()/24))
 		}
-		fmt.Fprintf(w, "%s: uses %d of %d services granted (data as of %s%s)\n", head, len(p.Used), p.Granted, p.AsOf.Format(time.DateOnly), age)
+		if p.UnusedOnly {
+			fmt.Fprintf(w, "%s: IAM Access Analyzer's findings, which list only what is unused (data as of %s%s)\n", head, p.AsOf.Format(time.DateOnly), age)
+		} else {
+			fmt.Fprintf(w, "%s: uses %d of %d services granted (data as of %s%s)\n", head, len(p.Used), p.Granted, p.AsOf.Format(time.DateOnly), age)
+		}
 		if len(p.Unused) == 0 {
 			continue
 		}

@@ -151,6 +151,8 @@ func TestCheck_shapes(t *testing.T) {
 		{"bad region", "targets:\n  aws:\n    regions: [eu-west-1, Ireland]\n", []want{{3, "targets.aws.regions[1]", `"Ireland" is not an AWS region`}}},
 		{"usage", "targets:\n  aws:\n    usage:\n      enabled: true\n      granularity: actions\n      refresh: -1h\n",
 			[]want{{5, "targets.aws.usage.granularity", `"actions": want action`}, {6, "targets.aws.usage.refresh", "want a positive duration"}}},
+		{"usage source", "targets:\n  aws:\n    usage:\n      enabled: true\n      source: analyzer\n      analyzer_region: eu-west-1\n",
+			[]want{{5, "targets.aws.usage.source", `"analyzer": want access_advisor`}, {6, "targets.aws.usage.analyzer_region", "only read with source: access_analyzer"}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "warden.yaml")

@@ -135,6 +135,14 @@ type AWSUsage struct {
 	// Refresh is how long a principal's data is reused by a running warden serve before
 	// it is asked again (default 4h: AWS updates it within hours).
 	Refresh time.Duration `yaml:"refresh"`
+	// Source is access_advisor (the default: IAM's last-accessed data, every service
+	// granted, three calls a principal) or access_analyzer (an IAM Access Analyzer
+	// unused-access analyzer's findings: only what is unused for longer than its age, a
+	// few calls an account and one a principal with findings; groups are not analyzed).
+	Source string `yaml:"source"`
+	// AnalyzerRegion is the region of the unused-access analyzer (default: the AWS
+	// configuration's region).
+	AnalyzerRegion string `yaml:"analyzer_region"`
 }
 
 // GCPTargets say which GCP projects to read.

@@ -52,6 +52,12 @@ func (c *Config) checkTargets() []*Error {
 			if !slices.Contains([]string{"", "action", "service"}, u.Granularity) {
 				add(".aws.usage.granularity", "targets.aws.usage.granularity", fmt.Sprintf("%q: want action (per action where AWS tracks them, the default) or service", u.Granularity))
 			}
+			if !slices.Contains([]string{"", "access_advisor", "access_analyzer"}, u.Source) {
+				add(".aws.usage.source", "targets.aws.usage.source", fmt.Sprintf("%q: want access_advisor (IAM's last-accessed data, the default) or access_analyzer (an IAM Access Analyzer unused-access analyzer's findings)", u.Source))
+			}
+			if u.AnalyzerRegion != "" && u.Source != "access_analyzer" {
+				add(".aws.usage.analyzer_region", "targets.aws.usage.analyzer_region", fmt.Sprintf("%q: only read with source: access_analyzer", u.AnalyzerRegion))
+			}
 			if u.Refresh < 0 {
 				add(".aws.usage.refresh", "targets.aws.usage.refresh", fmt.Sprintf("%s: want a positive duration such as 4h (0: the default, 4h)", u.Refresh))
 			}

@@ -15,7 +15,8 @@ func (c Targets) Collect() collect.Targets {
 		t.AWS = &collect.AWS{Org: a.Org, OrgRole: a.OrgRole, Regions: slices.Clone(a.Regions), Endpoint: a.Endpoint,
 			RateLimits: a.RateLimits, Concurrency: a.Concurrency}
 		if u := a.Usage; u != nil {
-			t.AWS.Usage = awscollector.UsageConfig{Enabled: u.Enabled, ServiceLevel: u.Granularity == "service", Refresh: u.Refresh}
+			t.AWS.Usage = awscollector.UsageConfig{Enabled: u.Enabled, ServiceLevel: u.Granularity == "service", Refresh: u.Refresh,
+				Source: u.Source, AnalyzerRegion: u.AnalyzerRegion}
 		}
 	}
 	if g := c.GCP; g != nil {

@@ -31,3 +31,14 @@ func TestTargets_usage(t *testing.T) {
 		})
 	}
 }
+
+// targets.aws.usage.source and analyzer_region reach the AWS collector.
+func TestTargets_usageSource(t *testing.T) {
+	c, err := config.Parse([]byte("targets:\n  aws:\n    usage: {enabled: true, source: access_analyzer, analyzer_region: eu-west-1}\n"), "w.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u := c.Targets.Collect().AWS.Usage; u.Source != "access_analyzer" || u.AnalyzerRegion != "eu-west-1" {
+		t.Errorf("usage = %+v, want source access_analyzer in eu-west-1", u)
+	}
+}

@@ -18,6 +18,23 @@ type simCall struct{ Service, Action, Account string }
 
 func (c simCall) key() string { return c.Service + ":" + c.Action }
 
+// action is the IAM action an AWS call needs: its key, but for the operations AWS
+// authorizes under another action's name.
+func (c simCall) action() string {
+	if a, ok := renamedActions[c.key()]; ok {
+		return a
+	}
+	return c.key()
+}
+
+// renamedActions are the AWS operations whose IAM action has another name: Access
+// Analyzer's V2 finding calls use the actions of the first version (its API reference:
+// "ListFindings and ListFindingsV2 both use access-analyzer:ListFindings").
+var renamedActions = map[string]string{
+	"access-analyzer:ListFindingsV2": "access-analyzer:ListFindings",
+	"access-analyzer:GetFindingV2":   "access-analyzer:GetFinding",
+}
+
 // callRecorder is the simulator's logger: it keeps the line the simulator writes for
 // every call it serves.
 type callRecorder struct {
@@ -81,7 +98,8 @@ func sameOperations(recorded []simCall, counted map[string]cloudsim.CallStats) e
 
 // awsServices are the simulator's AWS services; their operations are IAM actions of the
 // same name ("iam:ListUsers" is the action iam:ListUsers).
-var awsServices = map[string]bool{"iam": true, "sts": true, "ec2": true, "acm": true, "organizations": true, "secretsmanager": true, "s3": true}
+var awsServices = map[string]bool{"iam": true, "sts": true, "ec2": true, "acm": true, "organizations": true, "secretsmanager": true, "s3": true,
+	"access-analyzer": true}
 
 // gcpCallPermissions are the permissions Google checks for one call, as the simulator
 // enforces them (cloudsim.GCPCallPermissions); ok is false for an operation it does not

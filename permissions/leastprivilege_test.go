@@ -99,6 +99,7 @@ func TestLeastPrivilege(t *testing.T) {
 
 	// Scanner: collect, re-read, name the scopes.
 	resources := scan(ctx, t, url)
+	scanAnalyzer(ctx, t, url)
 	scanned := rec.take()
 	if err := sameOperations(scanned, sim.Calls()); err != nil {
 		t.Fatal(err)
@@ -109,7 +110,7 @@ func TestLeastPrivilege(t *testing.T) {
 		if !awsServices[c.Service] {
 			continue
 		}
-		action := c.key()
+		action := c.action()
 		if noPermission[action] != "" {
 			continue
 		}
@@ -150,7 +151,7 @@ func TestLeastPrivilege(t *testing.T) {
 				}
 				continue
 			}
-			action := c.key()
+			action := c.action()
 			if noPermission[action] != "" {
 				continue
 			}
@@ -209,6 +210,10 @@ func widen(t *testing.T, w *cloudsim.World) {
 		InlinePolicies: []cloudsim.InlinePolicy{{Name: "objects",
 			Document: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Action":["s3:GetObject","s3:DeleteObject"],"Resource":"arn:aws:s3:::perm-test/*"}]}`}},
 		LastAccessed: []cloudsim.AccessRecord{{Service: "s3", Action: "s3:GetObject", At: time.Now().UTC().Add(-24 * time.Hour), Region: "eu-west-1"}}})
+	// An unused-access analyzer in the caller account, for the collector's
+	// access_analyzer source (scanAnalyzer): its findings (perm-test-reader's unused
+	// s3:DeleteObject among them) are listed and read; the member accounts have none.
+	a.AccessAnalyzer = &cloudsim.AccessAnalyzer{Region: "us-east-1", UnusedAccessAge: 90}
 	org := "organizations/" + w.GCP.Organizations[0].ID
 	w.GCP.Folders = append(w.GCP.Folders, &cloudsim.GCPFolder{ID: "300000000001", DisplayName: "perm-test", Parent: org,
 		IAMPolicy: cloudsim.IAMPolicy{Bindings: []cloudsim.Binding{
@@ -263,12 +268,35 @@ func fastAWS(ctx context.Context, t *testing.T, url string) *awsapi.Sessions {
 	t.Helper()
 	base := simtest.AWSConfig(url)
 	s, err := awsapi.NewSessions(ctx, awsapi.Options{Endpoint: url, AWS: &base, OrgRole: orgRole,
-		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0, "secretsmanager": 0},
+		RateLimits:  map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0, "secretsmanager": 0, "access-analyzer": 0},
 		MaxAttempts: 2, BaseBackoff: time.Millisecond, MaxBackoff: 2 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// scanAnalyzer collects the AWS organisation again with usage from IAM Access Analyzer
+// (targets.aws.usage.source: access_analyzer), whose calls the scanner documents grant
+// beside Access Advisor's: ListAnalyzers in every account, and in the caller's, which
+// has an analyzer, ListFindingsV2 and GetFindingV2.
+func scanAnalyzer(ctx context.Context, t *testing.T, url string) {
+	t.Helper()
+	aws := awscollector.New(awscollector.Config{Org: true, Sessions: fastAWS(ctx, t, url),
+		Usage: awscollector.UsageConfig{Enabled: true, Source: awscollector.UsageSourceAccessAnalyzer}})
+	var sink collectors.MemorySink
+	if err := aws.Collect(ctx, &sink); err != nil {
+		t.Fatalf("%s: collect with usage from Access Analyzer: %v", aws.Name(), err)
+	}
+	analyzed := 0
+	for _, r := range sink.Resources {
+		if u, _ := r.Attributes["usage"].(map[string]any); u != nil && u["source"] == "aws.access_analyzer" && u["complete"] == true {
+			analyzed++
+		}
+	}
+	if analyzed == 0 {
+		t.Error("no principal's usage came from the caller account's analyzer")
+	}
 }
 
 // fastGCP are Google clients on the simulator, likewise.

@@ -72,6 +72,10 @@ func usageSpec() *spec {
 		req("source", str()), opt("granularity", enum("action", "service")),
 		opt("as_of", pastTime()), opt("tracked_since", pastTime()),
 		req("complete", boolean()), opt("error", str()),
+		// What services lists: every service granted (Access Advisor, the default), or
+		// only what went unused for more than window_days (IAM Access Analyzer's
+		// unused-access findings, from the analyzer named).
+		opt("listed", enum("granted", "unused")), opt("window_days", integer(1, 365)), opt("analyzer", str()),
 		// A customer-managed policy's usage is its principals' (collectors/aws,
 		// usage_policy.go): aggregated, and who it speaks for.
 		opt("aggregated", boolean()),

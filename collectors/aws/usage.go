@@ -55,11 +55,20 @@ type UsageConfig struct {
 	// PollInterval is the first wait between two polls of a job, doubled up to 5s
 	// (0: 100ms).
 	PollInterval time.Duration
+	// Source is where usage is read: UsageSourceAccessAdvisor ("" too: IAM's
+	// service-last-accessed data, three calls a principal or more) or
+	// UsageSourceAccessAnalyzer (an unused-access analyzer's findings, a few calls an
+	// account and one a principal with unused permissions; see usage_analyzer.go).
+	Source string
+	// AnalyzerRegion is the region of the unused-access analyzer (analyzers are
+	// regional; "": the region of the AWS configuration, AWS_REGION or the profile's).
+	AnalyzerRegion string
 }
 
-// usagePermissions are the IAM actions of usage collection.
+// usagePermissions are the actions of usage collection: Access Advisor's, and Access
+// Analyzer's for the access_analyzer source.
 func usagePermissions() []string {
-	return []string{"iam:GenerateServiceLastAccessedDetails", "iam:GetServiceLastAccessedDetails"}
+	return append([]string{"iam:GenerateServiceLastAccessedDetails", "iam:GetServiceLastAccessedDetails"}, analyzerPermissions()...)
 }
 
 // usageCache keeps each principal's usage for UsageConfig.Refresh, so that a daemon's
@@ -68,6 +77,11 @@ func usagePermissions() []string {
 type usageCache struct {
 	mu sync.Mutex
 	m  map[string]cachedUsage // principal ARN →
+
+	// analyzers are the accounts' Access Analyzer answers (the access_analyzer source),
+	// read whole under analyzerMu.
+	analyzerMu sync.Mutex
+	analyzers  map[string]*cachedAnalyzer // account ID →
 }
 
 type cachedUsage struct {
@@ -126,6 +140,18 @@ func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
 		}
 	}
 	sc.mu.Unlock()
+	if cfg.Source == UsageSourceAccessAnalyzer {
+		// One read for the account, then a look-up per principal.
+		u := a.analyzerRead(ctx, a.analyzerClient(sc))
+		sc.mu.Lock()
+		now := newGrantsNow(sc.resources)
+		sc.mu.Unlock()
+		for _, r := range principals {
+			setUsage(sc, r, now.narrow(r, u.of(r)))
+		}
+		addPolicyUsage(sc)
+		return
+	}
 	sem := make(chan struct{}, usageConcurrency)
 	var wg sync.WaitGroup
 	for _, r := range principals {
@@ -148,6 +174,9 @@ func (a *account) addUsage(ctx context.Context, cl *iam.Client, sc *scope) {
 // list, not the old one.
 func (a *account) usageOf(ctx context.Context, cl *iam.Client, r snapshot.Resource, versions map[string]string) map[string]any {
 	cfg := a.c.cfg.Usage
+	if cfg.Source == UsageSourceAccessAnalyzer {
+		return a.analyzerRead(ctx, a.analyzerClient(nil)).of(r)
+	}
 	refresh := cfg.Refresh
 	if refresh <= 0 {
 		refresh = DefaultUsageRefresh

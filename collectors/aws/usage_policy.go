@@ -197,6 +197,12 @@ func aggregateUsage(policy snapshot.Resource, principals []snapshot.Resource, mi
 			out["error"] = fmt.Sprintf("the usage of %s %s is incomplete: %s", principalKind(p.Type), p.Name, reason)
 			return out
 		}
+		if str(u["listed"]) == "unused" || str(u["source"]) == analyzerSource {
+			// The aggregate needs what each principal used of the policy's services;
+			// Access Analyzer lists only what it found unused.
+			out["error"] = fmt.Sprintf("the usage of %s %s comes from IAM Access Analyzer, which lists only what is unused: a policy's usage needs what each principal used", principalKind(p.Type), p.Name)
+			return out
+		}
 		a, err1 := time.Parse(time.RFC3339, str(u["as_of"]))
 		s, err2 := time.Parse(time.RFC3339, str(u["tracked_since"]))
 		if err1 != nil || err2 != nil {

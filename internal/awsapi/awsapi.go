@@ -23,6 +23,7 @@ import (
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials/stscreds"
+	"github.com/aws/aws-sdk-go-v2/service/accessanalyzer"
 	"github.com/aws/aws-sdk-go-v2/service/acm"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -335,6 +336,15 @@ func (a *Account) SecretsManager(region string, optFns ...func(*secretsmanager.O
 	return secretsmanager.NewFromConfig(a.cfg, append([]func(*secretsmanager.Options){func(o *secretsmanager.Options) {
 		o.Region = region
 		o.APIOptions = append(o.APIOptions, a.pace("secretsmanager"))
+	}}, optFns...)...)
+}
+
+// AccessAnalyzer is a paced, retrying IAM Access Analyzer client of the account in
+// region (analyzers are regional).
+func (a *Account) AccessAnalyzer(region string, optFns ...func(*accessanalyzer.Options)) *accessanalyzer.Client {
+	return accessanalyzer.NewFromConfig(a.cfg, append([]func(*accessanalyzer.Options){func(o *accessanalyzer.Options) {
+		o.Region = region
+		o.APIOptions = append(o.APIOptions, a.pace("access-analyzer"))
 	}}, optFns...)...)
 }
 

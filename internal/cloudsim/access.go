@@ -88,6 +88,9 @@ func iamActionOf(service, op string) string {
 	if a, ok := s3Actions[op]; ok && service == "s3" {
 		return a
 	}
+	if a, ok := analyzerActions[op]; ok && service == "access-analyzer" {
+		return a
+	}
 	return op
 }
 

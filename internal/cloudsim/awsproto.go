@@ -146,6 +146,10 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write(b)
 		return
 	}
+	if service == "access-analyzer" { // REST-JSON: routed by method and path
+		s.serveAccessAnalyzer(w, r, c, body)
+		return
+	}
 	http.Error(w, fmt.Sprintf("the simulator does not serve AWS service %q", service), http.StatusNotImplemented)
 }
 
@@ -290,6 +294,8 @@ func awsCode(service string, e *apiError) (code string, status int) {
 			return "RequestLimitExceeded", 503
 		case "acm", "secretsmanager":
 			return "ThrottlingException", 400
+		case "access-analyzer":
+			return "ThrottlingException", 429
 		case "organizations":
 			return "TooManyRequestsException", 400
 		}
@@ -300,6 +306,8 @@ func awsCode(service string, e *apiError) (code string, status int) {
 			return "UnauthorizedOperation", 403
 		case "acm", "organizations", "secretsmanager":
 			return "AccessDeniedException", 400
+		case "access-analyzer":
+			return "AccessDeniedException", 403
 		}
 		return "AccessDenied", 403
 	case kindUnavailable:

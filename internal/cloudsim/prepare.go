@@ -65,6 +65,14 @@ func (s *Sim) prepareAccount(a *Account) error {
 	if a.Root.Created.IsZero() {
 		a.Root.Created = now
 	}
+	if an := a.AccessAnalyzer; an != nil {
+		if err := an.defaults(a); err != nil {
+			return err
+		}
+		if an.Created.IsZero() {
+			an.Created = now
+		}
+	}
 	for _, u := range a.Users {
 		prepareIAMEntity(&u.Path, &u.ID, &u.Created, "AIDA", a.ID+"/user/"+u.Name, now)
 		for _, k := range u.AccessKeys {

@@ -79,6 +79,9 @@ type Account struct {
 	// UnassignedMFADevices names the virtual MFA devices created but assigned to no one
 	// (ListVirtualMFADevices with AssignmentStatus Unassigned): arn:aws:iam::ACCT:mfa/NAME.
 	UnassignedMFADevices []string `yaml:"unassigned_mfa_devices,omitempty"`
+	// AccessAnalyzer is the account's IAM Access Analyzer unused-access analyzer
+	// (iam_analyzer.go); nil: none.
+	AccessAnalyzer *AccessAnalyzer `yaml:"access_analyzer,omitempty"`
 }
 
 // SAMLProvider is an IAM SAML identity provider; its ARN is

@@ -3,6 +3,12 @@
 // covers: incomplete data, tracking younger than the window, an unreadable date, or no
 // data at all leave everything used, so that nothing is ever taken away for lack of
 // evidence. The right-sizing fixes and `warden access` share it.
+//
+// Two sources speak: IAM Access Advisor lists every service the principal is granted
+// (listed "granted", the default), IAM Access Analyzer's unused-access findings list only
+// what went unused for longer than the analyzer's age (listed "unused"). From the latter
+// nothing is known of the services used: Grants.AllGranted is false, and a consumer that
+// needs the used services (narrowing "*") must not act.
 package usage
 
 import (
@@ -33,8 +39,14 @@ type Grants struct {
 	// used services ("s3:putbucketpolicy"), both lower-case.
 	Services map[string]bool
 	Actions  map[string]bool
-	// Used are the namespaces of the services used, sorted.
+	// Used are the namespaces of the services used, sorted: all of them only when
+	// AllGranted.
 	Used []string
+	// AllGranted says the data lists every service the principal is granted (Access
+	// Advisor), so that Used is every service used. False for data listing only what is
+	// unused (Access Analyzer's findings): the services used are then unknown, and "*"
+	// may not be narrowed to Used.
+	AllGranted bool
 	// AsOf is the data's own time: the window ends there.
 	AsOf time.Time
 	// Evidence says, per unused service or action, why: "never used since tracking began
@@ -47,7 +59,9 @@ func (u Grants) Empty() bool { return len(u.Services) == 0 && len(u.Actions) == 
 
 // Unused reads a usage attribute: nothing is unused when the data is incomplete,
 // when tracking did not cover the whole window, or when there is none. The window ends at
-// the data's own time (as_of), not the clock's.
+// the data's own time (as_of), not the clock's. Data listing only what is unused (listed
+// "unused", Access Analyzer) speaks for a window no longer than its window_days: a longer
+// window concludes nothing.
 func Unused(usage map[string]any, window time.Duration) (Grants, error) {
 	out := Grants{Services: map[string]bool{}, Actions: map[string]bool{}, Evidence: map[string]string{}}
 	if usage == nil {
@@ -66,13 +80,32 @@ func Unused(usage map[string]any, window time.Duration) (Grants, error) {
 	}
 	out.AsOf = asOf
 	cutoff := asOf.Add(-window)
+	never := "never used since tracking began on " + since.Format(time.DateOnly)
+	switch listed := str(usage, "listed"); listed {
+	case "", "granted":
+		out.AllGranted = true
+	case "unused":
+		days, ok := usage["window_days"].(float64)
+		if n, isInt := usage["window_days"].(int); isInt {
+			days, ok = float64(n), true
+		}
+		if !ok || days <= 0 {
+			return out, errors.New("usage window_days: want the analyzer's unused-access age in days")
+		}
+		if time.Duration(days)*24*time.Hour < window {
+			return out, nil // the analyzer looks back less than the window: nothing is known
+		}
+		never = fmt.Sprintf("no use in the %d days IAM Access Analyzer looks back", int(days))
+	default:
+		return out, fmt.Errorf("usage listed: %q is neither granted nor unused", listed)
+	}
 	if since.After(cutoff) {
 		return out, nil // tracking does not cover the window: everything counts as used
 	}
 	unused := func(v any) (bool, string) {
 		s, _ := v.(string)
 		if s == "" {
-			return true, "never used since tracking began on " + since.Format(time.DateOnly)
+			return true, never
 		}
 		t, err := time.Parse(time.RFC3339, s)
 		if err != nil || !t.Before(cutoff) {

@@ -1,6 +1,7 @@
 package usage_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -58,4 +59,64 @@ func TestUnused_servicesAndActions(t *testing.T) {
 	if strings.Join(u.Used, ",") != "lambda,s3" || !u.AsOf.Equal(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("used %v as of %v", u.Used, u.AsOf)
 	}
+}
+
+// Access Analyzer's findings list only what is unused: they speak for a window no longer
+// than the analyzer's age, and never for the services used (AllGranted false).
+func TestAnalyzerUsage_unusedOnly(t *testing.T) {
+	asOf := time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)
+	// kms never used, ec2 last used 200 days ago, s3 used last week but s3:PutObject not.
+	u := usagetest.Analyzer(asOf, 90, "kms=", "ec2=2026-05-15", "s3=2026-11-24", "s3:PutObject=")
+	tests := []struct {
+		name           string
+		window         int
+		u              map[string]any
+		services       []string
+		actions        []string
+		wantAllGranted bool
+	}{
+		{"window within the analyzer's age", 90, u, []string{"ec2", "kms"}, []string{"s3:putobject"}, false},
+		{"shorter window", 30, u, []string{"ec2", "kms"}, []string{"s3:putobject"}, false},
+		{"window longer than the analyzer's age", 180, u, nil, nil, false},
+		{"Access Advisor data lists every grant", 90, usagetest.Attr(asOf, "kms=", "s3=2026-11-24"), []string{"kms"}, nil, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := usage.Unused(tt.u, time.Duration(tt.window)*24*time.Hour)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := sortedKeys(g.Services); strings.Join(got, ",") != strings.Join(tt.services, ",") {
+				t.Errorf("services %v, want %v", got, tt.services)
+			}
+			if got := sortedKeys(g.Actions); strings.Join(got, ",") != strings.Join(tt.actions, ",") {
+				t.Errorf("actions %v, want %v", got, tt.actions)
+			}
+			if g.AllGranted != tt.wantAllGranted {
+				t.Errorf("AllGranted %v, want %v", g.AllGranted, tt.wantAllGranted)
+			}
+		})
+	}
+	g, _ := usage.Unused(u, 90*24*time.Hour)
+	if !strings.Contains(g.Evidence["kms"], "no use in the 90 days IAM Access Analyzer looks back") {
+		t.Errorf("kms evidence %q", g.Evidence["kms"])
+	}
+	bad := usagetest.Analyzer(asOf, 90, "kms=")
+	delete(bad, "window_days")
+	if g, err := usage.Unused(bad, 30*24*time.Hour); err == nil || !g.Empty() {
+		t.Errorf("analyzer data without window_days: %+v %v", g, err)
+	}
+	bad["listed"], bad["window_days"] = "something", 90
+	if g, err := usage.Unused(bad, 30*24*time.Hour); err == nil || !g.Empty() {
+		t.Errorf("unknown listed: %+v %v", g, err)
+	}
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }

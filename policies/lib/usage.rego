@@ -17,6 +17,15 @@ package warden.lib.usage
 # tracking began within the window. The window ends at usage.as_of, the data's own time,
 # so that days are counted from what the data saw (and a late collection adds nothing).
 #
+# Two sources fill it. IAM Access Advisor (source aws.access_advisor, no "listed" or
+# listed "granted") lists every service granted, as above. IAM Access Analyzer's
+# unused-access findings (source aws.access_analyzer, listed "unused") list only what went
+# unused for more than the analyzer's age (window_days), with tracked_since = as_of minus
+# that age: such data speaks only for a window no longer than its window_days (else
+# nothing is concluded), and never for the services used, which are then unknown
+# (all_granted does not hold): used_services and tracked_action_count are undefined, the
+# rules that need them do not fire, and the right-sizing fix does not narrow "*".
+#
 # Performance: the rules without arguments below read input.resource: OPA computes each
 # once per resource, shared by every policy that imports them.
 
@@ -39,6 +48,10 @@ kind := "policy" if {
 	input.resource.type == "aws.iam.policy"
 	input.resource.attributes.aws_managed == false
 	input.resource.attributes.usage.aggregated == true
+
+	# The aggregate needs what each principal used: never from data listing only what is
+	# unused (the collector marks such an aggregate incomplete; this is the second lock).
+	object.get(input.resource.attributes.usage, "listed", "granted") == "granted"
 }
 
 # exempt holds for principals no least-privilege finding should name: service-linked roles
@@ -86,8 +99,23 @@ readable := u if {
 	is_string(u.as_of)
 	is_string(u.tracked_since)
 	is_array(u.services)
+	speaks_for_window(u)
 	not exempt
 }
+
+# speaks_for_window(u) holds when usage u can speak for the window: data listing every
+# service granted, or data listing what is unused for at least the window.
+speaks_for_window(u) if object.get(u, "listed", "granted") == "granted"
+
+speaks_for_window(u) if {
+	u.listed == "unused"
+	is_number(u.window_days)
+	u.window_days >= window_days
+}
+
+# all_granted holds when the usage lists every service granted (Access Advisor), so that
+# the services it shows used are all the services used.
+all_granted if object.get(facts, "listed", "granted") == "granted"
 
 as_of_ns := time.parse_rfc3339_ns(readable.as_of)
 
@@ -142,7 +170,7 @@ principal_old_enough(p) if {
 # evidence(entry) says why a service or action (an object with last_used) counts as
 # unused; it is undefined when the entry counts as used. A missing last_used is unknown,
 # not never.
-evidence(entry) := sprintf("never used since tracking began on %s", [day(facts.tracked_since)]) if {
+evidence(entry) := never_used if {
 	entry.last_used == null
 	tracked_since_ns <= window_start_ns
 } else := sprintf("last used %s, %d days ago", [day(entry.last_used), days]) if {
@@ -151,6 +179,11 @@ evidence(entry) := sprintf("never used since tracking began on %s", [day(facts.t
 	t <= window_start_ns
 	days := floor((as_of_ns - t) / 86400000000000)
 }
+
+# never_used says why a service or action without a last use counts as unused.
+never_used := sprintf("never used since tracking began on %s", [day(facts.tracked_since)]) if {
+	all_granted
+} else := sprintf("no use in the %d days IAM Access Analyzer looks back", [facts.window_days])
 
 # unused(entry) holds when evidence(entry) is defined.
 unused(entry) if evidence(entry)
@@ -172,8 +205,9 @@ unused_services := [{"service": name, "last_used": s.last_used, "evidence": ev} 
 	ev := evidence(s)
 ] if facts
 
-# used_services are the names of the granted services that count as used, sorted.
-used_services := sort([service_name(s) | some s in facts.services; not unused(s)]) if facts
+# used_services are the names of the granted services that count as used, sorted; known
+# only from data listing every service granted (all_granted).
+used_services := sort([service_name(s) | some s in facts.services; not unused(s)]) if all_granted
 
 # unused_actions are, in the services that count as used and are tracked per action, the
 # granted actions unused for the whole window, sorted: each {"action", "service",
@@ -192,12 +226,13 @@ unused_actions := [{"action": a.action, "service": service_name(s), "last_used":
 # tracked_actions(s) is the action-level data of service s: its actions that name one.
 tracked_actions(s) := [a | some a in s.actions; is_object(a); is_string(a.action)] if is_array(s.actions)
 
-# tracked_action_count is the number of actions tracked in the services that count as used.
+# tracked_action_count is the number of actions tracked in the services that count as
+# used; known only from data listing every service granted (all_granted).
 tracked_action_count := count([1 |
 	some s in facts.services
 	not unused(s)
 	some _ in tracked_actions(s)
-]) if facts
+]) if all_granted
 
 # listed(items) joins items for a message, the first max_listed of them.
 listed(items) := concat(", ", items) if {
@@ -217,7 +252,9 @@ unused_service_names := {lower(u.service) | some u in unused_services}
 # window, when one of services (namespaces, lower-case) went unused for the
 # window and the fix would take it out of doc, else {}. The fix removes a service's
 # patterns and narrows "*"; it leaves NotAction and patterns whose service part has a
-# wildcard, so a document holding either gains nothing (the grant could survive the fix).
+# wildcard, so a document holding either gains nothing (the grant could survive the fix);
+# "*" is narrowed only when the services used are known (all_granted), so that with
+# Access Analyzer's data a document holding "*" gains nothing either.
 rightsizing(doc, services) := {"action": fix, "risk": "high", "window_days": window_days} if {
 	fix := rightsizing_fixes[kind]
 	some svc in services
@@ -248,7 +285,7 @@ rightsizable_statement(s) if {
 	}
 }
 
-rightsizable_pattern("*")
+rightsizable_pattern("*") if all_granted
 
 rightsizable_pattern(p) if {
 	[svc, _] := split(p, ":")

@@ -162,3 +162,65 @@ test_listed_caps_long_lists if {
 	usage.listed(items) == concat("", [concat(", ", array.slice(items, 0, 20)), " and 3 more"])
 	usage.listed([]) == ""
 }
+
+# IAM Access Analyzer's findings (listed "unused"): only what went unused for more than the
+# analyzer's age, tracked_since = as_of minus that age. s3 is listed for its unused action.
+analyzer_data(days, overrides) := object.union(
+	{
+		"source": "aws.access_analyzer",
+		"listed": "unused",
+		"window_days": days,
+		"granularity": "action",
+		"as_of": "2026-12-06T10:00:00Z",
+		"tracked_since": time.format([time.add_date(time.parse_rfc3339_ns("2026-12-06T10:00:00Z"), 0, 0, 0 - days), "UTC", "2006-01-02T15:04:05Z07:00"]),
+		"complete": true,
+		"error": "",
+		"services": [
+			{"service": "kms", "name": "kms", "last_used": null, "region": null},
+			{"service": "sqs", "name": "sqs", "last_used": "2026-01-01T00:00:00Z", "region": null},
+			{"service": "s3", "name": "s3", "last_used": "2026-11-30T08:00:00Z", "region": null, "actions": [{"action": "s3:PutObject", "last_used": null, "region": null}]},
+		],
+	},
+	overrides,
+)
+
+test_analyzer_data_speaks_for_what_is_unused if {
+	r := role({"usage": analyzer_data(90, {})})
+	[u.service | some u in usage.unused_services] == ["kms", "sqs"] with input as r
+	usage.unused_services[0].evidence == "no use in the 90 days IAM Access Analyzer looks back" with input as r
+	[a.action | some a in usage.unused_actions] == ["s3:PutObject"] with input as r
+
+	# The services used, and the actions tracked, are unknown.
+	not usage.all_granted with input as r
+	not usage.used_services with input as r
+	not usage.tracked_action_count with input as r
+	usage.all_granted with input as role({})
+}
+
+test_analyzer_younger_than_the_window_judges_nothing if {
+	# An analyzer of 30 days cannot speak for 90; one of 180 can.
+	not usage.facts with input as role({"usage": analyzer_data(30, {})})
+	not usage.unused_services with input as role({"usage": analyzer_data(30, {})})
+	usage.facts with input as role({"usage": analyzer_data(180, {})})
+	not usage.facts with input as role({"usage": analyzer_data(90, {})}) with data.warden.config.unused_access_window_days as 120
+	not usage.facts with input as role({"usage": analyzer_data(90, {"window_days": "90"})})
+	not usage.facts with input as role({"usage": object.remove(analyzer_data(90, {}), ["window_days"])})
+	not usage.facts with input as role({"usage": analyzer_data(90, {"listed": "some"})})
+}
+
+test_analyzer_data_never_narrows_star if {
+	star := {"Statement": [{"Effect": "Allow", "Action": "*", "Resource": "*"}]}
+	kms := {"Statement": [{"Effect": "Allow", "Action": ["kms:*", "s3:GetObject"], "Resource": "*"}]}
+	usage.rightsizing(star, {"kms"}) == {} with input as role({"usage": analyzer_data(90, {})})
+	usage.rightsizing(kms, {"kms"}).action == "aws.iam.rightsize_inline_policy" with input as role({"usage": analyzer_data(90, {})})
+	usage.rightsizing(star, {"kms"}).action == "aws.iam.rightsize_inline_policy" with input as role({})
+}
+
+test_analyzer_aggregate_is_not_a_policy_usage if {
+	p := {"resource": {
+		"uid": "arn:aws:iam::111111111111:policy/shared", "type": "aws.iam.policy", "name": "shared", "account": "111111111111",
+		"attributes": {"aws_managed": false, "created": "2024-01-01T00:00:00Z", "usage": analyzer_data(90, {"aggregated": true, "principals": []})},
+	}}
+	not usage.kind with input as p
+	not usage.facts with input as p
+}

@@ -120,6 +120,12 @@ func (*ReplaceManagedAttachment) Targets(res snapshot.Resource, params map[strin
 	if err != nil {
 		return nil, fmt.Errorf("%s %s: %w", kind, res.UID, err)
 	}
+	if !g.AllGranted {
+		// The replacement grants what is used; data listing only what is unused (IAM
+		// Access Analyzer) cannot say what that is.
+		return nil, fmt.Errorf("%w: %s %s: the usage data lists only what is unused (IAM Access Analyzer): the services used, which the replacement must grant, are unknown",
+			remediators.ErrNotApplicable, kind, res.UID)
+	}
 	// The services named that the data does not show unused: used, or not listed by
 	// the data (which then cannot speak for them, and they stay).
 	used := make([]string, 0, len(named))

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -201,6 +202,15 @@ func TestReplaceManagedAttachment_notApplicableWithoutCompleteUsage(t *testing.T
 	if ts, err := rem.Targets(res, params); err != nil || len(ts) != 1 {
 		t.Fatalf("with complete usage: %v, %v", ts, err)
 	}
+	// Usage shaped as IAM Access Analyzer's (only what is unused): the services used,
+	// which the replacement grants, are unknown.
+	u := res.Attributes["usage"].(map[string]any)
+	asOf, _ := time.Parse(time.RFC3339, u["as_of"].(string))
+	u["listed"], u["window_days"], u["tracked_since"] = "unused", 90, asOf.AddDate(0, 0, -90).Format(time.RFC3339)
+	if ts, err := rem.Targets(res, params); len(ts) != 0 || !errors.Is(err, remediators.ErrNotApplicable) || !strings.Contains(err.Error(), "IAM Access Analyzer") {
+		t.Errorf("analyzer usage: %v, %v; want not applicable", ts, err)
+	}
+	u["listed"] = "granted"
 	res.Attributes["usage"].(map[string]any)["complete"] = false
 	ts, err := rem.Targets(res, params)
 	if len(ts) != 0 || !errors.Is(err, remediators.ErrNotApplicable) {

@@ -24,7 +24,7 @@ type rightsized struct {
 
 // rightsize rewrites doc's Allow statements with an Action: a pattern of an unused
 // service is removed, a literal action AWS reports unused is removed, and "*" becomes the
-// used services' "svc:*". A statement left without an action is removed; every other
+// used services' "svc:*" when u knows them all (u.AllGranted). A statement left without an action is removed; every other
 // statement, and every other key of the changed ones, stays as it was.
 func rightsize(doc map[string]any, u usage.Grants) rightsized {
 	var out rightsized
@@ -43,7 +43,10 @@ func rightsize(doc map[string]any, u usage.Grants) rightsized {
 			ps, _ := p.(string)
 			switch {
 			case ps == "*":
-				if len(u.Services) == 0 {
+				// "*" becomes the used services only when the data lists every service
+				// granted (Access Advisor): from data listing only what is unused (Access
+				// Analyzer) the services used are unknown, and "*" stays.
+				if len(u.Services) == 0 || !u.AllGranted {
 					left = append(left, p)
 					continue
 				}

@@ -90,6 +90,24 @@ func TestRightsize(t *testing.T) {
 	}
 }
 
+// With Access Analyzer's data (listed "unused") the services used are unknown: "*" stays
+// as it was, while the patterns of a service found unused still go.
+func TestRightsize_analyzerLeavesStarUntouched(t *testing.T) {
+	u, err := usage.Unused(usagetest.Analyzer(time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), 90, "kms=", "lambda=2026-02-04"), 90*24*time.Hour)
+	if err != nil || !u.Services["kms"] || u.AllGranted {
+		t.Fatalf("analyzer usage: %+v %v", u, err)
+	}
+	star := doc(t, `{"Statement":{"Effect":"Allow","Action":"*","Resource":"*"}}`)
+	if r := rightsize(star, u); r.changed || len(r.removed) != 0 {
+		t.Errorf(`"*" narrowed from analyzer data: %v removed %q`, r.doc, r.removed)
+	}
+	mixed := doc(t, `{"Statement":[{"Effect":"Allow","Action":["*","kms:Decrypt"],"Resource":"*"}]}`)
+	r := rightsize(mixed, u)
+	if got := mustJSON(t, r.doc); got != `{"Statement":[{"Action":["*"],"Effect":"Allow","Resource":"*"}]}` || !slices.Equal(r.removed, []string{"kms:Decrypt"}) {
+		t.Errorf("got %s removed %q", got, r.removed)
+	}
+}
+
 func mustJSON(t *testing.T, v any) string {
 	t.Helper()
 	b, err := json.Marshal(v)

@@ -43,3 +43,13 @@ func Attr(asOf time.Time, entries ...string) map[string]any {
 	return map[string]any{"source": "aws.access_advisor", "granularity": "action", "complete": true, "error": "",
 		"as_of": asOf.UTC().Format(time.RFC3339), "tracked_since": asOf.Add(-TrackingPeriod).UTC().Format(time.RFC3339), "services": list}
 }
+
+// Analyzer is a complete usage attribute as IAM Access Analyzer's unused-access findings
+// give it (listed "unused"): entries as for Attr, but only what an analyzer with the
+// given age (days) found unused, as of asOf.
+func Analyzer(asOf time.Time, days int, entries ...string) map[string]any {
+	u := Attr(asOf, entries...)
+	u["source"], u["listed"], u["window_days"] = "aws.access_analyzer", "unused", days
+	u["tracked_since"] = asOf.AddDate(0, 0, -days).UTC().Format(time.RFC3339)
+	return u
+}

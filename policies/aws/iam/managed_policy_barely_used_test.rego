@@ -136,3 +136,14 @@ test_principal_without_name_still_violates if {
 	[v] := [v | some v in managed_policy_barely_used.deny] with input as json.remove(role({}), ["resource/name"])
 	startswith(v.msg, "role arn:aws:iam::111111111111:role/ci has the AWS-managed policy AdministratorAccess")
 }
+
+# IAM Access Analyzer's findings say what is unused, not what is used: the share of used
+# services is unknown and the policy does not fire, however much is found unused.
+test_analyzer_data_does_not_fire if {
+	u := usage_data({
+		"source": "aws.access_analyzer", "listed": "unused", "window_days": 90, "tracked_since": "2026-09-07T10:00:00Z",
+		"services": [{"service": sprintf("svc%02d", [i]), "last_used": null, "region": null} | some i in numbers.range(1, 27)],
+	})
+	count(managed_policy_barely_used.deny) == 0 with input as role({"usage": u})
+	count(managed_policy_barely_used.deny) == 1 with input as role({})
+}

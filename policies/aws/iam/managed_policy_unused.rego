@@ -7,10 +7,11 @@
 #   Narrow the policy to what is used. Only proven disuse counts: the policy is judged
 #   only when the data of every principal it is attached to is complete, when the policy
 #   and all of them are at least as old as the window, and when none is a service-linked
-#   role or tagged warden-least-privilege: exempt. A service any of them used counts as
-#   used, even if it came through another policy. Only what the document names can be
-#   removed: a service's patterns ("kms:*", "kms:Decrypt") or "*", and actions named one
-#   by one. The fix makes a new default version without them, behind approval (high
+#   role or tagged warden-least-privilege: exempt (usage from IAM Access Analyzer, which
+#   does not say what is used, is never complete for a policy). A service any of them
+#   used counts as used, even if it came through another policy. Only what the document
+#   names can be removed: a service's patterns ("kms:*", "kms:Decrypt") or "*", and
+#   actions named one by one. The fix makes a new default version without them, behind approval (high
 #   risk); rollback makes the old version the default again.
 # custom:
 #   id: WARDEN-AWS-IAM-037

@@ -108,3 +108,14 @@ test_not_judged if count(judged_anyway) == 0
 test_group_without_creation_time_judged if {
 	count(managed_policy_unused.deny) == 1 with input as policy({"usage": usage_data({"principals": [{"arn": "arn:aws:iam::111111111111:group/ops", "type": "aws.iam.group", "name": "ops", "created": null}]})})
 }
+
+# A policy's usage needs what each principal used: the collector marks it incomplete when a
+# principal's data comes from IAM Access Analyzer, and usage shaped like the analyzer's
+# (listed "unused") is not judged either.
+test_analyzer_data_does_not_fire if {
+	incomplete := usage_data({"complete": false, "error": "the usage of role deploy comes from IAM Access Analyzer, which lists only what is unused: a policy's usage needs what each principal used"})
+	count(managed_policy_unused.deny) == 0 with input as policy({"usage": incomplete})
+	analyzer := usage_data({"source": "aws.access_analyzer", "listed": "unused", "window_days": 90, "tracked_since": "2026-09-07T10:00:00Z"})
+	count(managed_policy_unused.deny) == 0 with input as policy({"usage": analyzer})
+	count(managed_policy_unused.deny) == 1 with input as policy({})
+}

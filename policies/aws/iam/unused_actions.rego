@@ -11,6 +11,8 @@
 #   not judged. The fix removes, from the principal's inline policies, the actions the data
 #   shows unused that they name one by one, behind approval (high risk); a wildcard within
 #   a used service stays, as the data cannot speak for the actions AWS does not track.
+#   From IAM Access Analyzer's findings only an analyzer whose age is at least the window
+#   speaks, and the message does not count the actions tracked.
 # custom:
 #   id: WARDEN-AWS-IAM-035
 #   severity: medium
@@ -27,13 +29,12 @@ import data.warden.lib.usage
 deny contains violation if {
 	unused := usage.unused_actions
 	count(unused) > 0
-	tracked := usage.tracked_action_count
 	services := sort({u.service | some u in unused})
 	violation := {
 		"msg": sprintf(
-			"%s %s uses %d of the %d actions tracked in the services it uses; unused for %d days or more in %s: %s; data as of %s",
+			"%s %s %s; unused for %d days or more in %s: %s; data as of %s",
 			[
-				usage.kind, display.name, tracked - count(unused), tracked, usage.window_days, concat(", ", services),
+				usage.kind, display.name, share(count(unused)), usage.window_days, concat(", ", services),
 				usage.listed([sprintf("%s (%s)", [u.action, u.evidence]) | some u in unused]),
 				usage.day(usage.facts.as_of),
 			],
@@ -43,3 +44,10 @@ deny contains violation if {
 		"as_of": usage.facts.as_of,
 	}
 }
+
+# share(n) says how much of the tracked actions the principal uses: counted when the data
+# lists every action tracked (Access Advisor); Access Analyzer's findings list only the
+# unused ones.
+share(n) := sprintf("uses %d of the %d actions tracked in the services it uses", [usage.tracked_action_count - n, usage.tracked_action_count]) if {
+	usage.all_granted
+} else := "is granted actions it does not use (IAM Access Analyzer)"

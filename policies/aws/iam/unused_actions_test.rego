@@ -118,3 +118,22 @@ test_malformed_actions_are_skipped if {
 	[v] := [v | some v in unused_actions.deny] with input as role({"usage": usage_data({"services": odd})})
 	[a | some u in v.unused_actions; a := u.action] == ["s3:DeleteObject", "s3:PutObject"]
 }
+
+# From IAM Access Analyzer's findings, which list only unused actions, the message does not
+# count the actions tracked.
+test_analyzer_data if {
+	u := {
+		"source": "aws.access_analyzer", "listed": "unused", "window_days": 90, "granularity": "action",
+		"as_of": "2026-12-06T10:00:00Z", "tracked_since": "2026-09-07T10:00:00Z", "complete": true, "error": "",
+		"services": [{"service": "s3", "name": "s3", "last_used": "2026-11-30T08:00:00Z", "region": null, "actions": [
+			{"action": "s3:PutObject", "last_used": null, "region": null},
+			{"action": "s3:DeleteObject", "last_used": "2026-02-10T00:00:00Z", "region": null},
+		]}],
+	}
+	unused_actions.deny == {{
+		"msg": "role deploy is granted actions it does not use (IAM Access Analyzer); unused for 90 days or more in s3: s3:DeleteObject (last used 2026-02-10, 299 days ago), s3:PutObject (no use in the 90 days IAM Access Analyzer looks back); data as of 2026-12-06",
+		"unused_actions": [{"action": "s3:DeleteObject", "last_used": "2026-02-10T00:00:00Z"}, {"action": "s3:PutObject", "last_used": null}],
+		"window_days": 90,
+		"as_of": "2026-12-06T10:00:00Z",
+	}} with input as role({"usage": u})
+}

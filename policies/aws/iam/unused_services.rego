@@ -9,7 +9,10 @@
 #   and principals tagged warden-least-privilege: exempt are not judged. The fix narrows
 #   the principal's inline policies to what it used, behind approval (high risk: a rarely
 #   used service, for disaster recovery or a yearly job, is a person's call); managed
-#   policies shared with other principals are left to a person.
+#   policies shared with other principals are left to a person. From IAM Access
+#   Analyzer's unused-access findings (which list only what is unused) only an analyzer
+#   whose age is at least the window speaks, and the message does not count the services
+#   used; the fix then leaves "*" as it is.
 # custom:
 #   id: WARDEN-AWS-IAM-034
 #   severity: medium
@@ -26,18 +29,37 @@ import data.warden.lib.usage
 deny contains violation if {
 	unused := usage.unused_services
 	count(unused) > 0
-	violation := {
-		"msg": sprintf(
-			"%s %s uses %d of %d services it is granted; unused for %d days or more: %s; data as of %s",
-			[
-				usage.kind, display.name, count(usage.used_services), count(usage.facts.services), usage.window_days,
-				usage.listed([sprintf("%s (%s)", [u.service, u.evidence]) | some u in unused]),
-				usage.day(usage.facts.as_of),
-			],
-		),
-		"unused_services": [{"service": u.service, "last_used": u.last_used} | some u in unused],
-		"used_services": usage.used_services,
-		"window_days": usage.window_days,
-		"as_of": usage.facts.as_of,
-	}
+	violation := object.union(
+		{
+			"msg": sprintf(
+				"%s %s %s; unused for %d days or more: %s; data as of %s%s",
+				[
+					usage.kind, display.name, share, usage.window_days,
+					usage.listed([sprintf("%s (%s)", [u.service, u.evidence]) | some u in unused]),
+					usage.day(usage.facts.as_of), source_note,
+				],
+			),
+			"unused_services": [{"service": u.service, "last_used": u.last_used} | some u in unused],
+			"window_days": usage.window_days,
+			"as_of": usage.facts.as_of,
+		},
+		used,
+	)
 }
+
+# share says how much of its grants the principal uses: counted when the data lists every
+# service granted (Access Advisor); with Access Analyzer's findings, which list only what
+# is unused, the services used are unknown and are not counted.
+share := sprintf("uses %d of %d services it is granted", [count(usage.used_services), count(usage.facts.services)]) if {
+	usage.all_granted
+} else := "is granted services it does not use"
+
+# used lists the services used, where they are known.
+used := {"used_services": usage.used_services} if {
+	usage.all_granted
+} else := {}
+
+# source_note names the source when it is not the default.
+source_note := "" if {
+	usage.all_granted
+} else := " (IAM Access Analyzer)"

@@ -134,3 +134,31 @@ test_service_without_namespace_is_named if {
 		{"service": "lambda", "last_used": "2026-02-10T00:00:00Z"},
 	]
 }
+
+# IAM Access Analyzer's findings list only the services unused for more than its age: the
+# message does not count the services used, which are unknown, and says where the data
+# comes from; an analyzer younger than the window concludes nothing.
+analyzer_usage(days) := {
+	"source": "aws.access_analyzer",
+	"listed": "unused",
+	"window_days": days,
+	"granularity": "action",
+	"as_of": "2026-12-06T10:00:00Z",
+	"tracked_since": "2026-09-07T10:00:00Z",
+	"complete": true,
+	"error": "",
+	"services": [
+		{"service": "kms", "name": "kms", "last_used": null, "region": null},
+		{"service": "lambda", "name": "lambda", "last_used": "2026-02-10T00:00:00Z", "region": null},
+	],
+}
+
+test_analyzer_data if {
+	unused_services.deny == {{
+		"msg": "role deploy is granted services it does not use; unused for 90 days or more: kms (no use in the 90 days IAM Access Analyzer looks back), lambda (last used 2026-02-10, 299 days ago); data as of 2026-12-06 (IAM Access Analyzer)",
+		"unused_services": [{"service": "kms", "last_used": null}, {"service": "lambda", "last_used": "2026-02-10T00:00:00Z"}],
+		"window_days": 90,
+		"as_of": "2026-12-06T10:00:00Z",
+	}} with input as role({"usage": analyzer_usage(90)})
+	count(unused_services.deny) == 0 with input as role({"usage": object.union(analyzer_usage(30), {"tracked_since": "2026-11-06T10:00:00Z"})})
+}
