@@ -119,13 +119,14 @@ func Count(n int, word string) string {
 }
 
 // narrowing is, for a fix that narrows a grant from usage (aws.iam.rightsize_*), a line
-// per permission it removes, and the document it leaves: what an approver needs to judge
+// per permission it removes, and the document before and after: what an approver needs to judge
 // it, beside the finding's evidence (the "why" line: each removal's last use and the
 // data's date, which the before-state leaves out so that a new read of the same usage
 // does not void the approval). Other fixes' before-states give nil.
 func narrowing(before json.RawMessage) []string {
 	var b struct {
 		Removed    []string        `json:"removed"`
+		Document   json.RawMessage `json:"document"`
 		After      json.RawMessage `json:"after"`
 		WindowDays int             `json:"window_days"`
 	}
@@ -133,6 +134,9 @@ func narrowing(before json.RawMessage) []string {
 		return nil
 	}
 	var out []string
+	if len(b.Document) > 0 && string(b.Document) != "null" {
+		out = append(out, fmt.Sprintf("  was\t%s\n", termesc.Escape(Clip(string(b.Document), 200))))
+	}
 	for _, r := range b.Removed {
 		out = append(out, fmt.Sprintf("  removes\t%s: unused for %d days\n", termesc.Escape(r), b.WindowDays))
 	}

@@ -64,7 +64,8 @@ func TestPlan_showsANarrowingWithItsEvidence(t *testing.T) {
 	var out strings.Builder
 	show.Plan(&out, p, []string{"bob"})
 	for _, want := range []string{"inline/app → narrowed to what was used", "kms:Decrypt: unused for 90 days",
-		`lambda:\x1b[31m*: unused for 90 days`, `leaves    {"Statement":[{"Action":["s3:Get*"]`} {
+		`lambda:\x1b[31m*: unused for 90 days`, `leaves    {"Statement":[{"Action":["s3:Get*"]`,
+		`was       {"Statement":[{"Action":["s3:Get*","kms:Decrypt","lambda:*"]`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("plan lacks %q:\n%s", want, out.String())
 		}
