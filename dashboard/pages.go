@@ -86,20 +86,22 @@ func (d *Dashboard) overviewPage(w http.ResponseWriter, r *http.Request, p *Prin
 }
 
 type findingsData struct {
-	Source     string
-	Filter     filter
-	Choices    choices
-	Titles     map[string]string
-	Rows       []finding
-	Total      int
-	Pages      int
-	CanWaive   bool
-	NoWaive    string
-	MaxDate    string
-	MinDate    string
-	Severities []string
-	Statuses   []string
-	Daemon     bool
+	Source   string
+	Filter   filter
+	Choices  choices
+	Titles   map[string]string
+	Rows     []finding
+	Total    int
+	Pages    int
+	CanWaive bool
+	// CanRollback: the principal may roll back the fix a watch finding names (admin).
+	CanRollback bool
+	NoWaive     string
+	MaxDate     string
+	MinDate     string
+	Severities  []string
+	Statuses    []string
+	Daemon      bool
 }
 
 func (d *Dashboard) findingsPage(w http.ResponseWriter, r *http.Request, p *Principal) {
@@ -119,7 +121,8 @@ func (d *Dashboard) findingsPage(w http.ResponseWriter, r *http.Request, p *Prin
 		}
 	}
 	data := findingsData{Source: pos.Source(), Filter: fl, Choices: pos.choices(), Titles: pos.titles(), Total: len(rows), Daemon: pos.Daemon,
-		Pages: max(1, (len(rows)+pageSize-1)/pageSize), CanWaive: p.May(RoleApprover) && d.o.WaiverFile != ""}
+		Pages: max(1, (len(rows)+pageSize-1)/pageSize), CanWaive: p.May(RoleApprover) && d.o.WaiverFile != "",
+		CanRollback: p.May(RoleAdmin) && d.o.Rollback != nil}
 	for _, s := range findings.Severities {
 		data.Severities = append(data.Severities, s.String())
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/reconcile/state"
+	"github.com/warden-sec/warden/reconcile/watch"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -19,6 +20,16 @@ import (
 type finding struct {
 	findings.Finding
 	OpenedAt, ResolvedAt time.Time
+}
+
+// RollbackID is the fix an open finding of the watch after a right-sizing offers to roll
+// back (WARDEN-WATCH-001: its principal was denied what the fix removed), "" for others.
+func (f finding) RollbackID() string {
+	if f.Status != findings.StatusOpen {
+		return ""
+	}
+	id, _ := watch.RollbackAction(f.Finding)
+	return id
 }
 
 // posture is what the pages show the findings from: the daemon's state when it has read

@@ -68,3 +68,12 @@ func principalType(uid string) string {
 	}
 	return ""
 }
+
+// RollbackAction is the action a watch finding offers to roll back (its key), and
+// whether f is one: what the dashboard's button posts.
+func RollbackAction(f findings.Finding) (string, bool) {
+	if f.Policy != PolicyID || f.Key == "" {
+		return "", false
+	}
+	return f.Key, true
+}
