@@ -56,6 +56,9 @@ type Sim struct {
 	// deletedKeys are the access key ids DeleteAccessKey removed: refused from then on.
 	deletedKeys map[string]bool
 	seq         int
+	// gen builds the accounts of a generated organisation on demand (gen_cache.go); nil
+	// when the world lists all its accounts.
+	gen *genOrg
 
 	faultMu  sync.Mutex
 	rng      *rand.Rand
@@ -120,6 +123,9 @@ func New(w *World, opts Options) (*Sim, error) {
 	s.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	if err := s.prepare(); err != nil {
 		return nil, err
+	}
+	if o := w.AWS.Organization; o != nil && o.Generated != nil {
+		s.gen = newGenOrg(*o.Generated, o.Management)
 	}
 	s.query = map[string]map[string]queryHandler{"iam": s.iamHandlers(), "sts": s.stsHandlers(), "ec2": s.ec2Handlers()}
 	s.jsonx = map[string]map[string]jsonHandler{"acm": s.acmHandlers(), "organizations": s.orgHandlers(), "secretsmanager": s.smHandlers()}

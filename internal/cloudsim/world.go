@@ -52,6 +52,9 @@ type AWS struct {
 type Organization struct {
 	ID         string `yaml:"id"`
 	Management string `yaml:"management"`
+	// Generated, when set, adds accounts made on demand from a seed, as many as asked,
+	// after aws.accounts (gen_world.go): an organisation of any size in bounded memory.
+	Generated *GeneratedAccounts `yaml:"generated,omitempty"`
 }
 
 // Account is one AWS account and everything in it.
@@ -580,8 +583,8 @@ func (w *World) validate() error {
 			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 	}
-	if o := w.AWS.Organization; o != nil && !seen[o.Management] {
-		return fmt.Errorf("aws.organization.management: %q is not one of aws.accounts", o.Management)
+	if err := validateOrganization(w.AWS.Organization, seen); err != nil {
+		return err
 	}
 	if w.AWS.Caller != "" && !seen[w.AWS.Caller] {
 		return fmt.Errorf("aws.caller: %q is not one of aws.accounts", w.AWS.Caller)
@@ -619,6 +622,33 @@ func (w *World) validate() error {
 		if err := f.validate(); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// validateOrganization checks the organisation over the listed accounts (seen) and those
+// it generates: its management account is one of them, no listed account is generated.
+func validateOrganization(o *Organization, seen map[string]bool) error {
+	if o == nil {
+		return nil
+	}
+	g := o.Generated
+	if g != nil {
+		d := g.withDefaults()
+		if err := d.validate(); err != nil {
+			return fmt.Errorf("aws.organization.generated.%w", err)
+		}
+		for id := range seen {
+			if d.index(id) >= 0 {
+				return fmt.Errorf("aws.organization.generated: account %s is also in aws.accounts", id)
+			}
+		}
+		if d.index(o.Management) >= 0 {
+			return nil
+		}
+	}
+	if !seen[o.Management] {
+		return fmt.Errorf("aws.organization.management: %q is not one of aws.accounts", o.Management)
 	}
 	return nil
 }

@@ -1,0 +1,354 @@
+package cloudsim
+
+import (
+	"container/list"
+	"reflect"
+)
+
+// genOrg is the simulator's side of a generated organisation (GeneratedAccounts): the
+// accounts built now, most recently used first, the overlays of accounts that changed
+// and were dropped, and the drift epochs. s.mu guards it.
+//
+// Why overlays rather than pinning written accounts: a sweep that applies fixes writes to
+// every account, and pinned accounts would bring back memory that grows with the
+// organisation. Why a diff rather than a log of write calls replayed: the write handlers
+// stamp times and draw ids from the simulator's sequence, so a replay would not give back
+// the same keys and dates. A diff taken when the account leaves the cache holds exactly
+// the resources that differ from what the seed builds — a role whose session recorded its
+// use, a security group a fix narrowed, a key created — typically a handful of a 4,000
+// resources account.
+type genOrg struct {
+	cfg        GeneratedAccounts // defaults filled in
+	management string
+	lru        *list.List // of *genEntry, most recently used at the front
+	byID       map[string]*list.Element
+	overlays   map[string]*overlay
+	epochs     []driftEpoch
+	// built and evicted count the accounts built and dropped since the simulator started.
+	built, evicted int
+}
+
+// genEntry is one account held built, with the drift epochs applied to it.
+type genEntry struct {
+	acct  *Account
+	epoch int
+}
+
+func newGenOrg(cfg GeneratedAccounts, management string) *genOrg {
+	return &genOrg{cfg: cfg.withDefaults(), management: management, lru: list.New(),
+		byID: map[string]*list.Element{}, overlays: map[string]*overlay{}}
+}
+
+// owns reports whether id is a generated account; a nil genOrg owns none.
+func (g *genOrg) owns(id string) bool { return g != nil && g.cfg.index(id) >= 0 }
+
+// lookupAccount finds an account of the world by id, without creating one: a listed
+// account, or a generated one, built if it is not held. s.mu is held.
+func (s *Sim) lookupAccount(id string) *Account {
+	for _, a := range s.world.AWS.Accounts {
+		if a.ID == id {
+			return a
+		}
+	}
+	if !s.gen.owns(id) {
+		return nil
+	}
+	a, err := s.gen.get(s, id)
+	if err != nil {
+		s.log.Error("build generated account", "account", id, "err", err)
+		return nil
+	}
+	return a
+}
+
+// get returns generated account id, built with its overlay and the drift epochs since,
+// and makes it the most recently used; an account over the cache's size is dropped,
+// its changes kept as an overlay.
+func (g *genOrg) get(s *Sim, id string) (*Account, error) {
+	if el, ok := g.byID[id]; ok {
+		g.lru.MoveToFront(el)
+		e := el.Value.(*genEntry)
+		for e.epoch < len(g.epochs) {
+			e.epoch++
+			g.drift(e.acct, e.epoch)
+		}
+		return e.acct, nil
+	}
+	ov := g.overlays[id]
+	from := len(g.epochs)
+	if ov != nil {
+		from = ov.epoch
+	}
+	a, err := g.base(s, id, from)
+	if err != nil {
+		return nil, err
+	}
+	if ov != nil {
+		// The overlay's resources are in the account from now on; a later drop takes a
+		// new diff.
+		ov.apply(a)
+		delete(g.overlays, id)
+	}
+	for k := from + 1; k <= len(g.epochs); k++ {
+		g.drift(a, k)
+	}
+	g.built++
+	g.byID[id] = g.lru.PushFront(&genEntry{acct: a, epoch: len(g.epochs)})
+	for g.lru.Len() > g.cfg.Cache {
+		g.evict(s, g.lru.Back())
+	}
+	return a, nil
+}
+
+// base builds account id as the seed makes it, with drift epochs 1…epoch applied.
+func (g *genOrg) base(s *Sim, id string, epoch int) (*Account, error) {
+	a, err := s.genAccount(&g.cfg, g.cfg.index(id), g.management)
+	if err != nil {
+		return nil, err
+	}
+	for k := 1; k <= epoch; k++ {
+		g.drift(a, k)
+	}
+	return a, nil
+}
+
+// evict drops an account from the cache, keeping what differs from its base as an
+// overlay.
+func (g *genOrg) evict(s *Sim, el *list.Element) {
+	e := el.Value.(*genEntry)
+	g.lru.Remove(el)
+	delete(g.byID, e.acct.ID)
+	g.evicted++
+	base, err := g.base(s, e.acct.ID, e.epoch)
+	var ov *overlay
+	if err != nil {
+		ov = &overlay{whole: e.acct} // cannot tell what changed: keep it all
+	} else {
+		ov = diffAccount(base, e.acct)
+	}
+	if ov != nil {
+		ov.epoch = e.epoch
+		g.overlays[e.acct.ID] = ov
+	}
+}
+
+// overlay is what a generated account holds that its base (the seed's content with the
+// drift epochs up to epoch) does not.
+type overlay struct {
+	epoch int
+	// header, when set, holds the account's fields other than its resource lists (root,
+	// password policy, alias…), one of which differs.
+	header *Account
+	// lists are the changed resource lists, by field index of Account.
+	lists map[int]*listDiff
+	// whole is the account itself, when it could not be compared.
+	whole *Account
+}
+
+// listDiff is how one resource list differs from its base: resources changed (by key),
+// removed, and added at its end; or, when the order changed otherwise, the whole list.
+type listDiff struct {
+	changed map[string]reflect.Value
+	deleted map[string]bool
+	added   []reflect.Value
+	full    reflect.Value
+}
+
+// keyedFields are the fields of Account that are lists of resources ([]*T of a struct).
+var keyedFields = func() []int {
+	var out []int
+	t := reflect.TypeFor[Account]()
+	for i := range t.NumField() {
+		f := t.Field(i).Type
+		if f.Kind() == reflect.Slice && f.Elem().Kind() == reflect.Pointer && f.Elem().Elem().Kind() == reflect.Struct {
+			out = append(out, i)
+		}
+	}
+	return out
+}()
+
+// elemKey names a resource within its list: its region, if it has one, and its ARN, id
+// or name, the first that is set.
+func elemKey(v reflect.Value) string {
+	e := v.Elem()
+	key := ""
+	for _, name := range []string{"ARN", "ID", "Name"} {
+		if f := e.FieldByName(name); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
+			key = f.String()
+			break
+		}
+	}
+	if r := e.FieldByName("Region"); r.IsValid() && r.Kind() == reflect.String {
+		key = r.String() + "/" + key
+	}
+	return key
+}
+
+// diffAccount is what cur holds that base does not, or nil when they are the same.
+func diffAccount(base, cur *Account) *overlay {
+	bv, cv := reflect.ValueOf(base).Elem(), reflect.ValueOf(cur).Elem()
+	ov := &overlay{lists: map[int]*listDiff{}}
+	for _, fi := range keyedFields {
+		if d := diffList(bv.Field(fi), cv.Field(fi)); d != nil {
+			ov.lists[fi] = d
+		}
+	}
+	bh, ch := *base, *cur
+	bhv, chv := reflect.ValueOf(&bh).Elem(), reflect.ValueOf(&ch).Elem()
+	for _, fi := range keyedFields {
+		bhv.Field(fi).SetZero()
+		chv.Field(fi).SetZero()
+	}
+	if !reflect.DeepEqual(bh, ch) {
+		ov.header = &ch
+	}
+	if ov.header == nil && len(ov.lists) == 0 {
+		return nil
+	}
+	return ov
+}
+
+// diffList compares a resource list with its base; nil when they hold the same.
+func diffList(base, cur reflect.Value) *listDiff {
+	byKey := make(map[string]reflect.Value, base.Len())
+	for j := range base.Len() {
+		byKey[elemKey(base.Index(j))] = base.Index(j)
+	}
+	d := &listDiff{changed: map[string]reflect.Value{}, deleted: map[string]bool{}}
+	seen := make(map[string]bool, cur.Len())
+	for j := range cur.Len() {
+		// The element itself, not a reference into the list's array, which would keep
+		// every resource of the dropped account alive.
+		e := reflect.ValueOf(cur.Index(j).Interface())
+		k := elemKey(e)
+		seen[k] = true
+		b, ok := byKey[k]
+		switch {
+		case !ok:
+			d.added = append(d.added, e)
+		case !reflect.DeepEqual(b.Interface(), e.Interface()):
+			d.changed[k] = e
+		}
+	}
+	for k := range byKey {
+		if !seen[k] {
+			d.deleted[k] = true
+		}
+	}
+	if len(d.changed) == 0 && len(d.deleted) == 0 && len(d.added) == 0 {
+		return nil
+	}
+	// Rebuilt, the list must be in the order it was: otherwise keep it whole (a resource
+	// deleted and created again with its name, which lands at the end).
+	got := d.rebuild(base)
+	same := got.Len() == cur.Len()
+	for j := 0; same && j < cur.Len(); j++ {
+		same = elemKey(got.Index(j)) == elemKey(cur.Index(j))
+	}
+	if !same {
+		return &listDiff{full: cur}
+	}
+	return d
+}
+
+// rebuild lays the diff over a base list.
+func (d *listDiff) rebuild(base reflect.Value) reflect.Value {
+	if d.full.IsValid() {
+		return d.full
+	}
+	out := reflect.MakeSlice(base.Type(), 0, base.Len()+len(d.added))
+	for j := range base.Len() {
+		e := base.Index(j)
+		k := elemKey(e)
+		if d.deleted[k] {
+			continue
+		}
+		if c, ok := d.changed[k]; ok {
+			e = c
+		}
+		out = reflect.Append(out, e)
+	}
+	for _, e := range d.added {
+		out = reflect.Append(out, e)
+	}
+	return out
+}
+
+// apply lays the overlay over a built base account.
+func (ov *overlay) apply(a *Account) {
+	if ov.whole != nil {
+		*a = *ov.whole
+		return
+	}
+	av := reflect.ValueOf(a).Elem()
+	if ov.header != nil {
+		hv := reflect.ValueOf(ov.header).Elem()
+		keyed := map[int]bool{}
+		for _, fi := range keyedFields {
+			keyed[fi] = true
+		}
+		for i := range av.NumField() {
+			if !keyed[i] {
+				av.Field(i).Set(hv.Field(i))
+			}
+		}
+	}
+	for fi, d := range ov.lists {
+		av.Field(fi).Set(d.rebuild(av.Field(fi)))
+	}
+}
+
+// faultOf is the fault the calls of account id meet, or nil (see
+// GeneratedAccounts.FaultShare). The configuration never changes once the simulator
+// runs: no lock is needed.
+func (g *genOrg) faultOf(id string) *Fault {
+	if g == nil {
+		return nil
+	}
+	return g.cfg.faultOf(id, g.management)
+}
+
+// orgAccounts is how many accounts the organisation has, listed and generated.
+func (s *Sim) orgAccounts() int {
+	n := len(s.world.AWS.Accounts)
+	if s.gen != nil {
+		n += s.gen.cfg.Accounts
+	}
+	return n
+}
+
+// orgAccountAt is the organisation's account i: a listed account, or what Organizations
+// says of a generated one, which is not built for it.
+func (s *Sim) orgAccountAt(i int) *Account {
+	if i < len(s.world.AWS.Accounts) {
+		return s.world.AWS.Accounts[i]
+	}
+	return s.gen.cfg.header(i - len(s.world.AWS.Accounts))
+}
+
+// orgAccountByID finds an account of the organisation as orgAccountAt does, by id.
+func (s *Sim) orgAccountByID(id string) *Account {
+	for _, a := range s.world.AWS.Accounts {
+		if a.ID == id {
+			return a
+		}
+	}
+	if s.gen != nil {
+		if i := s.gen.cfg.index(id); i >= 0 {
+			return s.gen.cfg.header(i)
+		}
+	}
+	return nil
+}
+
+// size counts the resources the overlay holds, and whether it holds a whole list (or
+// account), for tests and logs: an overlay should hold a few resources, never a list.
+func (ov *overlay) size() (resources int, whole bool) {
+	for _, d := range ov.lists {
+		if d.full.IsValid() {
+			return resources + d.full.Len(), true
+		}
+		resources += len(d.changed) + len(d.deleted) + len(d.added)
+	}
+	return resources, ov.whole != nil
+}
