@@ -420,4 +420,55 @@ func TestGenerated_worldFile(t *testing.T) {
 	if _, err := ParseWorld([]byte(listed)); err == nil || !strings.Contains(err.Error(), "also in aws.accounts") {
 		t.Errorf("a listed account among the generated ones: %v", err)
 	}
+
+	// The example world: 500 accounts listed, none built to list them.
+	w, err = LoadWorld("testdata/generated-org.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, cfg := sdkSim(t, w, Options{})
+	n := 0
+	p := organizations.NewListAccountsPaginator(organizations.NewFromConfig(cfg), &organizations.ListAccountsInput{})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += len(page.Accounts)
+	}
+	sim.Do(func(*World) {
+		if n != 500 || sim.gen.built != 0 {
+			t.Errorf("testdata/generated-org.yaml: %d accounts listed, %d built; want 500, none", n, sim.gen.built)
+		}
+	})
+}
+
+// With IAM enforced, a member's OrganizationAccountAccessRole session may do anything, and
+// keeps acting as its role, as it is now, after the account was dropped and built again.
+func TestGenerated_enforceIAMAcrossEviction(t *testing.T) {
+	w := genTestWorld(3, 100, 1, 5)
+	w.AWS.EnforceIAM = true
+	_, cfg := sdkSim(t, w, Options{})
+	ctx := context.Background()
+	ca := assumeInto(t, cfg, "200000000001")
+	list := func() error {
+		_, err := iam.NewFromConfig(ca).ListRoles(ctx, &iam.ListRolesInput{MaxItems: aws.Int32(1)})
+		return err
+	}
+	if err := list(); err != nil {
+		t.Fatalf("ListRoles as OrganizationAccountAccessRole: %v", err)
+	}
+	readAccount(t, assumeInto(t, cfg, "200000000002")) // drops 200000000001
+	if err := list(); err != nil {
+		t.Errorf("ListRoles with the session, its account built again: %v", err)
+	}
+	ic := iam.NewFromConfig(ca)
+	if _, err := ic.DetachRolePolicy(ctx, &iam.DetachRolePolicyInput{RoleName: aws.String("OrganizationAccountAccessRole"),
+		PolicyArn: aws.String("arn:aws:iam::aws:policy/AdministratorAccess")}); err != nil {
+		t.Fatal(err)
+	}
+	readAccount(t, assumeInto(t, cfg, "200000000002"))
+	if err := list(); sdkErrCode(err) != "AccessDenied" {
+		t.Errorf("ListRoles with the session of a role whose policy was detached, its account built again: %v; want AccessDenied", err)
+	}
 }
