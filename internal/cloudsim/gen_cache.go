@@ -352,3 +352,37 @@ func (ov *overlay) size() (resources int, whole bool) {
 	}
 	return resources, ov.whole != nil
 }
+
+// GeneratedStats is the state of a generated organisation's cache (GET /_sim/generated):
+// how many accounts are held built and how often accounts were built and dropped — a
+// benchmark checks with it that the cache holds the accounts its clients read at once
+// (built close to the accounts read) — and what the overlays hold.
+type GeneratedStats struct {
+	Accounts int `json:"accounts"`
+	Cache    int `json:"cache"`
+	Held     int `json:"held"`
+	Built    int `json:"built"`
+	Evicted  int `json:"evicted"`
+	// Overlays counts the dropped accounts that differ from their seed's content, and
+	// OverlayResources the resources they hold.
+	Overlays         int `json:"overlays"`
+	OverlayResources int `json:"overlay_resources"`
+	DriftEpochs      int `json:"drift_epochs"`
+}
+
+// GeneratedStats reports the generated organisation's cache; zero when there is none.
+func (s *Sim) GeneratedStats() GeneratedStats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := s.gen
+	if g == nil {
+		return GeneratedStats{}
+	}
+	st := GeneratedStats{Accounts: g.cfg.Accounts, Cache: g.cfg.Cache, Held: g.lru.Len(), Built: g.built,
+		Evicted: g.evicted, Overlays: len(g.overlays), DriftEpochs: len(g.epochs)}
+	for _, ov := range g.overlays {
+		n, _ := ov.size()
+		st.OverlayResources += n
+	}
+	return st
+}

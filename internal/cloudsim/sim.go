@@ -137,7 +137,8 @@ func New(w *World, opts Options) (*Sim, error) {
 }
 
 // World returns the simulator's state. Callers must not use it while calls are served,
-// except through Do.
+// except through Do. Generated accounts (aws.organization.generated) are not in it: they
+// exist only while calls use them.
 func (s *Sim) World() *World { return s.world }
 
 // Do runs f on the world under the simulator's lock, for tests that seed or inspect state

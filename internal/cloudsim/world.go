@@ -586,7 +586,7 @@ func (w *World) validate() error {
 	if err := validateOrganization(w.AWS.Organization, seen); err != nil {
 		return err
 	}
-	if w.AWS.Caller != "" && !seen[w.AWS.Caller] {
+	if w.AWS.Caller != "" && !seen[w.AWS.Caller] && !generates(w.AWS.Organization, w.AWS.Caller) {
 		return fmt.Errorf("aws.caller: %q is not one of aws.accounts", w.AWS.Caller)
 	}
 	if err := validateS3(w.AWS.S3, seen); err != nil {
@@ -624,6 +624,11 @@ func (w *World) validate() error {
 		}
 	}
 	return nil
+}
+
+// generates reports whether the organisation generates account id.
+func generates(o *Organization, id string) bool {
+	return o != nil && o.Generated != nil && o.Generated.withDefaults().index(id) >= 0
 }
 
 // validateOrganization checks the organisation over the listed accounts (seen) and those
