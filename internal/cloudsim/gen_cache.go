@@ -3,40 +3,33 @@ package cloudsim
 import (
 	"container/list"
 	"reflect"
+	"slices"
 )
 
-// genOrg is the simulator's side of a generated organisation (GeneratedAccounts): the
-// accounts built now, most recently used first, the overlays of accounts that changed
-// and were dropped, and the drift epochs. s.mu guards it.
-//
-// Why overlays rather than pinning written accounts: a sweep that applies fixes writes to
-// every account, and pinned accounts would bring back memory that grows with the
-// organisation. Why a diff rather than a log of write calls replayed: the write handlers
-// stamp times and draw ids from the simulator's sequence, so a replay would not give back
-// the same keys and dates. A diff taken when the account leaves the cache holds exactly
-// the resources that differ from what the seed builds — a role whose session recorded its
-// use, a security group a fix narrowed, a key created — typically a handful of a 4,000
-// resources account.
+// genOrg is the simulator's side of a generated organisation (GeneratedAccounts): its
+// accounts' cache and the drift epochs. s.mu guards it.
 type genOrg struct {
 	cfg        GeneratedAccounts // defaults filled in
 	management string
-	lru        *list.List // of *genEntry, most recently used at the front
-	byID       map[string]*list.Element
-	overlays   map[string]*overlay
+	cache      *genCache[Account]
 	epochs     []driftEpoch
-	// built and evicted count the accounts built and dropped since the simulator started.
-	built, evicted int
 }
 
-// genEntry is one account held built, with the drift epochs applied to it.
-type genEntry struct {
-	acct  *Account
-	epoch int
-}
-
-func newGenOrg(cfg GeneratedAccounts, management string) *genOrg {
-	return &genOrg{cfg: cfg.withDefaults(), management: management, lru: list.New(),
-		byID: map[string]*list.Element{}, overlays: map[string]*overlay{}}
+func (s *Sim) newGenOrg(cfg GeneratedAccounts, management string) *genOrg {
+	g := &genOrg{cfg: cfg.withDefaults(), management: management}
+	g.cache = newGenCache(g.cfg.Cache, func(id string, epoch int) (*Account, error) {
+		a, err := s.genAccount(&g.cfg, g.cfg.index(id), g.management)
+		if err != nil {
+			return nil, err
+		}
+		for k := 1; k <= epoch; k++ {
+			g.drift(a, k)
+		}
+		return a, nil
+	})
+	g.cache.drift = g.drift
+	g.cache.epochs = func() int { return len(g.epochs) }
+	return g
 }
 
 // owns reports whether id is a generated account; a nil genOrg owns none.
@@ -53,7 +46,7 @@ func (s *Sim) lookupAccount(id string) *Account {
 	if !s.gen.owns(id) {
 		return nil
 	}
-	a, err := s.gen.get(s, id)
+	a, err := s.gen.cache.get(id)
 	if err != nil {
 		s.log.Error("build generated account", "account", id, "err", err)
 		return nil
@@ -61,88 +54,132 @@ func (s *Sim) lookupAccount(id string) *Account {
 	return a
 }
 
-// get returns generated account id, built with its overlay and the drift epochs since,
-// and makes it the most recently used; an account over the cache's size is dropped,
-// its changes kept as an overlay.
-func (g *genOrg) get(s *Sim, id string) (*Account, error) {
+// genCache holds the most recently used members (accounts, projects) of a generated
+// collection built, at most size, and the overlays of those dropped that differ from
+// what the seed builds.
+//
+// Why overlays rather than pinning what was written to: a sweep that applies fixes writes
+// to every account, and pinned accounts would bring back memory that grows with the
+// organisation. Why a diff rather than a log of write calls replayed: the write handlers
+// stamp times and draw ids from the simulator's sequence, so a replay would not give back
+// the same keys and dates. A diff taken when a member leaves the cache holds exactly the
+// resources that differ from what the seed builds — a role whose session recorded its
+// use, a security group a fix narrowed, a key created — typically a handful of a 4,000
+// resources account.
+type genCache[T any] struct {
+	size int
+	// base builds member id as the seed makes it, with drift epochs 1…epoch applied.
+	base func(id string, epoch int) (*T, error)
+	// drift applies drift epoch k to a member; epochs is the current epoch. Both nil
+	// when the collection does not drift.
+	drift    func(v *T, k int) int
+	epochs   func() int
+	keyed    []int // the resource lists of T (keyedFields)
+	lru      *list.List
+	byID     map[string]*list.Element
+	overlays map[string]*overlay
+	// built and evicted count the members built and dropped since the simulator started.
+	built, evicted int
+}
+
+// genEntry is one member held built, with the drift epochs applied to it.
+type genEntry[T any] struct {
+	id    string
+	v     *T
+	epoch int
+}
+
+func newGenCache[T any](size int, base func(string, int) (*T, error)) *genCache[T] {
+	return &genCache[T]{size: size, base: base, keyed: keyedFields(reflect.TypeFor[T]()), lru: list.New(),
+		byID: map[string]*list.Element{}, overlays: map[string]*overlay{}}
+}
+
+func (g *genCache[T]) epoch() int {
+	if g.epochs == nil {
+		return 0
+	}
+	return g.epochs()
+}
+
+// get returns member id, built with its overlay and the drift epochs since, and makes it
+// the most recently used; a member over the cache's size is dropped, its changes kept as
+// an overlay.
+func (g *genCache[T]) get(id string) (*T, error) {
+	now := g.epoch()
 	if el, ok := g.byID[id]; ok {
 		g.lru.MoveToFront(el)
-		e := el.Value.(*genEntry)
-		for e.epoch < len(g.epochs) {
+		e := el.Value.(*genEntry[T])
+		for e.epoch < now {
 			e.epoch++
-			g.drift(e.acct, e.epoch)
+			g.drift(e.v, e.epoch)
 		}
-		return e.acct, nil
+		return e.v, nil
 	}
 	ov := g.overlays[id]
-	from := len(g.epochs)
+	from := now
 	if ov != nil {
 		from = ov.epoch
 	}
-	a, err := g.base(s, id, from)
+	v, err := g.base(id, from)
 	if err != nil {
 		return nil, err
 	}
 	if ov != nil {
-		// The overlay's resources are in the account from now on; a later drop takes a
+		// The overlay's resources are in the member from now on; a later drop takes a
 		// new diff.
-		ov.apply(a)
+		ov.apply(reflect.ValueOf(v), g.keyed)
 		delete(g.overlays, id)
 	}
-	for k := from + 1; k <= len(g.epochs); k++ {
-		g.drift(a, k)
+	for k := from + 1; k <= now; k++ {
+		g.drift(v, k)
 	}
 	g.built++
-	g.byID[id] = g.lru.PushFront(&genEntry{acct: a, epoch: len(g.epochs)})
-	for g.lru.Len() > g.cfg.Cache {
-		g.evict(s, g.lru.Back())
+	g.byID[id] = g.lru.PushFront(&genEntry[T]{id: id, v: v, epoch: now})
+	for g.lru.Len() > g.size {
+		g.evict(g.lru.Back())
 	}
-	return a, nil
+	return v, nil
 }
 
-// base builds account id as the seed makes it, with drift epochs 1…epoch applied.
-func (g *genOrg) base(s *Sim, id string, epoch int) (*Account, error) {
-	a, err := s.genAccount(&g.cfg, g.cfg.index(id), g.management)
-	if err != nil {
-		return nil, err
-	}
-	for k := 1; k <= epoch; k++ {
-		g.drift(a, k)
-	}
-	return a, nil
-}
-
-// evict drops an account from the cache, keeping what differs from its base as an
-// overlay.
-func (g *genOrg) evict(s *Sim, el *list.Element) {
-	e := el.Value.(*genEntry)
+// evict drops a member from the cache, keeping what differs from its base as an overlay.
+func (g *genCache[T]) evict(el *list.Element) {
+	e := el.Value.(*genEntry[T])
 	g.lru.Remove(el)
-	delete(g.byID, e.acct.ID)
+	delete(g.byID, e.id)
 	g.evicted++
-	base, err := g.base(s, e.acct.ID, e.epoch)
+	base, err := g.base(e.id, e.epoch)
 	var ov *overlay
 	if err != nil {
-		ov = &overlay{whole: e.acct} // cannot tell what changed: keep it all
+		ov = &overlay{whole: reflect.ValueOf(e.v)} // cannot tell what changed: keep it all
 	} else {
-		ov = diffAccount(base, e.acct)
+		ov = diffValue(reflect.ValueOf(base), reflect.ValueOf(e.v), g.keyed)
 	}
 	if ov != nil {
 		ov.epoch = e.epoch
-		g.overlays[e.acct.ID] = ov
+		g.overlays[e.id] = ov
 	}
 }
 
-// overlay is what a generated account holds that its base (the seed's content with the
+// stats fills the cache's part of GeneratedStats.
+func (g *genCache[T]) stats() (held, built, evicted, overlays, resources int) {
+	for _, ov := range g.overlays {
+		n, _ := ov.size()
+		resources += n
+	}
+	return g.lru.Len(), g.built, g.evicted, len(g.overlays), resources
+}
+
+// overlay is what a generated member holds that its base (the seed's content with the
 // drift epochs up to epoch) does not.
 type overlay struct {
 	epoch int
-	// header, when set, holds the account's fields other than its resource lists (root,
-	// password policy, alias…), one of which differs.
-	header *Account
-	// lists are the changed resource lists, by field index of Account.
+	// header, when valid, points to a copy of the member's fields other than its resource
+	// lists (an account's root, password policy, alias…), one of which differs.
+	header reflect.Value
+	// lists are the changed resource lists, by field index.
 	lists map[int]*listDiff
-	// whole is the account itself, when it could not be compared.
-	whole *Account
+	// whole is the member itself, when it could not be compared.
+	whole reflect.Value
 }
 
 // listDiff is how one resource list differs from its base: resources changed (by key),
@@ -154,10 +191,10 @@ type listDiff struct {
 	full    reflect.Value
 }
 
-// keyedFields are the fields of Account that are lists of resources ([]*T of a struct).
-var keyedFields = func() []int {
+// keyedFields are the fields of struct type t that are lists of resources ([]*T of a
+// struct).
+func keyedFields(t reflect.Type) []int {
 	var out []int
-	t := reflect.TypeFor[Account]()
 	for i := range t.NumField() {
 		f := t.Field(i).Type
 		if f.Kind() == reflect.Slice && f.Elem().Kind() == reflect.Pointer && f.Elem().Elem().Kind() == reflect.Struct {
@@ -165,7 +202,7 @@ var keyedFields = func() []int {
 		}
 	}
 	return out
-}()
+}
 
 // elemKey names a resource within its list: its region, if it has one, and its ARN, id
 // or name, the first that is set.
@@ -184,25 +221,27 @@ func elemKey(v reflect.Value) string {
 	return key
 }
 
-// diffAccount is what cur holds that base does not, or nil when they are the same.
-func diffAccount(base, cur *Account) *overlay {
-	bv, cv := reflect.ValueOf(base).Elem(), reflect.ValueOf(cur).Elem()
+// diffValue is what cur holds that base does not (both pointers to a struct whose
+// resource lists are keyed), or nil when they are the same.
+func diffValue(base, cur reflect.Value, keyed []int) *overlay {
+	bv, cv := base.Elem(), cur.Elem()
 	ov := &overlay{lists: map[int]*listDiff{}}
-	for _, fi := range keyedFields {
+	for _, fi := range keyed {
 		if d := diffList(bv.Field(fi), cv.Field(fi)); d != nil {
 			ov.lists[fi] = d
 		}
 	}
-	bh, ch := *base, *cur
-	bhv, chv := reflect.ValueOf(&bh).Elem(), reflect.ValueOf(&ch).Elem()
-	for _, fi := range keyedFields {
-		bhv.Field(fi).SetZero()
-		chv.Field(fi).SetZero()
+	bh, ch := reflect.New(bv.Type()), reflect.New(cv.Type())
+	bh.Elem().Set(bv)
+	ch.Elem().Set(cv)
+	for _, fi := range keyed {
+		bh.Elem().Field(fi).SetZero()
+		ch.Elem().Field(fi).SetZero()
 	}
-	if !reflect.DeepEqual(bh, ch) {
-		ov.header = &ch
+	if !reflect.DeepEqual(bh.Interface(), ch.Interface()) {
+		ov.header = ch
 	}
-	if ov.header == nil && len(ov.lists) == 0 {
+	if !ov.header.IsValid() && len(ov.lists) == 0 {
 		return nil
 	}
 	return ov
@@ -274,21 +313,17 @@ func (d *listDiff) rebuild(base reflect.Value) reflect.Value {
 	return out
 }
 
-// apply lays the overlay over a built base account.
-func (ov *overlay) apply(a *Account) {
-	if ov.whole != nil {
-		*a = *ov.whole
+// apply lays the overlay over a built base member (a pointer to a struct).
+func (ov *overlay) apply(v reflect.Value, keyed []int) {
+	if ov.whole.IsValid() {
+		v.Elem().Set(ov.whole.Elem())
 		return
 	}
-	av := reflect.ValueOf(a).Elem()
-	if ov.header != nil {
-		hv := reflect.ValueOf(ov.header).Elem()
-		keyed := map[int]bool{}
-		for _, fi := range keyedFields {
-			keyed[fi] = true
-		}
+	av := v.Elem()
+	if ov.header.IsValid() {
+		hv := ov.header.Elem()
 		for i := range av.NumField() {
-			if !keyed[i] {
+			if !slices.Contains(keyed, i) && av.Type().Field(i).IsExported() {
 				av.Field(i).Set(hv.Field(i))
 			}
 		}
@@ -350,7 +385,7 @@ func (ov *overlay) size() (resources int, whole bool) {
 		}
 		resources += len(d.changed) + len(d.deleted) + len(d.added)
 	}
-	return resources, ov.whole != nil
+	return resources, ov.whole.IsValid()
 }
 
 // GeneratedStats is the state of a generated organisation's cache (GET /_sim/generated):
@@ -378,11 +413,7 @@ func (s *Sim) GeneratedStats() GeneratedStats {
 	if g == nil {
 		return GeneratedStats{}
 	}
-	st := GeneratedStats{Accounts: g.cfg.Accounts, Cache: g.cfg.Cache, Held: g.lru.Len(), Built: g.built,
-		Evicted: g.evicted, Overlays: len(g.overlays), DriftEpochs: len(g.epochs)}
-	for _, ov := range g.overlays {
-		n, _ := ov.size()
-		st.OverlayResources += n
-	}
+	st := GeneratedStats{Accounts: g.cfg.Accounts, Cache: g.cfg.Cache, DriftEpochs: len(g.epochs)}
+	st.Held, st.Built, st.Evicted, st.Overlays, st.OverlayResources = g.cache.stats()
 	return st
 }

@@ -117,7 +117,7 @@ func genMemoryRun(t *testing.T, n, resources, cache int) uint64 {
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	var built, overlays int
-	sim.Do(func(*World) { built, overlays = sim.gen.built, len(sim.gen.overlays) })
+	sim.Do(func(*World) { built, overlays = sim.gen.cache.built, len(sim.gen.cache.overlays) })
 	t.Logf("%d accounts × %d resources: read %d resources in %v; heap in use: peak %.1f MiB, after GC %.1f MiB; VmHWM %s; %d accounts built, %d overlays",
 		n, resources, got, time.Since(start).Round(time.Millisecond), mib(peak.Load()), mib(ms.HeapInuse), hwm(), built, overlays)
 	if got < (n-1)*resources*9/10 {

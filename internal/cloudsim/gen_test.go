@@ -147,8 +147,8 @@ func TestGenerated_sameContentAcrossEviction(t *testing.T) {
 		t.Errorf("account %s read again after its eviction: %d of %d resources differ", a, d, len(first))
 	}
 	sim.Do(func(*World) {
-		if sim.gen.built < 3 || sim.gen.evicted < 2 || sim.gen.lru.Len() != 1 {
-			t.Errorf("built %d, evicted %d, held %d; want a, b, a built, two dropped, one held", sim.gen.built, sim.gen.evicted, sim.gen.lru.Len())
+		if sim.gen.cache.built < 3 || sim.gen.cache.evicted < 2 || sim.gen.cache.lru.Len() != 1 {
+			t.Errorf("built %d, evicted %d, held %d; want a, b, a built, two dropped, one held", sim.gen.cache.built, sim.gen.cache.evicted, sim.gen.cache.lru.Len())
 		}
 	})
 
@@ -203,14 +203,14 @@ func TestGenerated_writeSurvivesEviction(t *testing.T) {
 
 	readAccount(t, assumeInto(t, cfg, b)) // drops a
 	sim.Do(func(*World) {
-		ov := sim.gen.overlays[a]
-		if _, held := sim.gen.byID[a]; held || ov == nil {
+		ov := sim.gen.cache.overlays[a]
+		if _, held := sim.gen.cache.byID[a]; held || ov == nil {
 			t.Fatalf("account %s held %v, overlay %v: want it dropped with an overlay", a, held, ov)
 		}
 		// alice, svc-00001 deleted, the group, and OrganizationAccountAccessRole's last use;
 		// the password policy in the header.
-		if n, whole := ov.size(); n != 4 || whole || ov.header == nil {
-			t.Errorf("overlay of %d resources (whole list %v, header %v); want 4 and the header", n, whole, ov.header != nil)
+		if n, whole := ov.size(); n != 4 || whole || !ov.header.IsValid() {
+			t.Errorf("overlay of %d resources (whole list %v, header %v); want 4 and the header", n, whole, ov.header.IsValid())
 		}
 	})
 	ca = assumeInto(t, cfg, a)
@@ -266,8 +266,8 @@ func TestOrgGenerated_listAccounts(t *testing.T) {
 		t.Errorf("DescribeAccount past the last account: %v", err)
 	}
 	sim.Do(func(*World) {
-		if sim.gen.built != 0 {
-			t.Errorf("listing built %d accounts; want none", sim.gen.built)
+		if sim.gen.cache.built != 0 {
+			t.Errorf("listing built %d accounts; want none", sim.gen.cache.built)
 		}
 	})
 	// A member's own calls find its generated account.
@@ -447,8 +447,8 @@ func TestGenerated_worldFile(t *testing.T) {
 		n += len(page.Accounts)
 	}
 	sim.Do(func(*World) {
-		if n != 500 || sim.gen.built != 0 {
-			t.Errorf("testdata/generated-org.yaml: %d accounts listed, %d built; want 500, none", n, sim.gen.built)
+		if n != 500 || sim.gen.cache.built != 0 {
+			t.Errorf("testdata/generated-org.yaml: %d accounts listed, %d built; want 500, none", n, sim.gen.cache.built)
 		}
 	})
 }

@@ -125,7 +125,7 @@ func New(w *World, opts Options) (*Sim, error) {
 		return nil, err
 	}
 	if o := w.AWS.Organization; o != nil && o.Generated != nil {
-		s.gen = newGenOrg(*o.Generated, o.Management)
+		s.gen = s.newGenOrg(*o.Generated, o.Management)
 	}
 	s.query = map[string]map[string]queryHandler{"iam": s.iamHandlers(), "sts": s.stsHandlers(), "ec2": s.ec2Handlers()}
 	s.jsonx = map[string]map[string]jsonHandler{"acm": s.acmHandlers(), "organizations": s.orgHandlers(), "secretsmanager": s.smHandlers()}
