@@ -29,8 +29,8 @@ import (
 //	POST /_sim/drift           body "0.01" or empty (the world's drift_rate): a drift epoch
 //	                           changing that share of the generated accounts' resources
 //	                           (Drift, gen_drift.go); answers {"epoch": N}
-//	GET  /_sim/generated       the generated organisation's cache: accounts held, built,
-//	                           dropped, overlays (GeneratedStats)
+//	GET  /_sim/generated       the caches of generated accounts and projects: held, built,
+//	                           dropped, overlays ({"aws": GeneratedStats, "gcp": …})
 //
 // Writes answer 204; a bad body answers 400 with the reason.
 
@@ -63,7 +63,7 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			fmt.Fprintln(w, s.now().UTC().Format(time.RFC3339))
 		}
 	case "GET /_sim/generated":
-		writeAdminJSON(w, s.GeneratedStats())
+		writeAdminJSON(w, map[string]GeneratedStats{"aws": s.GeneratedStats(), "gcp": s.GeneratedProjectStats()})
 	case "POST /_sim/drift":
 		s.serveDrift(w, r)
 	case "GET /_sim/gcp/usage":

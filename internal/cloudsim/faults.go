@@ -131,8 +131,8 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 		}
 	}
 	faults := s.world.Faults
-	if gf := s.gen.faultOf(c.Account); gf != nil {
-		faults = append(slices.Clip(faults), *gf) // the generated account's own fault
+	if gf := s.generatedFault(c.Account); gf != nil {
+		faults = append(slices.Clip(faults), *gf) // the generated account's or project's own fault
 	}
 	for _, f := range faults {
 		if !f.matches(c) {

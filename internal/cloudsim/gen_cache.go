@@ -204,12 +204,12 @@ func keyedFields(t reflect.Type) []int {
 	return out
 }
 
-// elemKey names a resource within its list: its region, if it has one, and its ARN, id
-// or name, the first that is set.
+// elemKey names a resource within its list: its region, if it has one, and its ARN, id,
+// name or email, the first that is set.
 func elemKey(v reflect.Value) string {
 	e := v.Elem()
 	key := ""
-	for _, name := range []string{"ARN", "ID", "Name"} {
+	for _, name := range []string{"ARN", "ID", "Name", "Email"} {
 		if f := e.FieldByName(name); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
 			key = f.String()
 			break
@@ -251,7 +251,15 @@ func diffValue(base, cur reflect.Value, keyed []int) *overlay {
 func diffList(base, cur reflect.Value) *listDiff {
 	byKey := make(map[string]reflect.Value, base.Len())
 	for j := range base.Len() {
-		byKey[elemKey(base.Index(j))] = base.Index(j)
+		k := elemKey(base.Index(j))
+		if _, dup := byKey[k]; dup {
+			// Resources without a key of their own cannot be told apart: keep the list.
+			if reflect.DeepEqual(base.Interface(), cur.Interface()) {
+				return nil
+			}
+			return &listDiff{full: cur}
+		}
+		byKey[k] = base.Index(j)
 	}
 	d := &listDiff{changed: map[string]reflect.Value{}, deleted: map[string]bool{}}
 	seen := make(map[string]bool, cur.Len())
@@ -388,16 +396,17 @@ func (ov *overlay) size() (resources int, whole bool) {
 	return resources, ov.whole.IsValid()
 }
 
-// GeneratedStats is the state of a generated organisation's cache (GET /_sim/generated):
-// how many accounts are held built and how often accounts were built and dropped — a
-// benchmark checks with it that the cache holds the accounts its clients read at once
+// GeneratedStats is the state of the cache of generated accounts or projects (GET
+// /_sim/generated): how many are held built and how often they were built and dropped —
+// a benchmark checks with it that the cache holds the accounts its clients read at once
 // (built close to the accounts read) — and what the overlays hold.
 type GeneratedStats struct {
-	Accounts int `json:"accounts"`
-	Cache    int `json:"cache"`
-	Held     int `json:"held"`
-	Built    int `json:"built"`
-	Evicted  int `json:"evicted"`
+	// Members is how many accounts (projects) are generated.
+	Members int `json:"members"`
+	Cache   int `json:"cache"`
+	Held    int `json:"held"`
+	Built   int `json:"built"`
+	Evicted int `json:"evicted"`
 	// Overlays counts the dropped accounts that differ from their seed's content, and
 	// OverlayResources the resources they hold.
 	Overlays         int `json:"overlays"`
@@ -413,7 +422,7 @@ func (s *Sim) GeneratedStats() GeneratedStats {
 	if g == nil {
 		return GeneratedStats{}
 	}
-	st := GeneratedStats{Accounts: g.cfg.Accounts, Cache: g.cfg.Cache, DriftEpochs: len(g.epochs)}
+	st := GeneratedStats{Members: g.cfg.Accounts, Cache: g.cfg.Cache, DriftEpochs: len(g.epochs)}
 	st.Held, st.Built, st.Evicted, st.Overlays, st.OverlayResources = g.cache.stats()
 	return st
 }

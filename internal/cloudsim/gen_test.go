@@ -369,14 +369,15 @@ func TestGenerated_driftRate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var st GeneratedStats
-	if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+	var stats map[string]GeneratedStats
+	if err := json.NewDecoder(resp.Body).Decode(&stats); err != nil {
 		t.Fatal(err)
 	}
+	st := stats["aws"]
 	resp.Body.Close()
 	// 11 members read twice, each read building the account (a cache of 3), the 8 dropped
 	// each with an overlay: its role's recorded use.
-	if st.Accounts != n || st.Cache != 3 || st.Held != 3 || st.Built != 2*(n-1) || st.Evicted != st.Built-3 ||
+	if st.Members != n || st.Cache != 3 || st.Held != 3 || st.Built != 2*(n-1) || st.Evicted != st.Built-3 ||
 		st.DriftEpochs != 1 || st.Overlays != n-1-3 {
 		t.Errorf("GET /_sim/generated: %+v", st)
 	}
@@ -425,6 +426,20 @@ func TestGenerated_worldFile(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v; want an error with %q", tc.name, err, tc.want)
 		}
+	}
+	for _, tc := range []struct{ name, gen, want string }{
+		{"no projects", "{projects: 0}", "projects: want at least 1"},
+		{"bad prefix", "{projects: 2, prefix: Gen}", "prefix"},
+		{"bad parent", "{projects: 2, parent: projects/x}", "parent"},
+		{"listed and generated", "{projects: 2}\n  projects: [{id: gen-proj-00001, number: '1'}]", "also in gcp.projects"},
+	} {
+		_, err := ParseWorld([]byte("gcp:\n  generated: " + tc.gen + "\n"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("gcp %s: %v; want an error with %q", tc.name, err, tc.want)
+		}
+	}
+	if w, err := ParseWorld([]byte("gcp:\n  generated: {projects: 40, parent: organizations/1}\n  projects: [{id: mine-123, number: '5'}]\n")); err != nil || w.GCP.ProjectCount() != 41 {
+		t.Errorf("gcp.generated: %v", err)
 	}
 	listed := ok + "  accounts:\n    - id: \"200000000003\"\n"
 	if _, err := ParseWorld([]byte(listed)); err == nil || !strings.Contains(err.Error(), "also in aws.accounts") {

@@ -59,6 +59,9 @@ type Sim struct {
 	// gen builds the accounts of a generated organisation on demand (gen_cache.go); nil
 	// when the world lists all its accounts.
 	gen *genOrg
+	// genProj builds the generated GCP projects on demand (gen_gcp.go); nil when the
+	// world lists all its projects.
+	genProj *genProjects
 
 	faultMu  sync.Mutex
 	rng      *rand.Rand
@@ -126,6 +129,9 @@ func New(w *World, opts Options) (*Sim, error) {
 	}
 	if o := w.AWS.Organization; o != nil && o.Generated != nil {
 		s.gen = s.newGenOrg(*o.Generated, o.Management)
+	}
+	if g := w.GCP.Generated; g != nil {
+		s.genProj = s.newGenProjects(*g)
 	}
 	s.query = map[string]map[string]queryHandler{"iam": s.iamHandlers(), "sts": s.stsHandlers(), "ec2": s.ec2Handlers()}
 	s.jsonx = map[string]map[string]jsonHandler{"acm": s.acmHandlers(), "organizations": s.orgHandlers(), "secretsmanager": s.smHandlers()}

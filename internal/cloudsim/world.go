@@ -618,6 +618,17 @@ func (w *World) validate() error {
 			return fmt.Errorf("gcp.projects[%d] (%s).%w", i, p.ID, err)
 		}
 	}
+	if g := w.GCP.Generated; g != nil {
+		d := g.withDefaults()
+		if err := d.validate(); err != nil {
+			return fmt.Errorf("gcp.generated.%w", err)
+		}
+		for _, p := range w.GCP.Projects {
+			if d.index(p.ID) >= 0 || d.index(p.Number) >= 0 {
+				return fmt.Errorf("gcp.generated: project %s (%s) is also in gcp.projects", p.ID, p.Number)
+			}
+		}
+	}
 	for i, f := range w.Faults {
 		if err := f.validate(); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
