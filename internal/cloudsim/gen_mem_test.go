@@ -27,7 +27,7 @@ import (
 //
 // By default it reads 8 then 32 accounts of 400 resources through a cache of 4;
 // WARDEN_SIM_ORG_MEMORY=50,500 reads organisations of those sizes of 4,000-resource
-// accounts (4,024 as the sweep benchmark counts them) through the default cache of 16:
+// accounts (4,025 as the sweep benchmark counts them) through the default cache of 16:
 //
 //	WARDEN_SIM_ORG_MEMORY=50,500 go test ./internal/cloudsim -run TestGenerated_memoryFlat -v -timeout 60m
 func TestGenerated_memoryFlat(t *testing.T) {

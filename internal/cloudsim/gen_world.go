@@ -25,7 +25,7 @@ import (
 //	      accounts: 500              # ids 200000000000 … 200000000499
 //	      first_id: "200000000000"
 //	      seed: 1
-//	      resources: 4000            # per account (4,024 as the sweep benchmark counts them)
+//	      resources: 4000            # per account (4,025 as the sweep benchmark counts them)
 //	      fault_share: 0.05          # accounts whose calls fail, drawn by seed
 //	      faults: [{access_denied: true}, {throttle_rate: 0.5}, {error_rate: 0.5}]
 //	      drift_rate: 0.01           # share of resources each POST /_sim/drift changes
@@ -41,7 +41,9 @@ import (
 // 100) and 30% security groups over Regions, with the repetition of real organisations:
 // trust policies and inline policies from a few templates, security-group rule sets from
 // a few templates, one group in 50 open to the internet. Members hold
-// OrganizationAccountAccessRole, trusting the management account, as the collector assumes.
+// OrganizationAccountAccessRole, trusting the management account, as the collector assumes,
+// with AdministratorAccess (so that aws.enforce_iam lets it read): 4,025 resources for
+// Resources 4000 as the sweep benchmark counts them, one more than its LargeAccounts.
 //
 // Limits: the keys of generated users sign nothing (calls signed with them act as the
 // world's caller account, as unknown keys do); an organisation-wide Access Analyzer sees

@@ -15,6 +15,12 @@ import (
 // World is the whole state of a simulated cloud: AWS accounts (optionally an
 // organisation), GCP projects, and the faults and limits the simulator injects. It is what
 // a world file (fixtures/acme/world.yaml) holds; the simulator mutates it as writes come in.
+//
+// An organisation of any size need not be listed: aws.organization.generated
+// (GeneratedAccounts) and gcp.generated (GeneratedProjects) make accounts and projects on
+// demand from a seed, holding only the most recently used in memory, with faults in a
+// chosen share of them and, for accounts, drift at a chosen rate
+// (internal/cloudsim/testdata/generated-org.yaml).
 type World struct {
 	AWS AWS `yaml:"aws"`
 	GCP GCP `yaml:"gcp"`
