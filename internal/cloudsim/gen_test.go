@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -56,13 +57,20 @@ func assumeInto(t testing.TB, cfg aws.Config, acct string) aws.Config {
 // record its use.
 func readAccount(t testing.TB, cfg aws.Config) map[string]string {
 	t.Helper()
+	out, err := readAccountE(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// readAccountE is readAccount, for goroutines other than the test's: the first error
+// ends the read.
+func readAccountE(cfg aws.Config) (map[string]string, error) {
 	ctx := context.Background()
 	out := map[string]string{}
 	put := func(key string, v any) {
-		b, err := json.Marshal(v)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, _ := json.Marshal(v)
 		out[key] = string(b)
 	}
 	ic := iam.NewFromConfig(cfg)
@@ -70,7 +78,7 @@ func readAccount(t testing.TB, cfg aws.Config) map[string]string {
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
-			t.Fatalf("GetAccountAuthorizationDetails: %v", err)
+			return nil, fmt.Errorf("GetAccountAuthorizationDetails: %w", err)
 		}
 		for _, u := range page.UserDetailList {
 			put("user/"+aws.ToString(u.UserName), u)
@@ -88,15 +96,15 @@ func readAccount(t testing.TB, cfg aws.Config) map[string]string {
 		}
 	}
 	if _, err := ic.GenerateCredentialReport(ctx, &iam.GenerateCredentialReportInput{}); err != nil {
-		t.Fatalf("GenerateCredentialReport: %v", err)
+		return nil, fmt.Errorf("GenerateCredentialReport: %w", err)
 	}
 	rep, err := ic.GetCredentialReport(ctx, &iam.GetCredentialReportInput{})
 	if err != nil {
-		t.Fatalf("GetCredentialReport: %v", err)
+		return nil, fmt.Errorf("GetCredentialReport: %w", err)
 	}
 	rows, err := csv.NewReader(strings.NewReader(string(rep.Content))).ReadAll()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	for _, row := range rows[1:] {
 		if row[0] != "<root_account>" {
@@ -110,14 +118,14 @@ func readAccount(t testing.TB, cfg aws.Config) map[string]string {
 		for sp.HasMorePages() {
 			page, err := sp.NextPage(ctx)
 			if err != nil {
-				t.Fatalf("DescribeSecurityGroups %s: %v", region, err)
+				return nil, fmt.Errorf("DescribeSecurityGroups %s: %w", region, err)
 			}
 			for _, g := range page.SecurityGroups {
 				put("sg/"+aws.ToString(g.GroupId), g)
 			}
 		}
 	}
-	return out
+	return out, nil
 }
 
 // changed counts the resources of after that are not as in before (new ones included).
@@ -336,14 +344,21 @@ func TestGenerated_driftRate(t *testing.T) {
 	w.AWS.Organization.Generated.DriftRate = rate
 	_, cfg := sdkSim(t, w, Options{Now: fixedClock})
 	srvURL := aws.ToString(cfg.BaseEndpoint)
-	read := func(c aws.Config) []map[string]string {
-		var out []map[string]string
-		for i := 1; i < n; i++ {
-			out = append(out, readAccount(t, assumeInto(t, c, fmt.Sprintf("2%011d", i))))
+	// read reads the members in order, or from the last when backwards: the last read
+	// are then still held, so that the drift reaches them in the cache as well as when
+	// they are built again.
+	read := func(c aws.Config, backwards bool) []map[string]string {
+		out := make([]map[string]string, n-1)
+		for j := range n - 1 {
+			i := j + 1
+			if backwards {
+				i = n - 1 - j
+			}
+			out[i-1] = readAccount(t, assumeInto(t, c, fmt.Sprintf("2%011d", i)))
 		}
 		return out
 	}
-	before := read(cfg)
+	before := read(cfg, false)
 	resp, err := http.Post(srvURL+"/_sim/drift", "text/plain", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -353,7 +368,7 @@ func TestGenerated_driftRate(t *testing.T) {
 		t.Fatalf("POST /_sim/drift: %s, %+v, %v", resp.Status, ep, err)
 	}
 	resp.Body.Close()
-	after := read(cfg)
+	after := read(cfg, true)
 	total, diff := 0, 0
 	for i := range before {
 		total += len(before[i])
@@ -375,27 +390,30 @@ func TestGenerated_driftRate(t *testing.T) {
 	}
 	st := stats["aws"]
 	resp.Body.Close()
-	// 11 members read twice, each read building the account (a cache of 3), the 8 dropped
-	// each with an overlay: its role's recorded use.
-	if st.Members != n || st.Cache != 3 || st.Held != 3 || st.Built != 2*(n-1) || st.Evicted != st.Built-3 ||
+	// 11 members read twice, each read building the account but for the 3 still held (a
+	// cache of 3); the 8 dropped each with an overlay: its role's recorded use.
+	if st.Members != n || st.Cache != 3 || st.Held != 3 || st.Built != 2*(n-1)-3 || st.Evicted != st.Built-3 ||
 		st.DriftEpochs != 1 || st.Overlays != n-1-3 {
 		t.Errorf("GET /_sim/generated: %+v", st)
 	}
-	stable := read(cfg)
+	stable := read(cfg, false)
 	for i := range after {
 		if d := changed(after[i], stable[i]); d != 0 {
 			t.Errorf("account %d: %d resources changed with no drift", i+1, d)
 		}
 	}
 
-	// Another simulator of the seed drifts the same resources.
+	// Another simulator of the seed, building the accounts after the drift, drifts the
+	// same resources: of an account held at the drift (11), of one dropped before it (4).
 	sim2, cfg2 := sdkSim(t, w, Options{Now: fixedClock})
 	if _, err := sim2.Drift(0); err != nil {
 		t.Fatal(err)
 	}
-	other := readAccount(t, assumeInto(t, cfg2, "200000000004"))
-	if d := changed(after[3], other); d != 0 {
-		t.Errorf("another simulator of the seed: %d resources of 200000000004 differ after the same drift", d)
+	for _, i := range []int{11, 4} {
+		other := readAccount(t, assumeInto(t, cfg2, fmt.Sprintf("2%011d", i)))
+		if d := changed(after[i-1], other); d != 0 {
+			t.Errorf("another simulator of the seed: %d resources of account %d differ after the same drift", d, i)
+		}
 	}
 }
 
@@ -496,4 +514,33 @@ func TestGenerated_enforceIAMAcrossEviction(t *testing.T) {
 	if err := list(); sdkErrCode(err) != "AccessDenied" {
 		t.Errorf("ListRoles with the session of a role whose policy was detached, its account built again: %v; want AccessDenied", err)
 	}
+}
+
+// Clients reading more accounts at once than the cache holds each get the accounts'
+// content, whatever the others make the cache drop.
+func TestGenerated_concurrentReads(t *testing.T) {
+	_, cfg := sdkSim(t, genTestWorld(9, 100, 2, 9), Options{Now: fixedClock})
+	want := map[string]map[string]string{}
+	for i := 1; i < 9; i++ {
+		id := fmt.Sprintf("2%011d", i)
+		want[id] = readAccount(t, assumeInto(t, cfg, id))
+	}
+	// The sessions are taken first: assumeInto may only fail the test from its goroutine.
+	sessions := map[string]aws.Config{}
+	for id := range want {
+		sessions[id] = assumeInto(t, cfg, id)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for k := range 4 {
+				id := fmt.Sprintf("2%011d", (g+k)%8+1)
+				got, err := readAccountE(sessions[id])
+				if d := changed(want[id], got); err != nil || d != 0 || len(got) != len(want[id]) {
+					t.Errorf("reader %d, account %s: %d resources differ, %v", g, id, d, err)
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
