@@ -62,7 +62,7 @@ While it serves, the admin API reads its counters and changes its faults:
   warden scan %s --gcp-endpoint %s%s
 
 Stop with Ctrl-C.
-`, len(w.AWS.Accounts), len(w.GCP.Projects), url, url, target, url, projects)
+`, w.AWS.AccountCount(), w.GCP.ProjectCount(), url, url, target, url, projects)
 				}})
 		},
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -25,6 +26,11 @@ import (
 //	                           replaces the faults and limits (SetFaults)
 //	GET  /_sim/gcp/usage       when GCP members last exercised each permission, by project
 //	                           and member (gcp_usage.go)
+//	POST /_sim/drift           body "0.01" or empty (the world's drift_rate): a drift epoch
+//	                           changing that share of the generated accounts' resources
+//	                           (Drift, gen_drift.go); answers {"epoch": N}
+//	GET  /_sim/generated       the caches of generated accounts and projects: held, built,
+//	                           dropped, overlays ({"aws": GeneratedStats, "gcp": …})
 //
 // Writes answer 204; a bad body answers 400 with the reason.
 
@@ -56,6 +62,10 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 			s.Advance(d)
 			fmt.Fprintln(w, s.now().UTC().Format(time.RFC3339))
 		}
+	case "GET /_sim/generated":
+		writeAdminJSON(w, map[string]GeneratedStats{"aws": s.GeneratedStats(), "gcp": s.GeneratedProjectStats()})
+	case "POST /_sim/drift":
+		s.serveDrift(w, r)
 	case "GET /_sim/gcp/usage":
 		writeAdminJSON(w, s.GCPUsage())
 	case "POST /_sim/faults":
@@ -102,4 +112,26 @@ func durationBody(w http.ResponseWriter, r *http.Request, want string) (time.Dur
 		return 0, false
 	}
 	return d, true
+}
+
+// serveDrift answers POST /_sim/drift: a body holding the rate, or none for the world's.
+func (s *Sim) serveDrift(w http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	rate := 0.0
+	if t := strings.TrimSpace(string(b)); t != "" {
+		if rate, err = strconv.ParseFloat(t, 64); err != nil {
+			http.Error(w, fmt.Sprintf("drift: want a share such as 0.01, got %q", t), http.StatusBadRequest)
+			return
+		}
+	}
+	epoch, err := s.Drift(rate)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	writeAdminJSON(w, map[string]int{"epoch": epoch})
 }

@@ -160,6 +160,14 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 func (s *Sim) identify(c *call, r *http.Request, body []byte, auth sigv4Auth) {
 	c.signRegion, c.akid = auth.Region, auth.AKID
 	if se, ok := s.sessions[auth.AKID]; ok {
+		if se.role != nil && s.gen.owns(se.Account) {
+			// A generated account may have been dropped and built again since the session
+			// began: act as the role the account holds now.
+			if a := s.lookupAccount(se.Account); a != nil {
+				se.role = findRole(a, se.role.Name)
+				s.sessions[auth.AKID] = se
+			}
+		}
 		c.Account, c.Principal, c.authErr = se.Account, se.ARN, s.authenticate(r, body, auth, se.Secret, nil)
 		if se.role != nil {
 			c.usedBy = &se.role.LastAccessed
@@ -215,15 +223,14 @@ func (s *Sim) callerAccount() string {
 	return ""
 }
 
-// account returns the call's account; an empty simulator creates it on first use, so that
-// `warden sim` with no world still answers as an empty account.
+// account returns the call's account, building a generated one if need be; an empty
+// simulator creates it on first use, so that `warden sim` with no world still answers as
+// an empty account.
 func (s *Sim) account(c *call) (*Account, error) {
-	for _, a := range s.world.AWS.Accounts {
-		if a.ID == c.Account {
-			return a, nil
-		}
+	if a := s.lookupAccount(c.Account); a != nil {
+		return a, nil
 	}
-	if len(s.world.AWS.Accounts) == 0 {
+	if len(s.world.AWS.Accounts) == 0 && s.gen == nil {
 		a := &Account{ID: c.Account}
 		s.world.AWS.Accounts = append(s.world.AWS.Accounts, a)
 		if err := s.prepareAccount(a); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"slices"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -129,7 +130,11 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 			out = &apiError{Kind: kindThrottle, Message: "Rate exceeded"}
 		}
 	}
-	for _, f := range s.world.Faults {
+	faults := s.world.Faults
+	if gf := s.generatedFault(c.Account); gf != nil {
+		faults = append(slices.Clip(faults), *gf) // the generated account's or project's own fault
+	}
+	for _, f := range faults {
 		if !f.matches(c) {
 			continue
 		}

@@ -41,14 +41,15 @@ var userKeyExpiry = time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
 // accountIDPattern is what GCP accepts as a service account id (the part before the @).
 var accountIDPattern = regexp.MustCompile(`^[a-z][a-z0-9-]{4,28}[a-z0-9]$`)
 
-// gcpProject finds a project by id or number; nil when the world has none.
+// gcpProject finds a project by id or number, building a generated one if need be; nil
+// when the world has none.
 func (s *Sim) gcpProject(key string) *Project {
 	for _, p := range s.world.GCP.Projects {
 		if p.ID == key || p.Number == key {
 			return p
 		}
 	}
-	return nil
+	return s.genProj.project(key)
 }
 
 // projectFor resolves "projects/P…" to a project the caller may see. An unknown project is
@@ -79,6 +80,13 @@ func (s *Sim) serviceAccountFor(name string) (*Project, *ServiceAccount, error) 
 			return nil, nil, err
 		}
 		projects = []*Project{p}
+	}
+	if parts[1] == "-" {
+		// A generated project is named by the account's email: NAME@PROJECT.iam.gserviceaccount.com.
+		_, domain, _ := strings.Cut(parts[3], "@")
+		if p := s.genProj.project(strings.TrimSuffix(domain, ".iam.gserviceaccount.com")); p != nil {
+			projects = append(slices.Clip(projects), p)
+		}
 	}
 	for _, p := range projects {
 		for _, sa := range p.ServiceAccounts {

@@ -250,7 +250,7 @@ func (s *Sim) listProjects(w http.ResponseWriter, r *http.Request) {
 			return nil, errf(kindInvalid, "badRequest", "Request contains an invalid argument: parent must be organizations/N or folders/N, got %q.", parent)
 		}
 		var match []*Project
-		for _, p := range s.world.GCP.Projects {
+		for _, p := range s.allProjects() {
 			if p.Parent == parent {
 				match = append(match, p)
 			}
@@ -274,7 +274,7 @@ func (s *Sim) searchProjects(w http.ResponseWriter, r *http.Request) {
 			return nil, err
 		}
 		var match []*Project
-		for _, p := range s.world.GCP.Projects {
+		for _, p := range s.allProjects() {
 			if projectMatches(p, terms) {
 				match = append(match, p)
 			}
@@ -431,4 +431,13 @@ func (s *Sim) policyVerb(w http.ResponseWriter, r *http.Request, verb, name stri
 	default:
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
 	}
+}
+
+// allProjects are the projects Resource Manager lists: the world's, then what it says of
+// the generated ones (which are not built for it).
+func (s *Sim) allProjects() []*Project {
+	if s.genProj == nil {
+		return s.world.GCP.Projects
+	}
+	return append(slices.Clip(s.world.GCP.Projects), s.genProj.headers()...)
 }

@@ -165,7 +165,13 @@ var credentialReportHeader = []string{"user", "arn", "user_creation_time", "pass
 // GenerateCredentialReport simulates a slow report). Unlike IAM, which reuses a report for
 // four hours, every request renders a fresh one, so that tests see the writes they made.
 func (s *Sim) generateCredentialReport(reports map[string]*credentialReport, a *Account) any {
-	reports[a.ID] = &credentialReport{generated: s.stamp(), content: renderCredentialReport(a)}
+	r := &credentialReport{generated: s.stamp(), content: renderCredentialReport(a)}
+	if s.gen.owns(a.ID) {
+		// Thousands of generated accounts would each keep their report: render it again
+		// when it is read instead (a generated account changes only by writes and drift).
+		r.content = nil
+	}
+	reports[a.ID] = r
 	return struct{ State string }{"COMPLETE"}
 }
 
@@ -176,11 +182,15 @@ func getCredentialReport(reports map[string]*credentialReport, a *Account) (any,
 		e.Status = 410
 		return nil, e
 	}
+	content := r.content
+	if content == nil {
+		content = renderCredentialReport(a)
+	}
 	return struct {
 		Content       string
 		GeneratedTime awsTime
 		ReportFormat  string
-	}{base64.StdEncoding.EncodeToString(r.content), awsTime(r.generated), "text/csv"}, nil
+	}{base64.StdEncoding.EncodeToString(content), awsTime(r.generated), "text/csv"}, nil
 }
 
 // reportTime is a time as the credential report writes it.

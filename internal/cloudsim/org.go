@@ -1,9 +1,6 @@
 package cloudsim
 
-import (
-	"slices"
-	"strings"
-)
+import "strings"
 
 // orgHandlers serves the Organizations actions warden uses to walk an organisation. The
 // organisation spans every account of the world; its management account reads it all,
@@ -24,8 +21,7 @@ func (s *Sim) orgOf(c *call, mgmt bool) (*Organization, error) {
 	if o == nil {
 		return nil, errf(kindInvalid, "AWSOrganizationsNotInUseException", "Your account is not a member of an organization.")
 	}
-	member := slices.ContainsFunc(s.world.AWS.Accounts, func(a *Account) bool { return a.ID == c.Account })
-	if !member {
+	if s.orgAccountByID(c.Account) == nil {
 		return nil, errf(kindInvalid, "AWSOrganizationsNotInUseException", "Your account is not a member of an organization.")
 	}
 	if mgmt && c.Account != o.Management {
@@ -90,10 +86,8 @@ func (s *Sim) orgDescribeOrganization(c *call, body []byte) (any, error) {
 		return nil, err
 	}
 	email := ""
-	for _, a := range s.world.AWS.Accounts {
-		if a.ID == o.Management {
-			email = orgEmail(a)
-		}
+	if a := s.orgAccountByID(o.Management); a != nil {
+		email = orgEmail(a)
 	}
 	return map[string]any{"Organization": map[string]any{
 		"Id":                   orgID(o),
@@ -135,14 +129,13 @@ func (s *Sim) orgListAccounts(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	accts := s.world.AWS.Accounts
-	start, end, next, err := orgPage(body, len(accts))
+	start, end, next, err := orgPage(body, s.orgAccounts())
 	if err != nil {
 		return nil, err
 	}
 	out := make([]orgAccount, 0, end-start)
-	for _, a := range accts[start:end] {
-		out = append(out, s.orgAccountOut(o, a))
+	for i := start; i < end; i++ {
+		out = append(out, s.orgAccountOut(o, s.orgAccountAt(i)))
 	}
 	res := map[string]any{"Accounts": out}
 	if next != "" {
@@ -160,10 +153,8 @@ func (s *Sim) orgDescribeAccount(c *call, body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, a := range s.world.AWS.Accounts {
-		if a.ID == in.AccountId {
-			return map[string]any{"Account": s.orgAccountOut(o, a)}, nil
-		}
+	if a := s.orgAccountByID(in.AccountId); a != nil {
+		return map[string]any{"Account": s.orgAccountOut(o, a)}, nil
 	}
 	return nil, errf(kindNotFound, "AccountNotFoundException", "You specified an account that doesn't exist.")
 }

@@ -56,6 +56,12 @@ type Sim struct {
 	// deletedKeys are the access key ids DeleteAccessKey removed: refused from then on.
 	deletedKeys map[string]bool
 	seq         int
+	// gen builds the accounts of a generated organisation on demand (gen_cache.go); nil
+	// when the world lists all its accounts.
+	gen *genOrg
+	// genProj builds the generated GCP projects on demand (gen_gcp.go); nil when the
+	// world lists all its projects.
+	genProj *genProjects
 
 	faultMu  sync.Mutex
 	rng      *rand.Rand
@@ -121,6 +127,12 @@ func New(w *World, opts Options) (*Sim, error) {
 	if err := s.prepare(); err != nil {
 		return nil, err
 	}
+	if o := w.AWS.Organization; o != nil && o.Generated != nil {
+		s.gen = s.newGenOrg(*o.Generated, o.Management)
+	}
+	if g := w.GCP.Generated; g != nil {
+		s.genProj = s.newGenProjects(*g)
+	}
 	s.query = map[string]map[string]queryHandler{"iam": s.iamHandlers(), "sts": s.stsHandlers(), "ec2": s.ec2Handlers()}
 	s.jsonx = map[string]map[string]jsonHandler{"acm": s.acmHandlers(), "organizations": s.orgHandlers(), "secretsmanager": s.smHandlers()}
 	s.rest = http.NewServeMux()
@@ -131,7 +143,8 @@ func New(w *World, opts Options) (*Sim, error) {
 }
 
 // World returns the simulator's state. Callers must not use it while calls are served,
-// except through Do.
+// except through Do. Generated accounts (aws.organization.generated) are not in it: they
+// exist only while calls use them.
 func (s *Sim) World() *World { return s.world }
 
 // Do runs f on the world under the simulator's lock, for tests that seed or inspect state

@@ -15,15 +15,9 @@ func (s *Sim) stsHandlers() map[string]queryHandler {
 	}
 }
 
-// worldAccount finds an account of the world by id, without creating one.
-func (s *Sim) worldAccount(id string) *Account {
-	for _, a := range s.world.AWS.Accounts {
-		if a.ID == id {
-			return a
-		}
-	}
-	return nil
-}
+// worldAccount finds an account of the world by id, without creating one (a generated
+// account is built, see lookupAccount).
+func (s *Sim) worldAccount(id string) *Account { return s.lookupAccount(id) }
 
 // assumedRoleARN is the ARN of a role session; it leaves out the role's path, as STS does.
 func assumedRoleARN(acct, role, session string) string {

@@ -15,6 +15,12 @@ import (
 // World is the whole state of a simulated cloud: AWS accounts (optionally an
 // organisation), GCP projects, and the faults and limits the simulator injects. It is what
 // a world file (fixtures/acme/world.yaml) holds; the simulator mutates it as writes come in.
+//
+// An organisation of any size need not be listed: aws.organization.generated
+// (GeneratedAccounts) and gcp.generated (GeneratedProjects) make accounts and projects on
+// demand from a seed, holding only the most recently used in memory, with faults in a
+// chosen share of them and, for accounts, drift at a chosen rate
+// (internal/cloudsim/testdata/generated-org.yaml).
 type World struct {
 	AWS AWS `yaml:"aws"`
 	GCP GCP `yaml:"gcp"`
@@ -52,6 +58,9 @@ type AWS struct {
 type Organization struct {
 	ID         string `yaml:"id"`
 	Management string `yaml:"management"`
+	// Generated, when set, adds accounts made on demand from a seed, as many as asked,
+	// after aws.accounts (gen_world.go): an organisation of any size in bounded memory.
+	Generated *GeneratedAccounts `yaml:"generated,omitempty"`
 }
 
 // Account is one AWS account and everything in it.
@@ -580,10 +589,10 @@ func (w *World) validate() error {
 			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 	}
-	if o := w.AWS.Organization; o != nil && !seen[o.Management] {
-		return fmt.Errorf("aws.organization.management: %q is not one of aws.accounts", o.Management)
+	if err := validateOrganization(w.AWS.Organization, seen); err != nil {
+		return err
 	}
-	if w.AWS.Caller != "" && !seen[w.AWS.Caller] {
+	if w.AWS.Caller != "" && !seen[w.AWS.Caller] && !generates(w.AWS.Organization, w.AWS.Caller) {
 		return fmt.Errorf("aws.caller: %q is not one of aws.accounts", w.AWS.Caller)
 	}
 	if err := validateS3(w.AWS.S3, seen); err != nil {
@@ -615,10 +624,53 @@ func (w *World) validate() error {
 			return fmt.Errorf("gcp.projects[%d] (%s).%w", i, p.ID, err)
 		}
 	}
+	if g := w.GCP.Generated; g != nil {
+		d := g.withDefaults()
+		if err := d.validate(); err != nil {
+			return fmt.Errorf("gcp.generated.%w", err)
+		}
+		for _, p := range w.GCP.Projects {
+			if d.index(p.ID) >= 0 || d.index(p.Number) >= 0 {
+				return fmt.Errorf("gcp.generated: project %s (%s) is also in gcp.projects", p.ID, p.Number)
+			}
+		}
+	}
 	for i, f := range w.Faults {
 		if err := f.validate(); err != nil {
 			return fmt.Errorf("faults[%d]: %w", i, err)
 		}
+	}
+	return nil
+}
+
+// generates reports whether the organisation generates account id.
+func generates(o *Organization, id string) bool {
+	return o != nil && o.Generated != nil && o.Generated.withDefaults().index(id) >= 0
+}
+
+// validateOrganization checks the organisation over the listed accounts (seen) and those
+// it generates: its management account is one of them, no listed account is generated.
+func validateOrganization(o *Organization, seen map[string]bool) error {
+	if o == nil {
+		return nil
+	}
+	g := o.Generated
+	if g != nil {
+		d := g.withDefaults()
+		if err := d.validate(); err != nil {
+			return fmt.Errorf("aws.organization.generated.%w", err)
+		}
+		for id := range seen {
+			if d.index(id) >= 0 {
+				return fmt.Errorf("aws.organization.generated: account %s is also in aws.accounts", id)
+			}
+		}
+		if d.index(o.Management) >= 0 {
+			return nil
+		}
+	}
+	if !seen[o.Management] {
+		return fmt.Errorf("aws.organization.management: %q is not one of aws.accounts", o.Management)
 	}
 	return nil
 }

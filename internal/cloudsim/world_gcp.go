@@ -16,10 +16,22 @@ type GCP struct {
 	// RecommendFromUsage makes the IAM recommender also derive role recommendations from
 	// the permissions members exercised (gcp_usage.go), besides those the world declares.
 	RecommendFromUsage bool `yaml:"recommend_from_usage,omitempty"`
+	// Generated, when set, adds projects made on demand from a seed, as many as asked,
+	// after gcp.projects (gen_gcp.go): GCP projects of any number in bounded memory.
+	Generated *GeneratedProjects `yaml:"generated,omitempty"`
 
 	// usage is what members did and when bindings appeared, from which recommendations
 	// are derived; created when the simulator starts.
 	usage *gcpUsage
+}
+
+// ProjectCount is how many projects there are: those listed and those generated.
+func (g GCP) ProjectCount() int {
+	n := len(g.Projects)
+	if g.Generated != nil {
+		n += g.Generated.Projects
+	}
+	return n
 }
 
 // GCPOrganization is a Google Cloud organisation.
