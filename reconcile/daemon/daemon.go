@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -75,6 +76,10 @@ type Options struct {
 	// ApprovalPoll is how often a job waiting for an approval looks again (default
 	// DefaultApprovalPoll); warden serve applies an approved action at once anyway.
 	ApprovalPoll time.Duration
+	// DecisionPoll is how often this replica looks for approval requests that stopped
+	// waiting, to enqueue the job of each one's action (default DefaultDecisionPoll): an
+	// action waiting for approval has no job of its own meanwhile.
+	DecisionPoll time.Duration
 	// MaxAttempts bounds a failing job's attempts (default DefaultMaxAttempts).
 	MaxAttempts int
 	// Checkpoint, when set, signs an audit checkpoint; the leader runs it every
@@ -249,6 +254,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	if o.ApprovalPoll <= 0 {
 		o.ApprovalPoll = DefaultApprovalPoll
 	}
+	if o.DecisionPoll <= 0 {
+		o.DecisionPoll = DefaultDecisionPoll
+	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
 	}
@@ -346,7 +354,10 @@ func (d *Daemon) Run(ctx context.Context, grace time.Duration) error {
 		return fmt.Errorf("start the job queue: %w", err)
 	}
 	d.log.Info("daemon started", "replica", d.q.ID(), "targets", len(d.targets), "dry_run", d.o.DryRun)
+	var watching sync.WaitGroup
+	watching.Go(func() { d.watchDecisions(ctx) })
 	<-ctx.Done()
+	watching.Wait()
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
 	err := d.q.Stop(stop)
