@@ -222,6 +222,9 @@ type Daemon struct {
 	tracing bool
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
+	// loopDriven is set when a Loop runs beside the daemon and looks for decided
+	// approval requests after each of its passes: the daemon does not poll for them.
+	loopDriven bool
 }
 
 // New opens the daemon's queue on the store's database (running its migrations) and
@@ -355,7 +358,9 @@ func (d *Daemon) Run(ctx context.Context, grace time.Duration) error {
 	}
 	d.log.Info("daemon started", "replica", d.q.ID(), "targets", len(d.targets), "dry_run", d.o.DryRun)
 	var watching sync.WaitGroup
-	watching.Go(func() { d.watchDecisions(ctx) })
+	if !d.loopDriven {
+		watching.Go(func() { d.watchDecisions(ctx) })
+	}
 	<-ctx.Done()
 	watching.Wait()
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)

@@ -20,7 +20,9 @@ import (
 // own way in here:
 //   - a decision on its approval request (approve, deny) or the request's expiry: the
 //     action waits without a job (a pending action's job ends), and wakeDecided enqueues
-//     exactly the job of each action whose request stopped waiting;
+//     exactly the job of each action whose request stopped waiting — every DecisionPoll,
+//     or, beside warden serve's Loop, after each of its passes (which apply what reached
+//     its quorum themselves, and run at once when a channel records a decision);
 //   - a fix that ended while its finding still stands (failed, denied, voided, refused,
 //     rolled back, or verified yet still seen: the drift came back): the next sweep marks
 //     the scope to plan again (replanScopes), which starts a new generation, as every
