@@ -139,6 +139,25 @@ func TestDaemon_unchangedSweepCostsItsReadsOnly(t *testing.T) {
 				t.Errorf("the drifted group: SSH open %v, %d fixes verified (want %d)", open, h.verified(arn), verified+1)
 			}
 
+			// The drift comes back, the same as before, while no read saw the group fixed:
+			// the read finds it as stored, and yet its fix, verified with its finding still
+			// seen, has the scope planned and the group fixed again.
+			if _, err := ec2.NewFromConfig(h.e.SDK).AuthorizeSecurityGroupIngress(context.Background(), &ec2.AuthorizeSecurityGroupIngressInput{
+				GroupId: aws.String(group), IpPermissions: []ec2types.IpPermission{{IpProtocol: aws.String("tcp"),
+					FromPort: aws.Int32(22), ToPort: aws.Int32(22), IpRanges: []ec2types.IpRange{{CidrIp: aws.String("0.0.0.0/0")}}}}}); err != nil {
+				t.Fatal(err)
+			}
+			before = h.cost()
+			h.sweepOnce("drift-back")
+			got = h.cost().since(before)
+			if got.plans != 1 || len(got.evaluated) != 0 || got.fixes != 1 {
+				t.Errorf("a sweep with the drift back as stored: %d scopes planned, %d fix jobs, evaluated %v; want %s planned and fixed, nothing evaluated",
+					got.plans, got.fixes, got.evaluated, scope)
+			}
+			if open, _ := h.e.SSHOpen(t, arn); open || h.verified(arn) != verified+2 {
+				t.Errorf("the group drifted back: SSH open %v, %d fixes verified (want %d)", open, h.verified(arn), verified+2)
+			}
+
 			// The next sweep reads the group fixed (its scope changed again); then a user
 			// is added: the account's IAM scope is planned again, and the role's
 			// fix, still waiting for its approval, is not queued again.
@@ -213,6 +232,48 @@ func TestDaemon_approvalWakesItsFix(t *testing.T) {
 			}
 			if n := h.count(daemon.KindSweep + "/completed"); n != sweeps {
 				t.Errorf("%d sweeps ran meanwhile: the approval alone should apply it", n-sweeps)
+			}
+		})
+	}
+}
+
+// A request that expires unanswered wakes its action's job too, which records the
+// action voided; the next sweep, the world unchanged, plans the fix again and asks anew,
+// as every sweep did before.
+func TestDaemon_expiredRequestIsAskedAnew(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			h := start(t, dsn(t), 1, daemon.Options{Workers: 2, ApprovalPoll: time.Hour, DecisionPoll: 100 * time.Millisecond})
+			h.idle()
+			ctx := context.Background()
+			var req gates.Request
+			waitFor(t, "the role's approval request", func() bool {
+				reqs, err := h.e.Gate.List(ctx, gates.Filter{States: []gates.State{gates.StatePending}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(reqs) == 1 {
+					req = reqs[0]
+				}
+				return len(reqs) == 1
+			})
+			later := req.ExpiresAt.Add(time.Minute).Sub(time.Now())
+			h.e.SetNow(func() time.Time { return time.Now().Add(later) })
+			m := h.e.Machine("warden", remediate.Limits{})
+			waitFor(t, "the action voided by its expired request", func() bool {
+				a, err := m.Action(ctx, req.ActionID)
+				return err == nil && a != nil && a.State == remediate.StateVoided
+			})
+			if r, err := h.e.Gate.Get(ctx, req.ID); err != nil || r.State != gates.StateExpired {
+				t.Errorf("the request: %+v %v, want expired", r, err)
+			}
+			h.sweepOnce("after-expiry")
+			reqs, err := h.e.Gate.List(ctx, gates.Filter{ActionID: req.ActionID, States: []gates.State{gates.StatePending}})
+			if err != nil || len(reqs) != 1 || reqs[0].ID == req.ID {
+				t.Errorf("after the expiry and a sweep: pending requests %+v %v, want a new one", reqs, err)
+			}
+			if n := h.runsOf(req.ActionID); n != 3 {
+				t.Errorf("the role's fix ran %d times, want 3: asked, expired, asked anew", n)
 			}
 		})
 	}

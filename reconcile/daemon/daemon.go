@@ -73,13 +73,17 @@ type Options struct {
 	// run twice at once. Expect a rescue within RescueAfter + 30 s (River's rescuer runs
 	// every 30 s), plus up to 20 s when the dead replica was the leader.
 	JobTimeout, RescueAfter time.Duration
-	// ApprovalPoll is how often a job waiting for an approval looks again (default
-	// DefaultApprovalPoll); warden serve applies an approved action at once anyway.
+	// ApprovalPoll is how often a job held back looks again (default
+	// DefaultApprovalPoll): by a pause, the hourly budget, or an approved action not yet
+	// run. An action waiting for its approval has no job (DecisionPoll).
 	ApprovalPoll time.Duration
 	// DecisionPoll is how often this replica looks for approval requests that stopped
 	// waiting, to enqueue the job of each one's action (default DefaultDecisionPoll): an
 	// action waiting for approval has no job of its own meanwhile.
 	DecisionPoll time.Duration
+	// Now is the clock approval requests' expiries are compared with (default
+	// time.Now): the gate's.
+	Now func() time.Time
 	// MaxAttempts bounds a failing job's attempts (default DefaultMaxAttempts).
 	MaxAttempts int
 	// Checkpoint, when set, signs an audit checkpoint; the leader runs it every
@@ -196,9 +200,9 @@ type Hooks struct {
 	// ApprovalEnded follows the end of an approval request as a remediation job saw it:
 	// a run that began with its action waiting for a decision (pending) and left it
 	// otherwise reports the request's final state (approved, denied, expired, voided).
-	// Each request is reported once, by the job that waited on it; a request decided
-	// while no job of this daemon waits on it (the action applied by warden apply, a
-	// request voided by a changed plan) is not.
+	// Each request is reported once, by the job its end woke (wakeDecided); a request
+	// whose action another run moved on first (warden apply, warden serve's loop, a
+	// changed plan voiding it) is not.
 	ApprovalEnded func(outcome string)
 	// JobDone follows each job's end: kind and outcome (completed, retried, snoozed,
 	// discarded, cancelled).
@@ -259,6 +263,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.DecisionPoll <= 0 {
 		o.DecisionPoll = DefaultDecisionPoll
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts

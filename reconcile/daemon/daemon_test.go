@@ -62,6 +62,9 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 	h.r = reconcile.New(reconcile.Options{Store: h.e.Store, Log: h.e.Log, Engine: h.e.Engine})
 	opts.Store, opts.Log, opts.Reconciler = h.e.Store, h.e.Log, h.r
 	opts.Machine = h.e.Machine("warden", remediate.Limits{})
+	if opts.Now == nil {
+		opts.Now = h.e.Now // the gate's clock, which a test may move on
+	}
 	opts.Plan = reconcile.PlanOptions{Registry: h.e.Registry, Gates: h.e.Gates}
 	if opts.Targets == nil {
 		opts.Targets = []daemon.Target{{Name: "aws", Collector: h.e.Reader, Reader: h.e.Reader, Schedule: river.PeriodicInterval(time.Hour)}}

@@ -123,7 +123,7 @@ func (d *Daemon) decided(ctx context.Context) ([]remediate.Standing, error) {
 	}); err != nil {
 		return nil, err
 	}
-	now := time.Now()
+	now := d.o.Now()
 	var out []remediate.Standing
 	for _, s := range sts {
 		w, ok := waiting[s.ID]
