@@ -189,9 +189,9 @@ type Hooks struct {
 	// "plan" (a scope's fixes planned) and "apply" (one action through the remediation
 	// machine). A step's error is the one its code returned, not what it found: a scope
 	// the cloud would not let warden read is a failed read (Read), a fix that failed is
-	// an action's outcome (Applied). A run of the machine that snoozes its job (the
-	// action waits for an approval, a budget, a pause) is no step at all: polling a
-	// waiting fix every ApprovalPoll would otherwise drown the steps that did something.
+	// an action's outcome (Applied). A run of the machine that leaves its action
+	// waiting (for an approval, a budget, a pause) is no step at all: a fix held back
+	// and polled every ApprovalPoll would otherwise drown the steps that did something.
 	Stage func(stage string, took time.Duration, err error)
 	// Observed follows each scope or resource judged.
 	Observed func(target string, out *reconcile.Outcome)

@@ -129,7 +129,7 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 }
 
 // idle waits until no collection, sweep or refresh is queued or running, and every
-// remediation job left waits (snoozed) for an approval.
+// remediation job left is held back (snoozed: a pause, a budget, an approved fix waiting).
 func (h *harness) idle() {
 	h.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
