@@ -10,6 +10,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -72,9 +73,17 @@ type Options struct {
 	// run twice at once. Expect a rescue within RescueAfter + 30 s (River's rescuer runs
 	// every 30 s), plus up to 20 s when the dead replica was the leader.
 	JobTimeout, RescueAfter time.Duration
-	// ApprovalPoll is how often a job waiting for an approval looks again (default
-	// DefaultApprovalPoll); warden serve applies an approved action at once anyway.
+	// ApprovalPoll is how often a job held back looks again (default
+	// DefaultApprovalPoll): by a pause, the hourly budget, or an approved action not yet
+	// run. An action waiting for its approval has no job (DecisionPoll).
 	ApprovalPoll time.Duration
+	// DecisionPoll is how often this replica looks for approval requests that stopped
+	// waiting, to enqueue the job of each one's action (default DefaultDecisionPoll): an
+	// action waiting for approval has no job of its own meanwhile.
+	DecisionPoll time.Duration
+	// Now is the clock approval requests' expiries are compared with (default
+	// time.Now): the gate's.
+	Now func() time.Time
 	// MaxAttempts bounds a failing job's attempts (default DefaultMaxAttempts).
 	MaxAttempts int
 	// Checkpoint, when set, signs an audit checkpoint; the leader runs it every
@@ -180,9 +189,9 @@ type Hooks struct {
 	// "plan" (a scope's fixes planned) and "apply" (one action through the remediation
 	// machine). A step's error is the one its code returned, not what it found: a scope
 	// the cloud would not let warden read is a failed read (Read), a fix that failed is
-	// an action's outcome (Applied). A run of the machine that snoozes its job (the
-	// action waits for an approval, a budget, a pause) is no step at all: polling a
-	// waiting fix every ApprovalPoll would otherwise drown the steps that did something.
+	// an action's outcome (Applied). A run of the machine that leaves its action
+	// waiting (for an approval, a budget, a pause) is no step at all: a fix held back
+	// and polled every ApprovalPoll would otherwise drown the steps that did something.
 	Stage func(stage string, took time.Duration, err error)
 	// Observed follows each scope or resource judged.
 	Observed func(target string, out *reconcile.Outcome)
@@ -191,9 +200,9 @@ type Hooks struct {
 	// ApprovalEnded follows the end of an approval request as a remediation job saw it:
 	// a run that began with its action waiting for a decision (pending) and left it
 	// otherwise reports the request's final state (approved, denied, expired, voided).
-	// Each request is reported once, by the job that waited on it; a request decided
-	// while no job of this daemon waits on it (the action applied by warden apply, a
-	// request voided by a changed plan) is not.
+	// Each request is reported once, by the job its end woke (wakeDecided); a request
+	// whose action another run moved on first (warden apply, warden serve's loop, a
+	// changed plan voiding it) is not.
 	ApprovalEnded func(outcome string)
 	// JobDone follows each job's end: kind and outcome (completed, retried, snoozed,
 	// discarded, cancelled).
@@ -217,6 +226,9 @@ type Daemon struct {
 	tracing bool
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
+	// loopDriven is set when a Loop runs beside the daemon and looks for decided
+	// approval requests after each of its passes: the daemon does not poll for them.
+	loopDriven bool
 }
 
 // New opens the daemon's queue on the store's database (running its migrations) and
@@ -248,6 +260,12 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.ApprovalPoll <= 0 {
 		o.ApprovalPoll = DefaultApprovalPoll
+	}
+	if o.DecisionPoll <= 0 {
+		o.DecisionPoll = DefaultDecisionPoll
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	if o.MaxAttempts <= 0 {
 		o.MaxAttempts = DefaultMaxAttempts
@@ -346,7 +364,12 @@ func (d *Daemon) Run(ctx context.Context, grace time.Duration) error {
 		return fmt.Errorf("start the job queue: %w", err)
 	}
 	d.log.Info("daemon started", "replica", d.q.ID(), "targets", len(d.targets), "dry_run", d.o.DryRun)
+	var watching sync.WaitGroup
+	if !d.loopDriven {
+		watching.Go(func() { d.watchDecisions(ctx) })
+	}
 	<-ctx.Done()
+	watching.Wait()
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), grace)
 	defer cancel()
 	err := d.q.Stop(stop)

@@ -35,6 +35,9 @@ type harness struct {
 	mu      sync.Mutex
 	applied []remediate.Item
 	jobs    map[string]int // kind/outcome → count
+	// plans counts the scopes planned, evaluated the resources evaluated (by scope).
+	plans     int
+	evaluated map[string]int
 
 	stop     func() error
 	verifier note.Verifier
@@ -50,7 +53,7 @@ func start(t *testing.T, dsn string, groups int, opts daemon.Options) *harness {
 func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options) *harness {
 	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t, jobs: map[string]int{}}
+	h := &harness{t: t, jobs: map[string]int{}, evaluated: map[string]int{}}
 	// A role anyone may assume: a critical fix, which waits for two approvers.
 	w.AWS.Accounts[0].Roles = []*cloudsim.Role{{Name: "deploy", Created: remediatetest.T0,
 		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`}}
@@ -59,6 +62,9 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 	h.r = reconcile.New(reconcile.Options{Store: h.e.Store, Log: h.e.Log, Engine: h.e.Engine})
 	opts.Store, opts.Log, opts.Reconciler = h.e.Store, h.e.Log, h.r
 	opts.Machine = h.e.Machine("warden", remediate.Limits{})
+	if opts.Now == nil {
+		opts.Now = h.e.Now // the gate's clock, which a test may move on
+	}
 	opts.Plan = reconcile.PlanOptions{Registry: h.e.Registry, Gates: h.e.Gates}
 	if opts.Targets == nil {
 		opts.Targets = []daemon.Target{{Name: "aws", Collector: h.e.Reader, Reader: h.e.Reader, Schedule: river.PeriodicInterval(time.Hour)}}
@@ -83,6 +89,18 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.jobs[kind+"/"+outcome]++
+		},
+		Stage: func(stage string, _ time.Duration, _ error) {
+			if stage == "plan" {
+				h.mu.Lock()
+				defer h.mu.Unlock()
+				h.plans++
+			}
+		},
+		Observed: func(_ string, out *reconcile.Outcome) {
+			h.mu.Lock()
+			defer h.mu.Unlock()
+			h.evaluated[out.Scope] += out.Evaluated
 		},
 	}
 	d, err := daemon.New(ctx, opts)
@@ -111,7 +129,7 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 }
 
 // idle waits until no collection, sweep or refresh is queued or running, and every
-// remediation job left waits (snoozed) for an approval.
+// remediation job left is held back (snoozed: a pause, a budget, an approved fix waiting).
 func (h *harness) idle() {
 	h.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
@@ -263,7 +281,7 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 func TestDaemon_dryRunAsksAndWritesNothing(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, DryRun: true, ApprovalPoll: time.Hour})
+			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, DryRun: true, ApprovalPoll: time.Hour, DecisionPoll: 100 * time.Millisecond})
 			h.idle()
 			waitFor(t, "every planned fix judged", func() bool { return h.count(daemon.KindRemediate+"/completed") >= 4 })
 			// It leads the queue, but nobody is told it applies what gets approved.
@@ -288,19 +306,26 @@ func TestDaemon_dryRunAsksAndWritesNothing(t *testing.T) {
 			if err != nil || len(reqs) != 1 || reqs[0].State != "pending" || reqs[0].Quorum != 2 {
 				t.Fatalf("a dry run's approval requests: %+v %v; want the critical fix's, pending", reqs, err)
 			}
+			asked := h.count(daemon.KindRemediate + "/completed")
 			for _, who := range []string{"bob", "carol"} {
 				if _, err := h.e.Gate.Decide(context.Background(), reqs[0].ID, who, "cli", true, ""); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if _, err := h.d.Sweep(context.Background(), "aws", "again"); err != nil {
-				t.Fatal(err)
-			}
-			waitFor(t, "the approved fix judged again", func() bool { return h.count(daemon.KindRemediate+"/completed") >= 8 })
+			// The decision wakes the one job of its action, which records it approved; the
+			// next sweep, the world unchanged, enqueues no fix at all.
 			waitFor(t, "the approved action recorded as approved", func() bool {
 				a, err := h.e.Machine("warden", remediate.Limits{}).Action(context.Background(), reqs[0].ActionID)
 				return err == nil && a != nil && a.State == remediate.StateApproved
 			})
+			if _, err := h.d.Sweep(context.Background(), "aws", "again"); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the second sweep", func() bool { return h.count(daemon.KindSweep+"/completed") >= 2 })
+			h.idle()
+			if n := h.count(daemon.KindRemediate + "/completed"); n != asked+1 {
+				t.Errorf("%d fix jobs ran, want the first sweep's %d and the approved one's: %v", n, asked, h.snapshot())
+			}
 			if w := h.e.Sim.Writes(); len(w) != 0 {
 				t.Errorf("a dry run applied an approved fix: %v", w)
 			}

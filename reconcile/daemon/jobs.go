@@ -59,7 +59,11 @@ type CollectArgs struct {
 	// Accounts are the organisation's accounts and projects (the policies' known ones).
 	Accounts []string `json:"accounts,omitempty"`
 	// Reason says what asked: "schedule", "event", "reconcile".
-	Reason      string `json:"reason"`
+	Reason string `json:"reason"`
+	// Replan asks for the scope's fixes to be planned even if the read changes nothing:
+	// the sweep found an action of one of its open findings that a plan moves on (ended,
+	// or approved). Not part of the unique key.
+	Replan      bool   `json:"replan,omitempty"`
 	Correlation string `json:"correlation"`
 	// Trace is the traceparent of the span that enqueued the job, as SweepArgs.Trace.
 	Trace string `json:"trace,omitempty"`

@@ -81,6 +81,11 @@ func NewLoop(o LoopOptions) *Loop {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	if o.Daemon != nil {
+		// Each pass looks for decided approval requests after it applied what was due
+		// (wakeDecided): the daemon's own poll would race the pass for the same actions.
+		o.Daemon.loopDriven = true
+	}
 	return &Loop{o: o, log: o.Logger, wake: make(chan struct{}, 1)}
 }
 
@@ -159,6 +164,16 @@ func (l *Loop) Pass(ctx context.Context) {
 		l.last = res
 		l.mu.Unlock()
 		l.report(res)
+	}
+	if d := l.o.Daemon; d != nil && ctx.Err() == nil {
+		// What the pass did not take up (a dry run's approvals; a decision recorded while
+		// it ran) gets its action's job, as the daemon's own poll would enqueue it.
+		if n, err := d.wakeDecided(ctx); err != nil && ctx.Err() == nil {
+			failed = true
+			l.log.Error("look for decided approval requests", "err", err)
+		} else if n > 0 {
+			l.log.Info("approval decisions arrived: their fixes enqueued", "jobs", n)
+		}
 	}
 	// The channels are synced even while draining: the outcome just recorded is shown.
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)

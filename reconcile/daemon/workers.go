@@ -44,6 +44,11 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 		return fmt.Errorf("list the scopes of %s: %w", t.Name, err)
 	}
 	accounts := accountsOf(scopes)
+	replan, err := d.replanScopes(ctx)
+	if err != nil {
+		// Planning every scope is what a sweep did before it could tell: slower, not wrong.
+		log.Warn("sweep: could not tell which scopes' fixes ended: every scope plans", "err", err)
+	}
 	seen := map[string]bool{}
 	var params []river.InsertManyParams
 	for _, sc := range scopes {
@@ -52,7 +57,7 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 		}
 		seen[sc.ID] = true
 		params = append(params, river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, Accounts: accounts,
-			Reason: "schedule", Correlation: job.Args.Correlation}})
+			Reason: "schedule", Replan: replan == nil || replan[sc.ID], Correlation: job.Args.Correlation}})
 	}
 	if len(params) == 0 {
 		log.Warn("sweep: the target has no scope to read")
@@ -72,7 +77,8 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 		}
 	}
 	endEnqueue(span, queued, len(params)-queued, nil)
-	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "took", time.Since(started).Round(time.Millisecond))
+	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "replan", len(replan),
+		"took", time.Since(started).Round(time.Millisecond))
 	d.done(KindSweep, "completed")
 	return nil
 }
@@ -104,6 +110,13 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	}
 	ctx = audit.WithCorrelation(ctx, a.Correlation) // into the audit entries of what it opens and resolves
 	log := d.jobLog(ctx, "correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
+	// Whether the last read was complete: a read after a partial or failed one plans even
+	// if it changed no resource (that read planned notices only).
+	prev, known, err := d.o.Reconciler.Scope(ctx, a.Scope)
+	if err != nil {
+		return fmt.Errorf("collect %s: read the scope's last read: %w", a.Scope, err)
+	}
+	prevComplete := known && prev.Scope.Complete()
 	var sink collectors.MemorySink
 	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
 	began := time.Now()
@@ -145,6 +158,11 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	}
 	log.Info("scope reconciled", "status", out.Status, "resources", out.Resources, "evaluated", out.Evaluated,
 		"opened", len(out.Opened), "resolved", len(out.Resolved), "unknown", out.Unknown, "calls", ob.Scope.Calls)
+	if unchanged(a, job.Attempt, prevComplete, out) {
+		// Its actions stand where the last plan left them (decisions.go).
+		d.done(KindCollect, "completed")
+		return nil
+	}
 	if err := d.remediate(ctx, a.Scope, a.Accounts, a.Correlation, 0); err != nil {
 		return err
 	}
@@ -184,6 +202,18 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 	d.staged(stagePlan, began, err)
 	if err != nil {
 		return err
+	}
+	if len(p.Actions) == 0 {
+		return nil
+	}
+	// An action waiting for its approval, as planned now, keeps waiting without a job:
+	// the decision wakes it (wakeDecided).
+	p, waiting, err := d.notPending(ctx, p)
+	if err != nil {
+		return fmt.Errorf("plan %s: %w", scope, err)
+	}
+	if waiting > 0 {
+		d.jobLog(ctx).Debug("fixes waiting for approval: no job until it is decided", "scope", scope, "waiting", waiting)
 	}
 	if len(p.Actions) == 0 {
 		return nil
@@ -344,7 +374,13 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		return nil
 	}
 	switch it.State {
-	case remediate.StatePending, remediate.StateApproved:
+	case remediate.StatePending:
+		// It waits for a decision without a job: the decision (or the request's expiry)
+		// enqueues the next one (wakeDecided), and a sweep does not. As when it was
+		// snoozed, the run is no step of its own (Hooks.Stage).
+		d.done(KindRemediate, "completed")
+		return nil
+	case remediate.StateApproved:
 		d.done(KindRemediate, "snoozed")
 		return river.JobSnooze(d.o.ApprovalPoll)
 	case remediate.StatePlanned, remediate.StateApplying:

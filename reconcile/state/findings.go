@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -189,4 +190,47 @@ func PutFinding(ctx context.Context, tx *store.Tx, fs Finding) error {
 		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
 	}
 	return nil
+}
+
+// ScopesWithOpen returns the scopes holding an open finding among fingerprints (read
+// by primary key, a few hundred at a time): the daemon asks it which scopes' findings
+// still stand while their fixes ended, so that an unchanged read of them plans again.
+func ScopesWithOpen(ctx context.Context, q store.Querier, fingerprints []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	for len(fingerprints) > 0 {
+		n := min(len(fingerprints), 500) // within every database's bound on parameters
+		args := make([]any, 0, n+1)
+		args = append(args, findings.StatusOpen)
+		marks := make([]byte, 0, 3*n)
+		for i, fp := range fingerprints[:n] {
+			if i > 0 {
+				marks = append(marks, ", "...)
+			}
+			marks = append(marks, '?')
+			args = append(args, fp)
+		}
+		scopes, err := store.QueryAll(ctx, q, store.ScanString,
+			`SELECT DISTINCT scope FROM finding_state WHERE status = ? AND fingerprint IN (`+string(marks)+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read the scopes of %d findings: %w", len(fingerprints), err)
+		}
+		for _, s := range scopes {
+			out[s] = true
+		}
+		fingerprints = fingerprints[n:]
+	}
+	return out, nil
+}
+
+// FindingScope returns the scope a finding was last judged in, and false if it never was.
+func FindingScope(ctx context.Context, q store.Querier, fingerprint string) (string, bool, error) {
+	var scope string
+	err := q.QueryRowContext(ctx, `SELECT scope FROM finding_state WHERE fingerprint = ?`, fingerprint).Scan(&scope)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read the scope of finding %s: %w", fingerprint, err)
+	}
+	return scope, true, nil
 }

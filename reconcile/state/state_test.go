@@ -139,3 +139,46 @@ func TestReaders(t *testing.T) {
 		})
 	}
 }
+
+// The daemon asks which scopes hold an open finding among those whose fixes ended, and
+// a finding's scope: only open findings count, and a finding never judged has none.
+func TestScopesWithOpen(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			st := storetest.Open(t, dsn(t))
+			fill(t, st, time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
+			err := st.Read(ctx, func(q *store.Reader) error {
+				for _, tc := range []struct {
+					fps  []string
+					want []string
+				}{
+					{[]string{"fp-open", "fp-unknown", "fp-resolved", "fp-never"}, []string{"aws/1/iam"}},
+					{[]string{"fp-unknown", "fp-resolved"}, nil},
+					{nil, nil},
+				} {
+					got, err := state.ScopesWithOpen(ctx, q, tc.fps)
+					if err != nil {
+						return err
+					}
+					var scopes []string
+					for sc := range got {
+						scopes = append(scopes, sc)
+					}
+					if !slices.Equal(scopes, tc.want) {
+						t.Errorf("ScopesWithOpen(%v) = %v, want %v", tc.fps, scopes, tc.want)
+					}
+				}
+				if sc, ok, err := state.FindingScope(ctx, q, "fp-resolved"); err != nil || !ok || sc != "aws/1/iam" {
+					t.Errorf("FindingScope(fp-resolved) = %q %v %v", sc, ok, err)
+				}
+				if sc, ok, err := state.FindingScope(ctx, q, "fp-never"); err != nil || ok {
+					t.Errorf("FindingScope(fp-never) = %q %v %v, want none", sc, ok, err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
