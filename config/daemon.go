@@ -21,6 +21,7 @@ import (
 //	    gcp: "0 * * * *"
 //	    tls: "@every 6h"
 //	  full_every: 24h            # evaluate unchanged resources again at least this often
+//	  sweep_spread: 0.5          # a scheduled sweep's reads spread over this share of its period
 //	  rescue_after: 15m          # a job running longer than this on a dead replica is retried
 //	  job_timeout: 10m           # a job running longer than this is cancelled and retried
 //	  events_token_file: /etc/warden/events.token   # or $WARDEN_EVENTS_TOKEN
@@ -32,6 +33,12 @@ type Daemon struct {
 	Schedules map[string]string `yaml:"schedules"`
 	// FullEvery bounds how long an unchanged resource goes unevaluated.
 	FullEvery time.Duration `yaml:"full_every"`
+	// SweepSpread is the share of a schedule's period (0 to 1) over which a scheduled
+	// sweep's collections start, each scope at its own offset, so that the organisation
+	// is not read all at the cron minute (nil: DefaultSweepSpread; 0: all at once). The
+	// first sweep after a replica starts, and sweeps asked for by POST /v1/reconcile,
+	// read at once.
+	SweepSpread *float64 `yaml:"sweep_spread"`
 	// RescueAfter is how long a job may run before the queue takes it for abandoned (its
 	// replica died) and runs it again; it must exceed the longest job (JobTimeout).
 	RescueAfter time.Duration `yaml:"rescue_after"`
@@ -81,7 +88,18 @@ const (
 	DefaultPauseAfterFailures        = 5
 	// DefaultDeniedWindow is daemon.denied_window's default: watch.DefaultWindow.
 	DefaultDeniedWindow = 30 * 24 * time.Hour
+	// DefaultSweepSpread is daemon.sweep_spread's default: half the period, leaving the
+	// other half for retries before the next sweep.
+	DefaultSweepSpread = 0.5
 )
+
+// Spread is daemon.sweep_spread, or its default.
+func (d Daemon) Spread() float64 {
+	if d.SweepSpread == nil {
+		return DefaultSweepSpread
+	}
+	return *d.SweepSpread
+}
 
 // TargetKinds are the keys of daemon.schedules.
 var TargetKinds = []string{"aws", "gcp", "tls"}
@@ -150,6 +168,9 @@ func (d *Daemon) check() []*daemonError {
 	}
 	if d.DeniedWindow < 0 {
 		add("denied_window", "daemon.denied_window must not be negative")
+	}
+	if d.SweepSpread != nil && !(*d.SweepSpread >= 0 && *d.SweepSpread <= 1) {
+		add("sweep_spread", fmt.Sprintf("daemon.sweep_spread %v: want a share of the schedule's period between 0 and 1 (0.5: over half of it; 0: all at once)", *d.SweepSpread))
 	}
 	if d.JobTimeout < 0 {
 		add("job_timeout", "daemon.job_timeout must not be negative")

@@ -31,8 +31,11 @@ func TestParse_daemon(t *testing.T) {
 		t.Errorf("next tick after 10:07 = %v, want 10:15", next)
 	}
 	empty, err := Parse(nil, "empty.yaml")
-	if err != nil || empty.Daemon.FullEvery != DefaultFullEvery || empty.Daemon.JobTimeout != DefaultJobTimeout {
+	if err != nil || empty.Daemon.FullEvery != DefaultFullEvery || empty.Daemon.JobTimeout != DefaultJobTimeout || empty.Daemon.Spread() != DefaultSweepSpread {
 		t.Errorf("defaults: %+v %v", empty.Daemon, err)
+	}
+	if none, err := Parse([]byte("daemon:\n  sweep_spread: 0\n"), "warden.yaml"); err != nil || none.Daemon.Spread() != 0 {
+		t.Errorf("sweep_spread 0: %v %v", none.Daemon.Spread(), err)
 	}
 }
 
@@ -44,6 +47,8 @@ func TestParse_daemonErrorsNameTheField(t *testing.T) {
 		{"negative", "daemon:\n  full_every: -1h\n", "line 2: daemon.full_every must not be negative"},
 		{"unknown field", "daemon:\n  schedule: \"@hourly\"\n", "line 2: field schedule not found"},
 		{"not a duration", "daemon:\n  full_every: often\n", "line 2:"},
+		{"spread above 1", "daemon:\n  sweep_spread: 2\n", "line 2: daemon.sweep_spread 2: want a share of the schedule's period between 0 and 1"},
+		{"negative spread", "daemon:\n  sweep_spread: -0.1\n", "line 2: daemon.sweep_spread -0.1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.yaml), "warden.yaml")

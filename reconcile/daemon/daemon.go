@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -109,6 +110,10 @@ type Options struct {
 	// RollbackOnDenied rolls such a fix back at once (a rollback job, as `warden
 	// rollback`; rollbacks need no approval) instead of only opening its finding.
 	RollbackOnDenied bool
+	// SweepSpread is the share of a target's schedule period (0 to 1) over which a
+	// scheduled sweep starts its collections, each scope at its own offset (0: all at
+	// once). A replica's first sweep reads at once.
+	SweepSpread float64
 	// WatchEvery is how often the leader resolves the findings of such fixes rolled
 	// back since by hand (`warden rollback`, the dashboard) (default DefaultWatchEvery).
 	WatchEvery time.Duration
@@ -288,9 +293,14 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		}
 		d.targets[t.Name] = t
 		if t.Schedule != nil {
-			name := t.Name
-			periodic = append(periodic, river.NewPeriodicJob(t.Schedule, func() (river.JobArgs, *river.InsertOpts) {
-				return SweepArgs{Target: name, Correlation: "tick-" + name + "-" + newID()}, nil
+			name, sched := t.Name, t.Schedule
+			var started atomic.Bool // the first tick (at start, or on taking the lead) reads at once
+			periodic = append(periodic, river.NewPeriodicJob(sched, func() (river.JobArgs, *river.InsertOpts) {
+				args := SweepArgs{Target: name, Correlation: "tick-" + name + "-" + newID()}
+				if started.Swap(true) {
+					args.Spread = sweepSpread(sched, time.Now(), o.SweepSpread)
+				}
+				return args, nil
 			}, &river.PeriodicJobOpts{ID: "sweep-" + name, RunOnStart: true}))
 		}
 	}

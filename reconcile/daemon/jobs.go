@@ -40,6 +40,9 @@ type SweepArgs struct {
 	// run's span is (empty without tracing). Not part of the unique key: the same work
 	// asked for by two traces is one job.
 	Trace string `json:"trace,omitempty"`
+	// Spread is how long the sweep's collections are spread over (0: all at once): each
+	// scope starts at its own offset within it (spreadOffset).
+	Spread time.Duration `json:"spread,omitempty"`
 }
 
 // Kind implements river.JobArgs.

@@ -56,8 +56,12 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 			continue // one batch may not hold a unique key twice
 		}
 		seen[sc.ID] = true
-		params = append(params, river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, Accounts: accounts,
-			Reason: "schedule", Replan: replan == nil || replan[sc.ID], Correlation: job.Args.Correlation}})
+		p := river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, Accounts: accounts,
+			Reason: "schedule", Replan: replan == nil || replan[sc.ID], Correlation: job.Args.Correlation}}
+		if off := spreadOffset(sc.ID, job.Args.Spread); off > 0 {
+			p.InsertOpts = &river.InsertOpts{ScheduledAt: started.Add(off)}
+		}
+		params = append(params, p)
 	}
 	if len(params) == 0 {
 		log.Warn("sweep: the target has no scope to read")
@@ -78,6 +82,7 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	}
 	endEnqueue(span, queued, len(params)-queued, nil)
 	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "replan", len(replan),
+		"spread", job.Args.Spread,
 		"took", time.Since(started).Round(time.Millisecond))
 	d.done(KindSweep, "completed")
 	return nil

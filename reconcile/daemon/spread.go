@@ -1,0 +1,39 @@
+package daemon
+
+import (
+	"hash/fnv"
+	"time"
+
+	"github.com/riverqueue/river"
+)
+
+// A scheduled sweep does not read the whole organisation at the cron minute: its
+// collections start over a share of the schedule's period, each scope at an offset of
+// its own. The offset is a hash of the scope's id, so a scope is read at the same point
+// of every period (its reads evenly apart) and the scopes spread evenly whatever their
+// number; no replica needs to agree with another on it.
+
+// sweepSpread is the share of sched's period, as it stands at now, over which a sweep
+// spreads its collections; 0 when share is not above 0 or the schedule has no next run.
+func sweepSpread(sched river.PeriodicSchedule, now time.Time, share float64) time.Duration {
+	if share <= 0 {
+		return 0
+	}
+	next := sched.Next(now)
+	after := sched.Next(next)
+	if next.IsZero() || !after.After(next) {
+		return 0
+	}
+	return time.Duration(float64(after.Sub(next)) * min(share, 1))
+}
+
+// spreadOffset is scope's offset within a spread of d: in [0, d), the same for the same
+// scope and spread.
+func spreadOffset(scope string, d time.Duration) time.Duration {
+	if d <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(scope))
+	return time.Duration(h.Sum64() % uint64(d))
+}
