@@ -1,10 +1,13 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
 	"hash/fnv"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 )
 
 // A scheduled sweep does not read the whole organisation at the cron minute: its
@@ -36,4 +39,25 @@ func spreadOffset(scope string, d time.Duration) time.Duration {
 	h := fnv.New64a()
 	h.Write([]byte(scope))
 	return time.Duration(h.Sum64() % uint64(d))
+}
+
+// bringForward makes a sweep that reads at once (spread 0: asked for by POST
+// /v1/reconcile, or a replica's first) really read at once: a scope's collection already
+// scheduled later by a spread sweep keeps the scope's unique key, so the insert was
+// skipped as a duplicate; that job is made available now instead. It returns how many.
+func (d *Daemon) bringForward(ctx context.Context, res []*rivertype.JobInsertResult, spread time.Duration) (int, error) {
+	if spread > 0 {
+		return 0, nil
+	}
+	now, n := time.Now(), 0
+	for _, r := range res {
+		if !r.UniqueSkippedAsDuplicate || r.Job == nil || r.Job.State != rivertype.JobStateScheduled || !r.Job.ScheduledAt.After(now) {
+			continue
+		}
+		if _, err := d.q.JobRetry(ctx, r.Job.ID); err != nil {
+			return n, fmt.Errorf("bring the collection job %d forward: %w", r.Job.ID, err)
+		}
+		n++
+	}
+	return n, nil
 }

@@ -95,6 +95,21 @@ func TestSweep_spreadsItsCollections(t *testing.T) {
 			if len(distinct) < len(at)*2/3 {
 				t.Errorf("%d collections at %d distinct times: not spread (%v)", len(at), len(distinct), at)
 			}
+
+			// A sweep that reads at once (POST /v1/reconcile) finds them queued for later:
+			// it brings them forward rather than leaving the scopes unread for an hour.
+			if err := (&sweepWorker{d: d}).Work(ctx, job(2, SweepArgs{Target: "aws", Correlation: "t-2"})); err != nil {
+				t.Fatal(err)
+			}
+			now := scheduledAt(t, e.Store, KindCollect)
+			if len(now) != len(at) {
+				t.Fatalf("%d collections after the second sweep, want the same %d", len(now), len(at))
+			}
+			for _, s := range now {
+				if s.After(time.Now().Add(time.Second)) {
+					t.Errorf("a collection still scheduled at %v after a sweep that reads at once", s)
+				}
+			}
 		})
 	}
 }

@@ -81,8 +81,12 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 		}
 	}
 	endEnqueue(span, queued, len(params)-queued, nil)
+	forward, err := d.bringForward(ctx, res, job.Args.Spread)
+	if err != nil {
+		return err
+	}
 	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "replan", len(replan),
-		"spread", job.Args.Spread,
+		"spread", job.Args.Spread, "brought_forward", forward,
 		"took", time.Since(started).Round(time.Millisecond))
 	d.done(KindSweep, "completed")
 	return nil
