@@ -21,7 +21,7 @@ import (
 //	    gcp: "0 * * * *"
 //	    tls: "@every 6h"
 //	  full_every: 24h            # evaluate unchanged resources again at least this often
-//	  sweep_spread: 0.5          # a scheduled sweep's reads spread over this share of its period (default 0)
+//	  sweep_spread: 0.5          # a scheduled sweep's reads spread over this share of its period
 //	  rescue_after: 15m          # a job running longer than this on a dead replica is retried
 //	  job_timeout: 10m           # a job running longer than this is cancelled and retried
 //	  events_token_file: /etc/warden/events.token   # or $WARDEN_EVENTS_TOKEN
@@ -37,7 +37,8 @@ type Daemon struct {
 	// sweep's collections start, each scope at its own offset, so that the organisation
 	// is not read all at the cron minute (nil: DefaultSweepSpread; 0: all at once). The
 	// first sweep after a replica starts, and sweeps asked for by POST /v1/reconcile,
-	// read at once, and bring forward collections a spread sweep had scheduled later.
+	// read at once, and bring forward collections a spread sweep had scheduled later; so
+	// does the sweep a replica fires when it takes the lead back.
 	SweepSpread *float64 `yaml:"sweep_spread"`
 	// RescueAfter is how long a job may run before the queue takes it for abandoned (its
 	// replica died) and runs it again; it must exceed the longest job (JobTimeout).
@@ -88,10 +89,9 @@ const (
 	DefaultPauseAfterFailures        = 5
 	// DefaultDeniedWindow is daemon.denied_window's default: watch.DefaultWindow.
 	DefaultDeniedWindow = 30 * 24 * time.Hour
-	// DefaultSweepSpread is daemon.sweep_spread's default: no spread, every scope read at
-	// the schedule's tick. (A replica that loses the lead and takes it again spreads the
-	// sweep its schedule fires then: see docs/daemon.md before turning the spread on.)
-	DefaultSweepSpread = 0.0
+	// DefaultSweepSpread is daemon.sweep_spread's default: half the period, leaving the
+	// other half for retries before the next sweep.
+	DefaultSweepSpread = 0.5
 )
 
 // Spread is daemon.sweep_spread, or its default.

@@ -34,8 +34,8 @@ func TestParse_daemon(t *testing.T) {
 	if err != nil || empty.Daemon.FullEvery != DefaultFullEvery || empty.Daemon.JobTimeout != DefaultJobTimeout || empty.Daemon.Spread() != DefaultSweepSpread {
 		t.Errorf("defaults: %+v %v", empty.Daemon, err)
 	}
-	if half, err := Parse([]byte("daemon:\n  sweep_spread: 0.5\n"), "warden.yaml"); err != nil || half.Daemon.Spread() != 0.5 {
-		t.Errorf("sweep_spread 0.5: %v %v", half.Daemon.Spread(), err)
+	if none, err := Parse([]byte("daemon:\n  sweep_spread: 0\n"), "warden.yaml"); err != nil || none.Daemon.Spread() != 0 {
+		t.Errorf("sweep_spread 0: %v %v", none.Daemon.Spread(), err)
 	}
 }
 

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -294,11 +293,11 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		d.targets[t.Name] = t
 		if t.Schedule != nil {
 			name, sched := t.Name, t.Schedule
-			var started atomic.Bool // the first tick (at start, or on taking the lead) reads at once
+			ticks := &tickClock{}
 			periodic = append(periodic, river.NewPeriodicJob(sched, func() (river.JobArgs, *river.InsertOpts) {
 				args := SweepArgs{Target: name, Correlation: "tick-" + name + "-" + newID()}
-				if started.Swap(true) {
-					args.Spread = sweepSpread(sched, time.Now(), o.SweepSpread)
+				if now := time.Now(); ticks.regular(sched, now) {
+					args.Spread = sweepSpread(sched, now, o.SweepSpread)
 				}
 				return args, nil
 			}, &river.PeriodicJobOpts{ID: "sweep-" + name, RunOnStart: true}))

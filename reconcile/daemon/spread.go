@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash/fnv"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -60,4 +61,30 @@ func (d *Daemon) bringForward(ctx context.Context, res []*rivertype.JobInsertRes
 		n++
 	}
 	return n, nil
+}
+
+// tickClock tells a schedule's regular ticks from the ones River fires when a replica
+// starts leading (RunOnStart): at start, and again whenever the replica takes the lead
+// back (its database connection cut and restored). Those read at once, as a new term's
+// first look at the organisation; a regular tick, due by the schedule since the last
+// one, may be spread.
+type tickClock struct {
+	mu   sync.Mutex
+	last time.Time
+}
+
+// regular records a tick at now and reports whether it is one the schedule made due:
+// not the first, and not earlier than the schedule's next run after the last tick (less
+// a tenth of the period, at most a minute, for the enqueuer's own lateness).
+func (c *tickClock) regular(sched river.PeriodicSchedule, now time.Time) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	last := c.last
+	c.last = now
+	if last.IsZero() {
+		return false
+	}
+	next := sched.Next(last)
+	slack := min(next.Sub(last)/10, time.Minute)
+	return !now.Before(next.Add(-slack))
 }

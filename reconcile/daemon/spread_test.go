@@ -138,3 +138,26 @@ func scheduledAt(t *testing.T, st *store.Store, kind string) []time.Time {
 	}
 	return out
 }
+
+// The first tick and the ticks River fires on taking the lead back read at once; the
+// ticks the schedule makes due may be spread.
+func TestTickClock(t *testing.T) {
+	hourly := river.PeriodicInterval(time.Hour)
+	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	var c tickClock
+	for _, tc := range []struct {
+		name string
+		at   time.Time
+		want bool
+	}{
+		{"the first tick (RunOnStart)", t0, false},
+		{"the lead taken back 5 s later (RunOnStart again)", t0.Add(5 * time.Second), false},
+		{"the schedule's tick, a second late", t0.Add(5*time.Second + time.Hour + time.Second), true},
+		{"the next, a little early", t0.Add(5*time.Second + 2*time.Hour - 30*time.Second), true},
+		{"the lead taken back mid-period", t0.Add(5*time.Second + 2*time.Hour + 20*time.Minute), false},
+	} {
+		if got := c.regular(hourly, tc.at); got != tc.want {
+			t.Errorf("%s: regular %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
