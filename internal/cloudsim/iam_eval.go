@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+
+	"github.com/warden-sec/warden/internal/glob"
 )
 
 // Evaluation of identity-based policies, as AWS evaluates them within one account when no
@@ -151,7 +153,7 @@ func evalIdentity(stmts []policyStmt, req authzRequest) authzDecision {
 	action := strings.ToLower(req.Action)
 	allow := false
 	for _, st := range stmts {
-		if anyPattern(st.actions, func(p string) bool { return globMatch(p, action) }) == st.notAction {
+		if anyPattern(st.actions, func(p string) bool { return glob.Match(p, action) }) == st.notAction {
 			continue
 		}
 		applies := st.matchResource(req).and(st.matchConditions(req.Context))
@@ -198,7 +200,7 @@ func resourceMatch(pattern string, req authzRequest) tri {
 	if req.Resource == "*" {
 		return triOf(allStars(pattern))
 	}
-	return triOf(globMatch(pattern, req.Resource))
+	return triOf(glob.Match(pattern, req.Resource))
 }
 
 // policyVarRE is a policy variable: ${aws:username}.
@@ -288,7 +290,7 @@ var modelledKeys = map[string]bool{
 func conditionOperator(op string) (match func(want, got string) bool, negated, ok bool) {
 	equals := func(w, g string) bool { return w == g }
 	fold := strings.EqualFold
-	like := globMatch
+	like := glob.Match
 	switch op {
 	case "StringEquals":
 		return equals, false, true

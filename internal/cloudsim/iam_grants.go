@@ -163,12 +163,12 @@ func allStars(p string) bool { return p != "" && strings.Trim(p, "*") == "" }
 // whether it matches every action of it.
 func touches(p, ns string) bool {
 	svc, _ := splitPattern(p)
-	return globMatch(svc, ns)
+	return glob.Match(svc, ns)
 }
 
 func covers(p, ns string) bool {
 	svc, act := splitPattern(p)
-	return globMatch(svc, ns) && allStars(act)
+	return glob.Match(svc, ns) && allStars(act)
 }
 
 // allowsService tells whether the statements grant some action of the service ns and do
@@ -197,7 +197,7 @@ func (gs grants) allowsService(ns string) bool {
 // surely deny it.
 func (gs grants) allowsAction(action string) bool {
 	action = strings.ToLower(action)
-	matches := func(p string) bool { return globMatch(p, action) }
+	matches := func(p string) bool { return glob.Match(p, action) }
 	allowed := false
 	for _, g := range gs {
 		hit := anyPattern(g.patterns, matches) != g.not
@@ -233,7 +233,3 @@ func anyPattern(ps []string, f func(string) bool) bool {
 	}
 	return false
 }
-
-// globMatch matches s against a pattern where * is any run of characters and ? any one
-// character, as IAM matches actions (internal/glob).
-func globMatch(pattern, s string) bool { return glob.Match(pattern, s) }

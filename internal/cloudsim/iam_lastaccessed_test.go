@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/sts"
+
+	"github.com/warden-sec/warden/internal/glob"
 )
 
 // advisorNow is the simulator clock of the Access Advisor tests: AWS's 400-day tracking
@@ -430,8 +432,8 @@ func TestPolicyGrants(t *testing.T) {
 		p, s string
 		want bool
 	}{{"*", "", true}, {"a*c", "abbc", true}, {"a?c", "abc", true}, {"a?c", "ac", false}, {"*b*", "abc", true}, {"ab", "abc", false}, {"a*", "b", false}} {
-		if got := globMatch(tc.p, tc.s); got != tc.want {
-			t.Errorf("globMatch(%q, %q) = %v", tc.p, tc.s, got)
+		if got := glob.Match(tc.p, tc.s); got != tc.want {
+			t.Errorf("glob.Match(%q, %q) = %v", tc.p, tc.s, got)
 		}
 	}
 }

@@ -28,6 +28,9 @@ func TestMatch(t *testing.T) {
 		// A star in the pattern is a wildcard even against a star in s.
 		{"*?", "*", true, true},
 		{"*b", "*ab", true, true},
+		// Service namespaces, as the managed-policy fixes match them.
+		{"*", "s3", true, true}, {"s3", "s3", true, true}, {"s?", "s3", true, true}, {"s*3", "s3", true, true},
+		{"s", "s3", false, false}, {"s3?", "s3", false, false}, {"*x*", "sqs", false, false}, {"a*b*c", "aXbYc", true, true},
 	} {
 		if got := glob.Match(tc.pattern, tc.s); got != tc.want {
 			t.Errorf("Match(%q, %q) = %v, want %v", tc.pattern, tc.s, got, tc.want)

@@ -190,17 +190,7 @@ func TestDaemon_approvalWakesItsFix(t *testing.T) {
 			h := start(t, dsn(t), 1, daemon.Options{Workers: 2, ApprovalPoll: time.Hour, DecisionPoll: 100 * time.Millisecond})
 			h.idle()
 			ctx := context.Background()
-			var req gates.Request
-			waitFor(t, "the role's approval request", func() bool {
-				reqs, err := h.e.Gate.List(ctx, gates.Filter{States: []gates.State{gates.StatePending}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(reqs) == 1 {
-					req = reqs[0]
-				}
-				return len(reqs) == 1
-			})
+			req := onePending(t, h)
 			sweeps, fixes := h.count(daemon.KindSweep+"/completed"), h.fixJobs()
 			// No job waits on it meanwhile: nothing polls.
 			time.Sleep(500 * time.Millisecond)
@@ -246,17 +236,7 @@ func TestDaemon_expiredRequestIsAskedAnew(t *testing.T) {
 			h := start(t, dsn(t), 1, daemon.Options{Workers: 2, ApprovalPoll: time.Hour, DecisionPoll: 100 * time.Millisecond})
 			h.idle()
 			ctx := context.Background()
-			var req gates.Request
-			waitFor(t, "the role's approval request", func() bool {
-				reqs, err := h.e.Gate.List(ctx, gates.Filter{States: []gates.State{gates.StatePending}})
-				if err != nil {
-					t.Fatal(err)
-				}
-				if len(reqs) == 1 {
-					req = reqs[0]
-				}
-				return len(reqs) == 1
-			})
+			req := onePending(t, h)
 			later := req.ExpiresAt.Add(time.Minute).Sub(time.Now())
 			h.e.SetNow(func() time.Time { return time.Now().Add(later) })
 			m := h.e.Machine("warden", remediate.Limits{})
@@ -277,4 +257,21 @@ func TestDaemon_expiredRequestIsAskedAnew(t *testing.T) {
 			}
 		})
 	}
+}
+
+// onePending waits for the one approval request pending and returns it.
+func onePending(t *testing.T, h *harness) gates.Request {
+	t.Helper()
+	var req gates.Request
+	waitFor(t, "the role's approval request", func() bool {
+		reqs, err := h.e.Gate.List(context.Background(), gates.Filter{States: []gates.State{gates.StatePending}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(reqs) == 1 {
+			req = reqs[0]
+		}
+		return len(reqs) == 1
+	})
+	return req
 }

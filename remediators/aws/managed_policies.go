@@ -17,7 +17,7 @@ import (
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
 	"github.com/warden-sec/warden/internal/awsapi"
-	globpkg "github.com/warden-sec/warden/internal/glob"
+	"github.com/warden-sec/warden/internal/glob"
 	"github.com/warden-sec/warden/internal/usage"
 	"github.com/warden-sec/warden/remediators"
 )
@@ -225,7 +225,7 @@ func coversService(p, svc string) bool {
 		return true
 	}
 	sp, ap, ok := strings.Cut(p, ":")
-	return ok && ap == "*" && glob(sp, svc)
+	return ok && ap == "*" && glob.Match(sp, svc)
 }
 
 // serviceMatches reports whether action pattern p can name some action of svc: whether
@@ -261,9 +261,6 @@ func stringList(v any) []string {
 	}
 	return nil
 }
-
-// glob matches s against an IAM pattern: * any run of characters, ? one character.
-func glob(pattern, s string) bool { return globpkg.Match(pattern, s) }
 
 // docText is the canonical text of a JSON document, for writing it to IAM.
 func docText(doc json.RawMessage) *string {

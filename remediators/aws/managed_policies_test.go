@@ -67,20 +67,6 @@ func TestNotWhollyGranted(t *testing.T) {
 	}
 }
 
-func TestGlob(t *testing.T) {
-	for _, tt := range []struct {
-		pattern, s string
-		want       bool
-	}{
-		{"*", "s3", true}, {"s3", "s3", true}, {"s?", "s3", true}, {"s*3", "s3", true},
-		{"s", "s3", false}, {"s3?", "s3", false}, {"*x*", "sqs", false}, {"a*b*c", "aXbYc", true},
-	} {
-		if got := glob(tt.pattern, tt.s); got != tt.want {
-			t.Errorf("glob(%q, %q) = %v, want %v", tt.pattern, tt.s, got, tt.want)
-		}
-	}
-}
-
 // The generated policy's name is IAM's charset, at most 128 characters, and distinct for
 // principals whose long names differ only past the cut.
 func TestGeneratedName(t *testing.T) {
