@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/remediators"
 	"github.com/warden-sec/warden/store"
 )
@@ -175,17 +177,12 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 	}); err != nil {
 		return nil, fmt.Errorf("expire approval requests: %w", err)
 	}
-	all, err := m.Actions(ctx)
+	all, err := m.takenUp(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var runnable []*Record
 	for _, r := range all {
-		switch r.State {
-		case StatePending, StateApproved, StateInProgress:
-		default:
-			continue
-		}
 		it, run, err := m.decide(ctx, r)
 		if err != nil {
 			return nil, err
@@ -205,6 +202,61 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// takenUp lists, with their history, the actions a pass of ApplyDue takes up: the approved
+// and in-progress ones, and the pending ones except those whose approval request nothing
+// happened to (untouched). Only their records are read.
+func (m *Machine) takenUp(ctx context.Context) ([]*Record, error) {
+	sts, err := m.Standings(ctx, StatePending, StateApproved, StateInProgress)
+	if err != nil {
+		return nil, err
+	}
+	skip, err := m.untouched(ctx, sts)
+	if err != nil {
+		return nil, err
+	}
+	if len(skip) == 0 {
+		return m.actionsIn(ctx, StatePending, StateApproved, StateInProgress)
+	}
+	ids := make([]string, 0, len(sts)-len(skip))
+	for _, s := range sts {
+		if !skip[s.ID] {
+			ids = append(ids, s.ID)
+		}
+	}
+	return m.actionsByID(ctx, ids)
+}
+
+// untouched returns the pending actions of sts whose approval request nothing has
+// happened to: still pending for the action's content, unexpired, without a decision,
+// and the gates still asking for one for the action's risk. Deciding them again would
+// find what the last pass found, in a write transaction each; a decision, a row written
+// by hand, an expiry, a new content or a gates config that no longer asks makes them due
+// again.
+func (m *Machine) untouched(ctx context.Context, sts []Standing) (map[string]bool, error) {
+	if !slices.ContainsFunc(sts, func(s Standing) bool { return s.State == StatePending }) {
+		return nil, nil
+	}
+	var ws map[string]gates.Waiting
+	if err := m.st.Read(ctx, func(q *store.Reader) error {
+		var err error
+		ws, err = gates.Pending(ctx, q)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	now := m.now()
+	out := map[string]bool{}
+	for _, s := range sts {
+		w, ok := ws[s.ID]
+		v := m.gcfg.Verdict(s.Risk)
+		if s.State == StatePending && ok && w.ContentHash == s.Binding() && w.Decisions == 0 && now.Before(w.ExpiresAt) &&
+			!v.Refused && !v.Auto {
+			out[s.ID] = true
+		}
+	}
+	return out, nil
 }
 
 // unreachable says why this process cannot reach r's cloud, or "".

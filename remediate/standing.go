@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -19,6 +20,8 @@ type Standing struct {
 	State      State
 	// Finding is the fingerprint of the finding it fixes.
 	Finding string
+	// Risk is the action's risk, which the gates' verdict depends on.
+	Risk findings.Risk
 }
 
 // Binding is what approvals of this generation bind to, as Record.Binding.
@@ -42,7 +45,7 @@ func (m *Machine) Standings(ctx context.Context, states ...State) ([]Standing, e
 	err := m.st.Read(ctx, func(q *store.Reader) error {
 		var err error
 		out, err = store.QueryAll(ctx, q, scanStanding,
-			`SELECT id, content_hash, generation, state, finding FROM actions WHERE state IN (`+marks(len(states))+`) ORDER BY id`, args...)
+			`SELECT id, content_hash, generation, state, finding, risk FROM actions WHERE state IN (`+marks(len(states))+`) ORDER BY id`, args...)
 		return err
 	})
 	if err != nil {
@@ -63,7 +66,7 @@ func (m *Machine) StandingOf(ctx context.Context, ids []string) (map[string]Stan
 				args[i] = id
 			}
 			ss, err := store.QueryAll(ctx, q, scanStanding,
-				`SELECT id, content_hash, generation, state, finding FROM actions WHERE id IN (`+marks(n)+`)`, args...)
+				`SELECT id, content_hash, generation, state, finding, risk FROM actions WHERE id IN (`+marks(n)+`)`, args...)
 			if err != nil {
 				return err
 			}
@@ -111,11 +114,16 @@ func (m *Machine) PlanOf(ctx context.Context, id string) (*Plan, error) {
 
 func scanStanding(rows *sql.Rows) (Standing, error) {
 	var s Standing
-	var state string
-	if err := rows.Scan(&s.ID, &s.Hash, &s.Generation, &state, &s.Finding); err != nil {
+	var state, risk string
+	if err := rows.Scan(&s.ID, &s.Hash, &s.Generation, &state, &s.Finding, &risk); err != nil {
 		return s, err
 	}
 	s.State = State(state)
+	r, err := findings.ParseRisk(risk)
+	if err != nil {
+		return s, fmt.Errorf("action %s: %w", s.ID, err)
+	}
+	s.Risk = r
 	return s, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,9 +126,61 @@ func getRecord(ctx context.Context, q queryer, id string) (*Record, error) {
 
 // Actions lists every recorded action with its history, newest change first.
 func (m *Machine) Actions(ctx context.Context) ([]*Record, error) {
+	return m.actionsIn(ctx)
+}
+
+// actionsIn lists the recorded actions in one of states (every action when none is
+// given) with their history, newest change first. With states, both reads are indexed
+// and the history read is of those actions only.
+func (m *Machine) actionsIn(ctx context.Context, states ...State) ([]*Record, error) {
+	if len(states) == 0 {
+		return m.actionsWhere(ctx, "")
+	}
+	args := make([]any, len(states))
+	for i, s := range states {
+		args[i] = string(s)
+	}
+	return m.actionsWhere(ctx, `state IN (`+marks(len(states))+`)`, args...)
+}
+
+// actionsByID lists the recorded actions of ids with their history, newest change
+// first: what warden serve's every pass reads, so that it grows with the actions it
+// takes up, not with those that wait or ended.
+func (m *Machine) actionsByID(ctx context.Context, ids []string) ([]*Record, error) {
+	var out []*Record
+	for len(ids) > 0 {
+		n := min(len(ids), 500) // within every database's bound on parameters
+		args := make([]any, n)
+		for i, id := range ids[:n] {
+			args[i] = id
+		}
+		rs, err := m.actionsWhere(ctx, `id IN (`+marks(n)+`)`, args...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, rs...)
+		ids = ids[n:]
+	}
+	slices.SortFunc(out, func(a, b *Record) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out, nil
+}
+
+// actionsWhere lists the actions matching the SQL condition where (all when "") with
+// their history, newest change first.
+func (m *Machine) actionsWhere(ctx context.Context, where string, args ...any) ([]*Record, error) {
+	evWhere := ""
+	if where != "" {
+		where = " WHERE " + where
+		evWhere = ` WHERE action_id IN (SELECT id FROM actions` + where + `)`
+	}
 	var out []*Record
 	err := m.st.Read(ctx, func(q *store.Reader) error {
-		rows, err := q.QueryContext(ctx, `SELECT `+recordColumns+` FROM actions ORDER BY updated_at DESC, id`)
+		rows, err := q.QueryContext(ctx, `SELECT `+recordColumns+` FROM actions`+where+` ORDER BY updated_at DESC, id`, args...)
 		if err != nil {
 			return err
 		}
@@ -147,7 +200,7 @@ func (m *Machine) Actions(ctx context.Context) ([]*Record, error) {
 		for _, r := range out {
 			byID[r.ID] = r
 		}
-		ev, err := q.QueryContext(ctx, `SELECT action_id, at, actor, state, detail FROM action_events ORDER BY id`)
+		ev, err := q.QueryContext(ctx, `SELECT action_id, at, actor, state, detail FROM action_events`+evWhere+` ORDER BY id`, args...)
 		if err != nil {
 			return err
 		}
