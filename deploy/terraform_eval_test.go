@@ -145,6 +145,22 @@ func (m *tfModule) plan(fsys fs.FS, inputs map[string]cty.Value) (tfPlan, error)
 			return nil, err
 		}
 	}
+	// Outputs and module calls' arguments, so that a reference to nothing or an unknown
+	// function in them fails here, as in terraform validate.
+	for name, b := range m.outputs {
+		v, diags := b.Body.Attributes["value"].Expr.Value(ctx)
+		if diags.HasErrors() {
+			return nil, fmt.Errorf("output %q of %s: %w", name, m.dir, diags)
+		}
+		p["output."+name] = map[string]cty.Value{"value": v}
+	}
+	for name, b := range m.calls {
+		for arg, a := range b.Body.Attributes {
+			if _, diags := a.Expr.Value(ctx); diags.HasErrors() {
+				return nil, fmt.Errorf("module %q of %s: %s: %w", name, m.dir, arg, diags)
+			}
+		}
+	}
 	return p, nil
 }
 
@@ -333,6 +349,19 @@ func terraformFunctions(fsys fs.FS) map[string]function.Function {
 			Type: function.StaticReturnType(cty.Bool),
 			Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
 				return cty.BoolVal(strings.HasPrefix(args[0].AsString(), args[1].AsString())), nil
+			}}),
+		"one": function.New(&function.Spec{Params: []function.Parameter{{Name: "list", Type: cty.DynamicPseudoType}},
+			Type: func(args []cty.Value) (cty.Type, error) {
+				if args[0].LengthInt() > 1 {
+					return cty.NilType, errors.New("one: more than one element")
+				}
+				return cty.DynamicPseudoType, nil
+			},
+			Impl: func(args []cty.Value, _ cty.Type) (cty.Value, error) {
+				if args[0].LengthInt() == 0 {
+					return cty.NullVal(cty.DynamicPseudoType), nil
+				}
+				return args[0].Index(cty.NumberIntVal(0)), nil
 			}}),
 		"jsondecode": stdlib.JSONDecodeFunc, "keys": stdlib.KeysFunc, "merge": stdlib.MergeFunc,
 		"setproduct": stdlib.SetProductFunc, "lookup": stdlib.LookupFunc, "length": stdlib.LengthFunc,

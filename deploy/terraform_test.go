@@ -192,6 +192,9 @@ func stackSetParameters(p tfPlan) error {
 	if want := slices.Sorted(maps.Keys(tpl.Parameters)); !slices.Equal(names, want) {
 		return fmt.Errorf("stack set parameters %v, want the template's %v", names, want)
 	}
+	if out := p["output.member_role_name"]["value"]; !out.IsKnown() || out.IsNull() || out.AsString() != permissions.DefaultOrgRole {
+		return fmt.Errorf("output member_role_name %#v, want %q (the scanner policy's sts:AssumeRole)", out, permissions.DefaultOrgRole)
+	}
 	role, remediate := params.GetAttr("RoleName"), params.GetAttr("Remediate")
 	if role.AsString() != permissions.DefaultOrgRole || remediate.AsString() != "true" {
 		return fmt.Errorf("RoleName %q, Remediate %q; want %q (the scanner policy's sts:AssumeRole) and true", role.AsString(), remediate.AsString(), permissions.DefaultOrgRole)
@@ -456,8 +459,20 @@ func TestTerraform_inputsAndOutputsDocumented(t *testing.T) {
 		}
 		for name, call := range m.calls {
 			src := literal(call, "source")
-			if _, err := parseModule(fsys, path.Join(dir, src)); !strings.HasPrefix(src, "../") || err != nil {
+			callee, err := parseModule(fsys, path.Join(dir, src))
+			if !strings.HasPrefix(src, "../") || err != nil {
 				t.Errorf("%s: module %q calls %q, not a module of deploy/terraform (%v)", dir, name, src, err)
+				continue
+			}
+			for arg := range call.Body.Attributes {
+				if callee.variables[arg] == nil && arg != "source" {
+					t.Errorf("%s: module %q passes %s, which %s does not declare", dir, name, arg, src)
+				}
+			}
+			for v, b := range callee.variables {
+				if call.Body.Attributes[v] == nil && b.Body.Attributes["default"] == nil {
+					t.Errorf("%s: module %q leaves out %s, which %s requires", dir, name, v, src)
+				}
 			}
 		}
 	}
