@@ -46,7 +46,8 @@ resource "aws_cloudformation_stack_set" "member" {
   }
 
   lifecycle {
-    # Set by AWS for a service-managed stack set; without this every plan shows a change.
+    # AWS sets it for a service-managed stack set; providers before the fix of
+    # hashicorp/terraform-provider-aws#23464 then plan a change on every run.
     ignore_changes = [administration_role_arn]
   }
 }
