@@ -25,3 +25,31 @@ func ExampleRemediator() {
 	// [iam:ListAccessKeys iam:UpdateAccessKey]
 	// [compute.firewalls.get compute.firewalls.update compute.globalOperations.get compute.networks.updatePolicy]
 }
+
+// The Terraform module of warden's GCP identity: its .tf files and the two roles it
+// reads, as `warden permissions --cloud gcp --format terraform --out DIR` writes them.
+func ExampleSelect_terraform() {
+	reg, err := builtin.Registry(nil, nil)
+	if err != nil {
+		panic(err)
+	}
+	docs, err := permissions.Documents(reg, permissions.Options{})
+	if err != nil {
+		panic(err)
+	}
+	files, err := permissions.Select(docs, permissions.Selection{Role: "all", Cloud: "gcp", Format: permissions.TerraformFormat})
+	if err != nil {
+		panic(err)
+	}
+	for _, f := range files {
+		fmt.Println(f.Name)
+	}
+	// Output:
+	// gcp/main.tf
+	// gcp/outputs.tf
+	// gcp/variables.tf
+	// gcp/versions.tf
+	// gcp/gcp-scanner-role.yaml
+	// gcp/gcp-remediator-role.yaml
+	// README.md
+}

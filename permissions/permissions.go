@@ -13,7 +13,8 @@
 //     before and after a fix.
 //
 // Output is deterministic (sorted, stable), so that the documents can be checked in and
-// diffed. Only cmd/warden imports this package.
+// diffed. Only cmd/warden imports this package, and deploy's tests, which hold the
+// Terraform modules of deploy/terraform (Terraform) to it.
 package permissions
 
 import (
@@ -153,10 +154,12 @@ func suggest(name string, names []string) string {
 
 // Document is one generated file.
 type Document struct {
-	// Name is the file name it is written as: "aws-scanner-policy.json".
+	// Name is the file name it is written as: "aws-scanner-policy.json", or
+	// "aws-account/main.tf" in a Terraform module.
 	Name string
-	// Cloud is "aws" or "gcp"; Role "scanner" or "remediator"; Format "json", "yaml" or
-	// "cloudformation".
+	// Cloud is "aws" or "gcp"; Role "scanner" or "remediator"; Format "json", "yaml",
+	// "cloudformation" or "terraform" (a module's file: its documents keep their Role, its
+	// .tf files and README have none, the README no Cloud).
 	Cloud, Role, Format string
 	// About says in one line what it is and where it goes.
 	About string

@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/warden-sec/warden/remediators"
 )
 
 // Selection picks documents: Role "scanner", "remediator" or "all"; Cloud "aws", "gcp"
-// or "all"; Format one document format, or "" for any.
+// or "all"; Format one document format, "terraform" for the Terraform modules of the
+// cloud, or "" for any.
 type Selection struct {
 	Role, Cloud, Format string
 }
@@ -22,7 +25,7 @@ func (s Selection) Check() error {
 	}{
 		{"--role", s.Role, []string{"scanner", "remediator", "all"}, false},
 		{"--cloud", s.Cloud, []string{"aws", "gcp", "all"}, false},
-		{"--format", s.Format, []string{"json", "yaml", "cloudformation"}, true},
+		{"--format", s.Format, []string{"json", "yaml", "cloudformation", TerraformFormat}, true},
 	} {
 		if !slices.Contains(c.want, c.got) && (c.got != "" || !c.optional) {
 			return fmt.Errorf("%s: unknown value %q (want %s)", c.flag, c.got, strings.Join(c.want, ", "))
@@ -31,14 +34,39 @@ func (s Selection) Check() error {
 	return nil
 }
 
-// Select keeps the documents of the selection, in their order; none is an error that
-// says which format each kind of document has.
+// Generate is what `warden permissions` prints for the selection: Documents, then
+// Select. A selection Check refuses, an unknown fix, or a fix that declares nothing is an
+// error.
+func Generate(reg *remediators.Registry, opts Options, s Selection) ([]Document, error) {
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	docs, err := Documents(reg, opts)
+	if err != nil {
+		return nil, err
+	}
+	return Select(docs, s)
+}
+
+// Select keeps the documents of the selection, in their order, or renders the Terraform
+// modules of its cloud (Terraform) for Format "terraform"; none is an error that says
+// which format each kind of document has.
 func Select(docs []Document, s Selection) ([]Document, error) {
+	if s.Format == TerraformFormat {
+		if s.Role != "all" {
+			return nil, fmt.Errorf("--format terraform: the modules hold both roles (their variable remediate adds the fixes'), leave --role out")
+		}
+		docs, err := Select(docs, Selection{Role: "all", Cloud: s.Cloud})
+		if err != nil {
+			return nil, err
+		}
+		return Terraform(docs)
+	}
 	out := slices.DeleteFunc(slices.Clone(docs), func(d Document) bool {
 		return s.Role != "all" && d.Role != s.Role || s.Cloud != "all" && d.Cloud != s.Cloud || s.Format != "" && d.Format != s.Format
 	})
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no document is %s for --role %s --cloud %s (AWS policies are json, the member role's template cloudformation, GCP roles yaml)",
+		return nil, fmt.Errorf("no document is %s for --role %s --cloud %s (AWS policies are json, the member role's template cloudformation, GCP roles yaml; the Terraform modules terraform)",
 			s.Format, s.Role, s.Cloud)
 	}
 	return out, nil

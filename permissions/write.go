@@ -26,14 +26,24 @@ func Write(w io.Writer, docs []Document) error {
 	return nil
 }
 
-// WriteDir writes each document to dir/NAME, atomically, creating dir if needed, and
-// names each file written on w.
-func WriteDir(dir string, docs []Document, w io.Writer) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("create %s: %w", dir, err)
+// Print writes the documents to files in dir (WriteDir), or prints them on w (Write)
+// when dir is "".
+func Print(w io.Writer, dir string, docs []Document) error {
+	if dir == "" {
+		return Write(w, docs)
 	}
+	return WriteDir(dir, docs, w)
+}
+
+// WriteDir writes each document to dir/NAME, atomically, creating dir (and NAME's own
+// directory: a Terraform module's files are DIR/FILE) if needed, and names each file
+// written on w.
+func WriteDir(dir string, docs []Document, w io.Writer) error {
 	for _, d := range docs {
-		path := filepath.Join(dir, d.Name)
+		path := filepath.Join(dir, filepath.FromSlash(d.Name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		}
 		if err := atomicfile.Write(path, func(out io.Writer) error { _, err := out.Write(d.Body); return err }); err != nil {
 			return fmt.Errorf("write %s: %w", path, err)
 		}

@@ -14,7 +14,7 @@ func (a *app) permissionsCmd() *cobra.Command {
 		opts permissions.Options
 	)
 	cmd := &cobra.Command{
-		Use:   "permissions [--role scanner|remediator|all] [--cloud aws|gcp|all] [--format json|yaml|cloudformation]",
+		Use:   "permissions [--role scanner|remediator|all] [--cloud aws|gcp|all] [--format json|yaml|cloudformation|terraform]",
 		Short: "Print the least-privilege IAM policies and roles warden needs",
 		Long: `Print the permissions warden itself needs, split by role and generated from the code
 (each collector and remediator declares the permissions of the calls it makes, and a test
@@ -57,6 +57,10 @@ Documents (the file name --out writes each as):
     valid in a role created in the organisation; 'gcloud iam roles create warden_scanner
     --project P --file ...' works for one project once you remove them, and the ancestors'
     scopes are then reported as denied.
+  --format terraform             the Terraform modules of deploy/terraform (aws-account,
+                                 aws-organization, gcp): these documents, and the .tf that
+                                 creates the roles and bindings from them
+      warden permissions --format terraform --out ./terraform
 
 One document is printed as is; several are printed one after the other, each under a
 "# file: NAME" line; --out DIR writes each to DIR/NAME instead. docs/permissions.md says
@@ -67,31 +71,22 @@ more.`,
   warden permissions --out ./iam`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := sel.Check(); err != nil {
-				return usageErr(err)
-			}
 			// Planning only: generating the documents calls no cloud.
 			reg, err := builtin.Registry(nil, nil)
 			if err != nil {
 				return err
 			}
-			docs, err := permissions.Documents(reg, opts)
+			docs, err := permissions.Generate(reg, opts, sel)
 			if err != nil {
 				return usageErr(err)
 			}
-			if docs, err = permissions.Select(docs, sel); err != nil {
-				return usageErr(err)
-			}
-			if out != "" {
-				return permissions.WriteDir(out, docs, a.stdout)
-			}
-			return permissions.Write(a.stdout, docs)
+			return permissions.Print(a.stdout, out, docs)
 		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&sel.Role, "role", "all", "scanner, remediator or all")
 	f.StringVar(&sel.Cloud, "cloud", "all", "aws, gcp or all")
-	f.StringVarP(&sel.Format, "format", "f", "", "only documents of this format: json (AWS policies), cloudformation (the member role), yaml (GCP roles)")
+	f.StringVarP(&sel.Format, "format", "f", "", "only documents of this format: json (AWS policies), cloudformation (the member role), yaml (GCP roles); terraform: the Terraform modules")
 	f.StringSliceVar(&opts.Actions, "actions", nil, "the enabled fixes the remediator documents grant, comma-separated action names (default every registered one)")
 	f.StringVar(&opts.OrgRole, "org-role", permissions.DefaultOrgRole, "name of the member-account role the stack set creates and warden assumes (--aws-org-role)")
 	f.StringVar(&opts.RotationSecretName, "rotation-secret-name", "", "rotation.secret_name of the config, when changed: Secrets Manager is granted on the secrets it names")

@@ -71,6 +71,28 @@ func TestPermissions(t *testing.T) {
 			t.Errorf("stack set template (%v):\n%s", err, b)
 		}
 	})
+	t.Run("terraform writes the modules", func(t *testing.T) {
+		dir := t.TempDir()
+		code, out, errOut := warden(t, "", "permissions", "--format", "terraform", "--cloud", "aws", "--out", dir)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		policy, err := os.ReadFile(filepath.Join(dir, "aws-account", "aws-scanner-policy.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, printed, _ := warden(t, "", "permissions", "--cloud", "aws", "--role", "scanner", "--format", "json")
+		if string(policy) != printed {
+			t.Errorf("the module's scanner policy is not what warden permissions prints:\n%s", policy)
+		}
+		main, err := os.ReadFile(filepath.Join(dir, "aws-organization", "main.tf"))
+		if err != nil || !strings.Contains(string(main), `file("${path.module}/aws-member-role-stackset.yaml")`) {
+			t.Errorf("aws-organization/main.tf (%v):\n%s", err, main)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "gcp")); err == nil || strings.Contains(out, "gcp/") {
+			t.Errorf("--cloud aws wrote the GCP module:\n%s", out)
+		}
+	})
 	for _, c := range []struct {
 		name string
 		args []string
@@ -79,6 +101,7 @@ func TestPermissions(t *testing.T) {
 		{"unknown role", []string{"--role", "admin"}, `--role: unknown value "admin"`},
 		{"GCP has no CloudFormation", []string{"--cloud", "gcp", "--format", "cloudformation"}, "no document is cloudformation"},
 		{"unknown action", []string{"--actions", "aws.iam.nope"}, `unknown remediator "aws.iam.nope"`},
+		{"Terraform holds both roles", []string{"--format", "terraform", "--role", "remediator"}, "--format terraform: the modules hold both roles"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := warden(t, "", append([]string{"permissions"}, c.args...)...)
