@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
@@ -12,9 +13,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	yamlv3 "go.yaml.in/yaml/v3"
 	"helm.sh/helm/v4/pkg/chart/common"
 	"helm.sh/helm/v4/pkg/chart/common/util"
 	chart "helm.sh/helm/v4/pkg/chart/v2"
@@ -470,7 +473,7 @@ func parseYAML(t *testing.T, s string) any {
 	return v
 }
 
-// diffYAML shows two values as YAML, for a failure's message.
+// diffYAML shows how two values differ, as the lines of their YAML: "-" got, "+" want.
 func diffYAML(t *testing.T, got, want any) string {
 	t.Helper()
 	g, err := yaml.Marshal(got)
@@ -481,7 +484,41 @@ func diffYAML(t *testing.T, got, want any) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return "got:\n" + string(g) + "want:\n" + string(w)
+	return lineDiff(strings.Split(string(g), "\n"), strings.Split(string(w), "\n"))
+}
+
+// lineDiff is the lines of a and b outside their longest common subsequence, with
+// the line of b before which each stands.
+func lineDiff(a, b []string) string {
+	// lcs[i][j] is the length of the longest common subsequence of a[i:] and b[j:].
+	lcs := make([][]int, len(a)+1)
+	for i := range lcs {
+		lcs[i] = make([]int, len(b)+1)
+	}
+	for i := len(a) - 1; i >= 0; i-- {
+		for j := len(b) - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	var out strings.Builder
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case i < len(a) && j < len(b) && a[i] == b[j]:
+			i, j = i+1, j+1
+		case j < len(b) && (i == len(a) || lcs[i][j+1] >= lcs[i+1][j]):
+			fmt.Fprintf(&out, "line %d: + %s\n", j+1, b[j])
+			j++
+		default:
+			fmt.Fprintf(&out, "line %d: - %s\n", j+1, a[i])
+			i++
+		}
+	}
+	return out.String()
 }
 
 // stripComments drops a YAML document's comment lines.
@@ -493,4 +530,54 @@ func stripComments(doc []byte) []byte {
 		}
 	}
 	return out
+}
+
+// TestChart_valuesAreDocumented: every value in values.yaml has a comment, above it or
+// on its line, so that values.yaml is the chart's reference (docs/deploy.md points to it).
+func TestChart_valuesAreDocumented(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc yamlv3.Node
+	if err := yamlv3.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var undocumented []string
+	var walk func(prefix string, n *yamlv3.Node)
+	walk = func(prefix string, n *yamlv3.Node) {
+		switch {
+		case n.Kind == yamlv3.DocumentNode || n.Kind == yamlv3.SequenceNode:
+			for i, c := range n.Content {
+				walk(strings.TrimSuffix(prefix, ".")+"["+strconv.Itoa(i)+"].", c)
+			}
+		case n.Kind == yamlv3.MappingNode && n.Style&yamlv3.FlowStyle == 0:
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k, v := n.Content[i], n.Content[i+1]
+				if k.HeadComment == "" && k.LineComment == "" && v.LineComment == "" {
+					undocumented = append(undocumented, prefix+k.Value)
+				}
+				walk(prefix+k.Value+".", v)
+			}
+		}
+	}
+	walk("", doc.Content[0])
+	if len(undocumented) > 0 {
+		t.Errorf("values.yaml: no comment on %s", strings.Join(undocumented, ", "))
+	}
+	// The walk saw the values: a file of one undocumented value would say so above.
+	if !bytes.Contains(b, []byte("\n# mode is")) {
+		t.Error("values.yaml does not document mode first")
+	}
+}
+
+// TestChart_servesAsDeployed runs the built warden serve as the chart's SQLite pod
+// would: its args, its warden.yaml, its environment from the Secret (no
+// postgres-password), as TestServe_asDeployed does for the kustomize base.
+func TestChart_servesAsDeployed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs warden serve")
+	}
+	r, _ := renderChart(t, chartCases()["sqlite"].file)
+	serveAsDeployed(t, r)
 }
