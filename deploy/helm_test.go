@@ -420,15 +420,15 @@ func TestChart_refusesWhatWouldNotRun(t *testing.T) {
 		vals string
 		want string
 	}{
-		{"an unknown mode", "mode: mysql", "mode"},
+		{"an unknown mode", "mode: mysql", "'/mode': value must be one of"},
 		{"a password in the database URL", "postgres: {url: 'postgres://warden:hunter2@db:5432/warden'}", "postgres.url holds a password"},
 		{"a password as a URL parameter", "postgres: {url: 'postgres://warden@db/warden?password=hunter2'}", "postgres.url holds a password"},
 		{"db: in the config", "config: 'db: /tmp/x.db'", "config has a db: section"},
 		{"serve: in the config", "config: 'serve: {listen: 127.0.0.1:9090}'", "config has a serve: section"},
 		{"a config that is not a mapping", "config: '[a, b'", "config is not a YAML mapping"},
-		{"no Secret", "secret: {name: ''}", "secret"},
-		{"a misspelt value", "replicas: 3", "replicas"},
-		{"a service account that is no role ARN", "serviceAccount: {aws: {roleArn: warden-role}}", "roleArn"},
+		{"no Secret", "secret: {name: ''}", "'/secret/name'"},
+		{"a misspelt value", "replicas: 3", "'replicas' not allowed"},
+		{"a service account that is no role ARN", "serviceAccount: {aws: {roleArn: warden-role}}", "'/serviceAccount/aws/roleArn'"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,17 +45,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | 
 {{- end }}
 
 {{/*
-warden.serviceAccountName is the pods' account.
-*/}}
-{{- define "warden.serviceAccountName" -}}
-{{- if .Values.serviceAccount.create }}
-{{- default (include "warden.fullname" .) .Values.serviceAccount.name }}
-{{- else }}
-{{- required "serviceAccount.name: the existing account the pods use (serviceAccount.create is false)" .Values.serviceAccount.name }}
-{{- end }}
-{{- end }}
-
-{{/*
 warden.sqlite is true (non-empty) in mode sqlite; the mode is checked here, once.
 */}}
 {{- define "warden.sqlite" -}}
