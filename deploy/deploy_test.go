@@ -82,9 +82,6 @@ const (
 	prometheusRuleKind = "monitoring.coreos.com/v1/PrometheusRule"
 )
 
-// baseKinds are the objects the kustomize base makes, each once.
-var baseKinds = []string{deploymentKind, serviceKind, serviceAccountKind, configMapKind, networkPolicyKind}
-
 // decode decodes one object (key is its group/version/kind) strictly into its API
 // type: an object of a kind this package does not know (a Secret, in particular), two
 // of one kind, or a field the type does not have fail the test.
@@ -126,6 +123,8 @@ func buildBase(t *testing.T) *rendered {
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", baseDir, err)
 	}
+	// The objects the base makes, each once.
+	baseKinds := []string{deploymentKind, serviceKind, serviceAccountKind, configMapKind, networkPolicyKind}
 	r := &rendered{}
 	for _, res := range m.Resources() {
 		gvk := res.GetGvk()

@@ -25,6 +25,7 @@ import (
 	"helm.sh/helm/v4/pkg/chart/v2/lint/support"
 	"helm.sh/helm/v4/pkg/chart/v2/loader"
 	"helm.sh/helm/v4/pkg/engine"
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/labels"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
@@ -347,6 +348,7 @@ func TestChart_defaultEqualsTheKustomizeBase(t *testing.T) {
 	bd, d := base.deployment, r.deployment
 	same("the Deployment's name", d.Name, bd.Name)
 	same("replicas", d.Spec.Replicas, bd.Spec.Replicas)
+	same("the revision history", d.Spec.RevisionHistoryLimit, bd.Spec.RevisionHistoryLimit)
 	same("the update strategy", d.Spec.Strategy, bd.Spec.Strategy)
 	bp, p := bd.Spec.Template.Spec, d.Spec.Template.Spec
 	same("the containers", p.Containers, bp.Containers)
@@ -361,12 +363,18 @@ func TestChart_defaultEqualsTheKustomizeBase(t *testing.T) {
 	same("the ConfigMap's name", r.configMap.Name, base.configMap.Name)
 	same("warden.yaml", parseYAML(t, r.configMap.Data[configKey]), parseYAML(t, base.configMap.Data[configKey]))
 	// The selectors add the release's label to the base's: they still pick the pods.
-	for _, tsc := range p.TopologySpreadConstraints {
-		sel, err := metav1.LabelSelectorAsSelector(tsc.LabelSelector)
-		if err != nil || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
-			t.Errorf("topology spread selector %v does not select the pods", tsc.LabelSelector)
+	spread := func(tscs []corev1.TopologySpreadConstraint) []corev1.TopologySpreadConstraint {
+		out := slices.Clone(tscs)
+		for i := range out {
+			sel, err := metav1.LabelSelectorAsSelector(out[i].LabelSelector)
+			if err != nil || !sel.Matches(labels.Set(d.Spec.Template.Labels)) {
+				t.Errorf("topology spread selector %v does not select the pods", out[i].LabelSelector)
+			}
+			out[i].LabelSelector = nil
 		}
+		return out
 	}
+	same("the topology spread", spread(p.TopologySpreadConstraints), spread(bp.TopologySpreadConstraints))
 	for k, v := range bd.Spec.Selector.MatchLabels {
 		if d.Spec.Selector.MatchLabels[k] != v {
 			t.Errorf("the selector %v lacks the base's %s=%s", d.Spec.Selector.MatchLabels, k, v)
