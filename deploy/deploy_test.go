@@ -3,6 +3,7 @@ package deploy
 import (
 	"net"
 	"net/url"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -24,6 +25,7 @@ import (
 	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/slackgate"
+	"github.com/warden-sec/warden/store"
 )
 
 const (
@@ -50,16 +52,66 @@ func secretEnv() []string {
 	}
 }
 
-// rendered is the kustomize base as the API server would receive it, each object
-// decoded strictly into its API type.
+// rendered is the kustomize base, or the Helm chart under one values file, as the API
+// server would receive it, each object decoded strictly into its API type.
 type rendered struct {
 	deployment     appsv1.Deployment
 	service        corev1.Service
 	serviceAccount corev1.ServiceAccount
 	configMap      corev1.ConfigMap
 	networkPolicy  networkingv1.NetworkPolicy
-	// yaml is every object as kustomize wrote it.
+	// The chart's objects the base does not make (helm_test.go).
+	pvc            corev1.PersistentVolumeClaim
+	serviceMonitor serviceMonitor
+	prometheusRule prometheusRule
+	// kinds are the objects made, by group/version/kind (at most one of each).
+	kinds map[string]bool
+	// yaml is every object as kustomize or Helm wrote it.
 	yaml [][]byte
+}
+
+// The keys (group/version/kind) of the objects the base or the chart may make.
+const (
+	deploymentKind     = "apps/v1/Deployment"
+	serviceKind        = "v1/Service"
+	serviceAccountKind = "v1/ServiceAccount"
+	configMapKind      = "v1/ConfigMap"
+	networkPolicyKind  = "networking.k8s.io/v1/NetworkPolicy"
+	pvcKind            = "v1/PersistentVolumeClaim"
+	serviceMonitorKind = "monitoring.coreos.com/v1/ServiceMonitor"
+	prometheusRuleKind = "monitoring.coreos.com/v1/PrometheusRule"
+)
+
+// decode decodes one object (key is its group/version/kind) strictly into its API
+// type: an object of a kind this package does not know (a Secret, in particular), two
+// of one kind, or a field the type does not have fail the test.
+func (r *rendered) decode(t *testing.T, source, key, name string, y []byte) {
+	t.Helper()
+	targets := map[string]any{
+		deploymentKind:     &r.deployment,
+		serviceKind:        &r.service,
+		serviceAccountKind: &r.serviceAccount,
+		configMapKind:      &r.configMap,
+		networkPolicyKind:  &r.networkPolicy,
+		pvcKind:            &r.pvc,
+		serviceMonitorKind: &r.serviceMonitor,
+		prometheusRuleKind: &r.prometheusRule,
+	}
+	dst, ok := targets[key]
+	if !ok {
+		t.Fatalf("%s makes a %s (%s): not one of the objects this test knows; a Secret, in particular, is never made", source, key, name)
+	}
+	if r.kinds == nil {
+		r.kinds = map[string]bool{}
+	}
+	if r.kinds[key] {
+		t.Fatalf("%s makes two %s", source, key)
+	}
+	r.kinds[key] = true
+	if err := yaml.UnmarshalStrict(y, dst); err != nil {
+		t.Fatalf("%s: %s %s does not decode strictly into its API type: %v\n%s", source, key, name, err, y)
+	}
+	r.yaml = append(r.yaml, y)
 }
 
 // buildBase runs kustomize on the base, as `kubectl kustomize` would, and decodes every
@@ -71,40 +123,28 @@ func buildBase(t *testing.T) *rendered {
 	if err != nil {
 		t.Fatalf("kustomize build %s: %v", baseDir, err)
 	}
+	// The objects the base makes, each once.
+	baseKinds := []string{deploymentKind, serviceKind, serviceAccountKind, configMapKind, networkPolicyKind}
 	r := &rendered{}
-	targets := map[string]any{
-		"apps/v1/Deployment":                 &r.deployment,
-		"v1/Service":                         &r.service,
-		"v1/ServiceAccount":                  &r.serviceAccount,
-		"v1/ConfigMap":                       &r.configMap,
-		"networking.k8s.io/v1/NetworkPolicy": &r.networkPolicy,
-	}
-	seen := map[string]bool{}
 	for _, res := range m.Resources() {
 		gvk := res.GetGvk()
 		key := gvk.Version + "/" + gvk.Kind
 		if gvk.Group != "" {
 			key = gvk.Group + "/" + key
 		}
-		dst, ok := targets[key]
-		if !ok {
-			t.Fatalf("the base makes a %s (%s): not one of the objects this test knows; a Secret, in particular, is never in the base", key, res.GetName())
-		}
-		if seen[key] {
-			t.Fatalf("the base makes two %s", key)
-		}
-		seen[key] = true
 		y, err := res.AsYAML()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := yaml.UnmarshalStrict(y, dst); err != nil {
-			t.Fatalf("%s %s does not decode strictly into its API type: %v\n%s", key, res.GetName(), err, y)
-		}
-		r.yaml = append(r.yaml, y)
+		r.decode(t, "the base", key, res.GetName(), y)
 	}
-	for key := range targets {
-		if !seen[key] {
+	for key := range r.kinds {
+		if !slices.Contains(baseKinds, key) {
+			t.Fatalf("the base makes a %s: the chart's alone", key)
+		}
+	}
+	for _, key := range baseKinds {
+		if !r.kinds[key] {
 			t.Fatalf("the base makes no %s", key)
 		}
 	}
@@ -170,13 +210,33 @@ func TestBase_builds(t *testing.T) {
 
 func TestConfigMap_isAConfigWardenAccepts(t *testing.T) {
 	r := buildBase(t)
-	cfg := r.wardenConfig(t)
-	u, err := url.Parse(cfg.DB)
-	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
-		t.Fatalf("db: %q is not a PostgreSQL URL: replicas share one PostgreSQL database", cfg.DB)
+	if !store.IsPostgres(r.wardenConfig(t).DB) {
+		t.Fatalf("db: %q is not a PostgreSQL URL: replicas share one PostgreSQL database", r.wardenConfig(t).DB)
 	}
-	if _, ok := u.User.Password(); ok || u.Query().Has("password") {
-		t.Errorf("db: holds a password: it comes from $PGPASSWORD (the Secret)")
+	checkConfig(t, r)
+}
+
+// checkConfig checks what the config must say for warden serve in a pod: on PostgreSQL
+// no password in db:, on SQLite a file on the pod's writable claim; a serve address
+// the Service reaches; secrets from the environment.
+func checkConfig(t *testing.T, r *rendered) {
+	t.Helper()
+	cfg := r.wardenConfig(t)
+	if store.IsPostgres(cfg.DB) {
+		u, err := url.Parse(cfg.DB)
+		if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			t.Fatalf("db: %q is not a PostgreSQL URL (%v)", cfg.DB, err)
+		}
+		if _, ok := u.User.Password(); ok || u.Query().Has("password") {
+			t.Errorf("db: holds a password: it comes from $PGPASSWORD (the Secret)")
+		}
+	} else {
+		// SQLite writes the file and its journal beside it: a writable claim's directory.
+		pod := r.deployment.Spec.Template.Spec
+		m, v := mountFor(r.container(t), pod, path.Dir(cfg.DB))
+		if v == nil || v.PersistentVolumeClaim == nil || m.ReadOnly {
+			t.Errorf("db: %q is not on a writable PersistentVolumeClaim's mount: the database would not outlive the pod", cfg.DB)
+		}
 	}
 	host, _, err := net.SplitHostPort(cfg.Serve.Listen)
 	if err != nil {
@@ -200,7 +260,13 @@ func TestConfigMap_isAConfigWardenAccepts(t *testing.T) {
 }
 
 func TestDeployment(t *testing.T) {
-	r := buildBase(t)
+	checkDeployment(t, buildBase(t))
+}
+
+// checkDeployment checks the Deployment runs warden serve as a pod must: replicas for
+// its database, the config mounted, the serve port probed, least privilege.
+func checkDeployment(t *testing.T, r *rendered) {
+	t.Helper()
 	d := r.deployment
 	pod := d.Spec.Template.Spec
 	c := r.container(t)
@@ -209,9 +275,16 @@ func TestDeployment(t *testing.T) {
 		name  string
 		check func(t *testing.T)
 	}{
-		{"at least two replicas", func(t *testing.T) {
-			if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 {
-				t.Errorf("replicas %v, want at least 2", d.Spec.Replicas)
+		{"replicas for the database", func(t *testing.T) {
+			if store.IsPostgres(r.wardenConfig(t).DB) {
+				if d.Spec.Replicas == nil || *d.Spec.Replicas < 2 {
+					t.Errorf("replicas %v on PostgreSQL, want at least 2", d.Spec.Replicas)
+				}
+				return
+			}
+			// SQLite has one writer: one pod, and the old one gone before the new starts.
+			if d.Spec.Replicas == nil || *d.Spec.Replicas != 1 || d.Spec.Strategy.Type != appsv1.RecreateDeploymentStrategyType {
+				t.Errorf("replicas %v, strategy %q on SQLite: want 1, Recreate", d.Spec.Replicas, d.Spec.Strategy.Type)
 			}
 		}},
 		{"the selector selects the pods", func(t *testing.T) {
@@ -318,7 +391,8 @@ func TestDeployment(t *testing.T) {
 				t.Errorf("seccomp %+v, want RuntimeDefault", seccomp)
 			}
 		}},
-		{"no writable volume but an emptyDir, none from the host", func(t *testing.T) {
+		{"no writable volume but an emptyDir or SQLite's claim, none from the host", func(t *testing.T) {
+			db := r.wardenConfig(t).DB
 			for _, m := range c.VolumeMounts {
 				_, v := mountFor(c, pod, m.MountPath)
 				switch {
@@ -326,6 +400,8 @@ func TestDeployment(t *testing.T) {
 					t.Errorf("mount %s: no volume %s", m.MountPath, m.Name)
 				case v.HostPath != nil:
 					t.Errorf("volume %s is a hostPath", v.Name)
+				case !m.ReadOnly && v.PersistentVolumeClaim != nil && !store.IsPostgres(db) && path.Dir(db) == path.Clean(m.MountPath):
+					// the SQLite database's directory
 				case !m.ReadOnly && v.EmptyDir == nil:
 					t.Errorf("mount %s is writable and not an emptyDir", m.MountPath)
 				case v.EmptyDir != nil && v.EmptyDir.SizeLimit == nil:
@@ -354,12 +430,25 @@ func TestDeployment(t *testing.T) {
 }
 
 func TestDeployment_secretsComeFromTheSecret(t *testing.T) {
-	r := buildBase(t)
+	checkSecrets(t, buildBase(t), secretName)
+}
+
+// checkSecrets checks every credential warden reads comes from a required key of the
+// Secret named secret ($PGPASSWORD on PostgreSQL only), and no literal one is anywhere.
+func checkSecrets(t *testing.T, r *rendered, secret string) {
+	t.Helper()
 	c := r.container(t)
 	if len(c.EnvFrom) > 0 {
 		t.Errorf("envFrom %+v: every variable is named, so that nothing unexpected reaches warden", c.EnvFrom)
 	}
+	onPostgres := store.IsPostgres(r.wardenConfig(t).DB)
 	for _, name := range secretEnv() {
+		if name == "PGPASSWORD" && !onPostgres {
+			if slices.ContainsFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name }) {
+				t.Errorf("$%s is set on SQLite: the Secret would need a key nothing reads", name)
+			}
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
 			i := slices.IndexFunc(c.Env, func(e corev1.EnvVar) bool { return e.Name == name })
 			if i < 0 {
@@ -369,8 +458,8 @@ func TestDeployment_secretsComeFromTheSecret(t *testing.T) {
 			if e.Value != "" || e.ValueFrom == nil || e.ValueFrom.SecretKeyRef == nil {
 				t.Fatalf("$%s is not taken from a Secret", name)
 			}
-			if ref := e.ValueFrom.SecretKeyRef; ref.Name != secretName || ref.Key == "" || isTrue(ref.Optional) {
-				t.Errorf("$%s from Secret %q key %q (optional %v), want a required key of %s", name, ref.Name, ref.Key, isTrue(ref.Optional), secretName)
+			if ref := e.ValueFrom.SecretKeyRef; ref.Name != secret || ref.Key == "" || isTrue(ref.Optional) {
+				t.Errorf("$%s from Secret %q key %q (optional %v), want a required key of %s", name, ref.Name, ref.Key, isTrue(ref.Optional), secret)
 			}
 		})
 	}
@@ -390,7 +479,12 @@ func TestDeployment_secretsComeFromTheSecret(t *testing.T) {
 }
 
 func TestService_reachesTheServePort(t *testing.T) {
-	r := buildBase(t)
+	checkService(t, buildBase(t))
+}
+
+// checkService checks the Service selects the pods and reaches the serve port alone.
+func checkService(t *testing.T, r *rendered) {
+	t.Helper()
 	c := r.container(t)
 	sel := labels.SelectorFromSet(r.service.Spec.Selector)
 	if len(r.service.Spec.Selector) == 0 || !sel.Matches(labels.Set(r.deployment.Spec.Template.Labels)) {
@@ -405,7 +499,14 @@ func TestService_reachesTheServePort(t *testing.T) {
 }
 
 func TestNetworkPolicy(t *testing.T) {
-	r := buildBase(t)
+	checkNetworkPolicy(t, buildBase(t))
+}
+
+// checkNetworkPolicy checks the NetworkPolicy selects the pods, lets in the serve port
+// alone, and out DNS, the database's port on PostgreSQL, HTTPS, and the extra
+// port/protocols given (GKE's metadata server).
+func checkNetworkPolicy(t *testing.T, r *rendered, extraEgress ...string) {
+	t.Helper()
 	np := r.networkPolicy.Spec
 	c := r.container(t)
 	sel, err := metav1.LabelSelectorAsSelector(&np.PodSelector)
@@ -430,11 +531,14 @@ func TestNetworkPolicy(t *testing.T) {
 		}
 	}
 	// Out: DNS, the database's port (from db:), HTTPS; nothing else.
-	pgPort := 5432
-	if u, err := url.Parse(r.wardenConfig(t).DB); err == nil && u.Port() != "" {
-		pgPort, _ = strconv.Atoi(u.Port())
+	want := append([]string{"53/TCP", "53/UDP", "443/TCP"}, extraEgress...)
+	if db := r.wardenConfig(t).DB; store.IsPostgres(db) {
+		pgPort := 5432
+		if u, err := url.Parse(db); err == nil && u.Port() != "" {
+			pgPort, _ = strconv.Atoi(u.Port())
+		}
+		want = append(want, strconv.Itoa(pgPort)+"/TCP")
 	}
-	want := []string{"53/TCP", "53/UDP", strconv.Itoa(pgPort) + "/TCP", "443/TCP"}
 	var got []string
 	for i, rule := range np.Egress {
 		if len(rule.Ports) == 0 {

@@ -22,6 +22,7 @@ import (
 	"github.com/warden-sec/warden/gates/sign"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
+	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/store/storetest"
 )
 
@@ -41,7 +42,13 @@ func TestServe_asDeployed(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs warden serve")
 	}
-	r := buildBase(t)
+	serveAsDeployed(t, buildBase(t))
+}
+
+// serveAsDeployed runs warden serve as r's Deployment would (TestServe_asDeployed), on
+// PostgreSQL when $WARDEN_TEST_POSTGRES is set and the config's db: is PostgreSQL's.
+func serveAsDeployed(t *testing.T, r *rendered) {
+	t.Helper()
 	c := r.container(t)
 	pod := r.deployment.Spec.Template.Spec
 	dir := t.TempDir()
@@ -94,8 +101,16 @@ func TestServe_asDeployed(t *testing.T) {
 		"postgres-password":    "unused-with-sqlite",
 	}
 	db := filepath.Join(dir, "warden.db")
-	if base := os.Getenv("WARDEN_TEST_POSTGRES"); base != "" {
-		u, err := url.Parse(storetest.FreshSchema(t, base))
+	pgBase := os.Getenv("WARDEN_TEST_POSTGRES")
+	if cfgDB := r.wardenConfig(t).DB; !store.IsPostgres(cfgDB) {
+		// SQLite in the pod (the chart's mode sqlite): the file where the claim is mounted.
+		db = filepath.Join(root, cfgDB)
+		if err := os.MkdirAll(filepath.Dir(db), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("on SQLite, at the config's %s", cfgDB)
+	} else if pgBase != "" {
+		u, err := url.Parse(storetest.FreshSchema(t, pgBase))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -46,7 +47,11 @@ import (
 // WARDEN_BENCH_SWEEP_ACCOUNTS (50) and WARDEN_BENCH_SWEEP_RESOURCES (per account, 4000)
 // size the world; WARDEN_BENCH_SWEEP_RUNS ("sqlite:1,postgres:1,postgres:3") picks the
 // runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below);
-// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there.
+// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there;
+// WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
+// their calls, each in turn denied, throttled (half its calls) or failing (half with a
+// 5xx): the other accounts are measured as the sweep's, and must finish as they do
+// without faults; the failing ones' scopes must not read as clean.
 //
 // Pacing "none": the simulator adds no latency and throttles nothing, and warden's own
 // token buckets are raised far above what the run makes, so that the sweep measures
@@ -67,7 +72,7 @@ func TestSweepBench(t *testing.T) {
 	dir := t.TempDir()
 	worldFile := filepath.Join(dir, "world.yaml")
 	started := time.Now()
-	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, 0)
+	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.faults)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +113,7 @@ type sweepBench struct {
 	accounts, perAccount int
 	regions              []string
 	paced                bool
+	faults               float64
 	runs                 []sweepRun
 	pgBase               string
 }
@@ -133,6 +139,13 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	}
 	num("WARDEN_BENCH_SWEEP_ACCOUNTS", &b.accounts)
 	num("WARDEN_BENCH_SWEEP_RESOURCES", &b.perAccount)
+	if f := os.Getenv("WARDEN_BENCH_SWEEP_FAULTS"); f != "" {
+		share, err := strconv.ParseFloat(f, 64)
+		if err != nil || share < 0 || share >= 1 {
+			t.Fatalf("WARDEN_BENCH_SWEEP_FAULTS=%q: want a share of the accounts, from 0 to below 1", f)
+		}
+		b.faults = share
+	}
 	switch p := os.Getenv("WARDEN_BENCH_SWEEP_PACING"); p {
 	case "", "none":
 	case "aws":
@@ -169,6 +182,25 @@ type sweepWant struct {
 	scopes               []string
 	sgPages              map[string]int // "ACCOUNT REGION" → pages
 	roles, users, groups int
+	// faulty are the accounts whose calls fail, with how: denied, throttled, 5xx.
+	faulty map[string]string
+}
+
+// healthyScopes counts the scopes of the accounts whose calls do not fail.
+func (w sweepWant) healthyScopes() int {
+	n := 0
+	for _, sc := range w.scopes {
+		if w.healthy(sc) {
+			n++
+		}
+	}
+	return n
+}
+
+// healthy reports whether scope (aws/ACCOUNT/…) is of an account whose calls do not fail.
+func (w sweepWant) healthy(scope string) bool {
+	parts := strings.SplitN(scope, "/", 3)
+	return len(parts) < 2 || w.faulty[parts[1]] == ""
 }
 
 // writeSweepWorld writes the world file of an organisation of n accounts of about size
@@ -181,7 +213,8 @@ type sweepWant struct {
 // sets from a few templates); members trust the management account through
 // OrganizationAccountAccessRole, as the collector assumes. The simulator holds cache
 // accounts built at once, whatever n is. faultShare of the member accounts fail their
-// calls (denied, throttled or 5xx, drawn from the seed).
+// calls, chosen evenly among the members and named in the world's faults: in turn
+// denied, throttled (half the calls) and failing (half with a 5xx).
 //
 // Paced, the simulator adds 20 ms to every call and throttles at twice warden's default
 // rate limits.
@@ -197,7 +230,21 @@ func writeSweepWorld(path string, n, size int, regions []string, paced bool, fau
 	mgmt := want.accounts[0]
 	w := &cloudsim.World{AWS: cloudsim.AWS{Organization: &cloudsim.Organization{ID: "o-sweepbench1", Management: mgmt,
 		Generated: &cloudsim.GeneratedAccounts{Accounts: n, FirstID: mgmt, Seed: 1, Resources: size, Regions: regions,
-			Cache: 64, FaultShare: faultShare}}}}
+			Cache: 64}}}}
+	want.faulty = map[string]string{}
+	if k := int(math.Round(float64(n-1) * faultShare)); k > 0 {
+		kinds := []struct {
+			name  string
+			fault cloudsim.Fault
+		}{{"denied", cloudsim.Fault{AccessDenied: true}}, {"throttled", cloudsim.Fault{ThrottleRate: 0.5}}, {"5xx", cloudsim.Fault{ErrorRate: 0.5}}}
+		for i := range k {
+			id := want.accounts[1+i*(n-1)/k] // members only, spread evenly
+			f := kinds[i%len(kinds)]
+			f.fault.Account = id
+			w.Faults = append(w.Faults, f.fault)
+			want.faulty[id] = f.name
+		}
+	}
 	if paced {
 		w.Latency = cloudsim.Duration(20 * time.Millisecond)
 		w.RateLimits = map[string]float64{"iam": 20, "sts": 20, "acm": 20, "ec2": 40, "organizations": 10}
@@ -249,6 +296,8 @@ type sweepResult struct {
 	lockWaits, active, samples int
 	// queries counts the active statements seen in the samples, by their first characters.
 	queries map[string]int
+	// faultyStatus is the stored status of each scope of a failing account.
+	faultyStatus map[string]string
 }
 
 // replicaSweep is one replica's part of one sweep.
@@ -336,7 +385,7 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	var hashes map[string]string
 	for sweep := 1; sweep <= 2; sweep++ {
 		if sweep == 2 {
-			hashes = resourceHashes(t, db)
+			hashes = resourceHashes(t, db, want)
 		}
 		res := b.sweep(t, sim, want, db, dialect, q, pm, reps, ids, token)
 		res.run, res.sweep = name, sweep
@@ -349,7 +398,7 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 			// RoleLastUsed moves), so with several replicas a few roles read anew. Only
 			// those may be evaluated again. A resource is also evaluated again when its
 			// last evaluation failed (stored without a hash).
-			now := resourceHashes(t, db)
+			now := resourceHashes(t, db, want)
 			var changed, errored []string
 			for key, hash := range now {
 				switch {
@@ -436,6 +485,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 		return n
 	}
 	res.queries = map[string]int{}
+	res.faultyStatus = map[string]string{}
 	waitLongEvery(t, "the sweep to read every scope and finish its jobs", timeout, time.Second, func() (string, bool) {
 		if dialect == "postgres" {
 			// What the server is busy with: the active statements, by their start, and
@@ -467,7 +517,24 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 		collects := count(fmt.Sprintf(`kind = '%s'`, daemon.KindCollect))
 		unfinished := count(`state IN ('available', 'pending', 'running', 'retryable', 'scheduled')`)
 		progress := fmt.Sprintf("sweep done %d, %d of %d collections queued, %d jobs unfinished", swept, collects, len(want.scopes), unfinished)
-		return progress, swept > 0 && collects >= len(want.scopes) && unfinished == 0
+		if len(want.faulty) == 0 {
+			return progress, swept > 0 && collects >= len(want.scopes) && unfinished == 0
+		}
+		// Failing accounts: the sweep is the healthy accounts' collections and every
+		// job they caused; the failing ones' collections may still be retried, or not
+		// be asked for again while a retry waits.
+		waiting, done := 0, map[string]bool{}
+		for _, j := range sweepJobs(t, db, dialect, q, after) {
+			switch {
+			case j.kind == daemon.KindCollect && !want.healthy(j.scope):
+			case j.state != "completed":
+				waiting++
+			case j.kind == daemon.KindCollect:
+				done[j.scope] = true
+			}
+		}
+		return fmt.Sprintf("%s; healthy: %d of %d collections done, %d jobs unfinished", progress, len(done), want.healthyScopes(), waiting),
+			swept > 0 && len(done) == want.healthyScopes() && waiting == 0
 	})
 
 	// The window closes here: the processes' CPU and peaks are the sweep's.
@@ -485,7 +552,12 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 	var sweepStart, firstCollect, lastCollect, lastJob time.Time
 	collected := map[string]int{}
 	correlation := ""
+	faultyStates := map[string]int{}
 	for _, j := range jobs {
+		if j.kind == daemon.KindCollect && !want.healthy(j.scope) {
+			faultyStates[j.state]++
+			continue
+		}
 		if j.state != "completed" {
 			t.Errorf("%s job %d (%s) is %s", j.kind, j.id, j.scope, j.state)
 		}
@@ -517,13 +589,21 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 		}
 	}
 	res.collectWall, res.sweepWall = lastCollect.Sub(firstCollect), lastJob.Sub(sweepStart)
+	healthy := 0
 	for _, sc := range want.scopes {
+		if !want.healthy(sc) {
+			continue
+		}
+		healthy++
 		if collected[sc] != 1 {
 			t.Errorf("scope %s collected %d times in the sweep, want once", sc, collected[sc])
 		}
 	}
-	if len(collected) != len(want.scopes) {
-		t.Errorf("the sweep collected %d scopes, the world has %d", len(collected), len(want.scopes))
+	if len(collected) != healthy {
+		t.Errorf("the sweep collected %d scopes of healthy accounts, the world has %d", len(collected), healthy)
+	}
+	if len(want.faulty) > 0 {
+		t.Logf("the failing accounts' collections, by state: %v", faultyStates)
 	}
 
 	// The store: every scope read in this sweep, in full.
@@ -542,6 +622,15 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !want.healthy(scope) {
+			// A denied account's scopes never read as clean; a throttled or failing one's
+			// may have been read in full through the collector's retries.
+			res.faultyStatus[scope] = status
+			if want.faulty[strings.SplitN(scope, "/", 3)[1]] == "denied" && status == "ok" {
+				t.Errorf("scope %s of a denied account reads as ok", scope)
+			}
+			continue
+		}
 		if status != "ok" || at.Before(begun.Add(-time.Second)) {
 			t.Errorf("scope %s: %s, read at %v (the sweep began at %v)", scope, status, at, begun)
 		}
@@ -552,10 +641,17 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 		t.Fatal(err)
 	}
 	rows.Close()
-	if read != len(want.scopes) {
-		t.Errorf("scope_state holds %d scopes, want %d", read, len(want.scopes))
+	if read != healthy {
+		t.Errorf("scope_state holds %d scopes of healthy accounts, want %d", read, healthy)
 	}
-	res.findings, res.findingsDigest = findingsDigest(t, db)
+	if len(want.faulty) > 0 {
+		byStatus := map[string]int{}
+		for sc, st := range res.faultyStatus {
+			byStatus[want.faulty[strings.SplitN(sc, "/", 3)[1]]+" "+st]++
+		}
+		t.Logf("%d failing accounts of %d; their scopes by fault and stored status: %v", len(want.faulty), len(want.accounts), byStatus)
+	}
+	res.findings, res.findingsDigest = findingsDigest(t, db, want)
 
 	// The replicas' logs: what each collection evaluated, and the calls (attempts,
 	// retries included) it says it made.
@@ -563,7 +659,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 	reported := map[string]int{}
 	for _, s := range reps {
 		for _, m := range line.FindAllStringSubmatch(s.output(), -1) {
-			if m[1] == correlation {
+			if m[1] == correlation && want.healthy(m[2]) {
 				n, _ := strconv.Atoi(m[3])
 				c, _ := strconv.Atoi(m[4])
 				res.evaluated += n
@@ -587,11 +683,14 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 	}
 	served := sim.byScope()
 	for _, sc := range want.scopes {
-		if served[sc] != reported[sc] {
+		if want.healthy(sc) && served[sc] != reported[sc] {
 			t.Errorf("scope %s: the simulator served %d calls, its collection says it made %d", sc, served[sc], reported[sc])
 		}
 	}
 	for _, a := range want.accounts {
+		if want.faulty[a] != "" {
+			continue
+		}
 		// Once answered: a throttled call the SDK retried was served twice, answered once.
 		if n := sim.answered("iam:GetAccountSummary", a, "global"); n != 1 {
 			t.Errorf("account %s: IAM read %d times (GetAccountSummary, %d calls), want once", a, n, sim.count("iam:GetAccountSummary", a, "global"))
@@ -657,7 +756,7 @@ func sweepJobs(t *testing.T, db *sql.DB, dialect, q string, after int64) []sweep
 }
 
 // resourceHashes are the stored hash of every resource, by scope and uid.
-func resourceHashes(t *testing.T, db *sql.DB) map[string]string {
+func resourceHashes(t *testing.T, db *sql.DB, want sweepWant) map[string]string {
 	t.Helper()
 	rows, err := db.Query(`SELECT uid, scope, hash FROM resource_state`)
 	if err != nil {
@@ -670,7 +769,9 @@ func resourceHashes(t *testing.T, db *sql.DB) map[string]string {
 		if err := rows.Scan(&uid, &scope, &h); err != nil {
 			t.Fatal(err)
 		}
-		out[scope+" "+uid] = h
+		if want.healthy(scope) {
+			out[scope+" "+uid] = h
+		}
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
@@ -678,11 +779,12 @@ func resourceHashes(t *testing.T, db *sql.DB) map[string]string {
 	return out
 }
 
-// findingsDigest counts the findings not resolved and hashes their fingerprints, so that
+// findingsDigest counts the healthy accounts' findings not resolved and hashes their
+// fingerprints (and fails the test on a failing account's resolved finding), so that
 // two runs are compared finding by finding.
-func findingsDigest(t *testing.T, db *sql.DB) (int, string) {
+func findingsDigest(t *testing.T, db *sql.DB, want sweepWant) (int, string) {
 	t.Helper()
-	rows, err := db.Query(`SELECT fingerprint, status FROM finding_state WHERE status <> 'resolved' ORDER BY fingerprint`)
+	rows, err := db.Query(`SELECT fingerprint, scope, status FROM finding_state ORDER BY fingerprint`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -690,9 +792,20 @@ func findingsDigest(t *testing.T, db *sql.DB) (int, string) {
 	h := sha256.New()
 	n := 0
 	for rows.Next() {
-		var fp, status string
-		if err := rows.Scan(&fp, &status); err != nil {
+		var fp, scope, status string
+		if err := rows.Scan(&fp, &scope, &status); err != nil {
 			t.Fatal(err)
+		}
+		if !want.healthy(scope) {
+			// A failing account's finding may go unknown, never resolved: its reads
+			// failed, it did not get better.
+			if status == "resolved" {
+				t.Errorf("finding %s of %s, an account whose calls fail, was resolved", fp, scope)
+			}
+			continue
+		}
+		if status == "resolved" {
+			continue
 		}
 		fmt.Fprintf(h, "%s %s\n", fp, status)
 		n++
