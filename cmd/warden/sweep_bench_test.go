@@ -52,6 +52,9 @@ import (
 // their calls, each in turn denied, throttled (half its calls) or failing (half with a
 // 5xx): the other accounts are measured as the sweep's, and must finish as they do
 // without faults; the failing ones' scopes must not read as clean.
+// WARDEN_BENCH_SWEEP_DRIFT (a share, 0) adds a third sweep after that share of the
+// resources drifted (POST /_sim/drift): it must evaluate exactly the resources read anew
+// (one run only: the drift stays in the world).
 //
 // Pacing "none": the simulator adds no latency and throttles nothing, and warden's own
 // token buckets are raised far above what the run makes, so that the sweep measures
@@ -99,6 +102,9 @@ func TestSweepBench(t *testing.T) {
 	// fingerprint; the second sweep of each run changed none of them.
 	for _, r := range all {
 		first := all[0]
+		if r.sweep == 3 {
+			continue // after the drift
+		}
 		if r.resources != first.resources || r.findingsDigest != first.findingsDigest {
 			t.Errorf("%s sweep %d: %d resources, %d findings (%s); %s sweep %d: %d resources, %d findings (%s)",
 				r.run, r.sweep, r.resources, r.findings, r.findingsDigest[:12], first.run, first.sweep, first.resources, first.findings, first.findingsDigest[:12])
@@ -113,7 +119,7 @@ type sweepBench struct {
 	accounts, perAccount int
 	regions              []string
 	paced                bool
-	faults               float64
+	faults, drift        float64
 	runs                 []sweepRun
 	pgBase               string
 }
@@ -146,6 +152,13 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 		}
 		b.faults = share
 	}
+	if f := os.Getenv("WARDEN_BENCH_SWEEP_DRIFT"); f != "" {
+		share, err := strconv.ParseFloat(f, 64)
+		if err != nil || share <= 0 || share > 1 {
+			t.Fatalf("WARDEN_BENCH_SWEEP_DRIFT=%q: want a share of the resources, above 0 and at most 1", f)
+		}
+		b.drift = share
+	}
 	switch p := os.Getenv("WARDEN_BENCH_SWEEP_PACING"); p {
 	case "", "none":
 	case "aws":
@@ -171,6 +184,10 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	}
 	if len(b.runs) == 0 {
 		t.Skip("no run to do")
+	}
+	if b.drift > 0 && len(b.runs) > 1 {
+		// The drift stays in the world: a second run would start from another one.
+		t.Fatalf("WARDEN_BENCH_SWEEP_DRIFT takes one run (WARDEN_BENCH_SWEEP_RUNS), not %d", len(b.runs))
 	}
 	return b
 }
@@ -383,20 +400,34 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	}
 	var out []sweepResult
 	var hashes map[string]string
-	for sweep := 1; sweep <= 2; sweep++ {
-		if sweep == 2 {
+	sweeps := 2
+	if b.drift > 0 {
+		sweeps = 3
+	}
+	for sweep := 1; sweep <= sweeps; sweep++ {
+		if sweep >= 2 {
 			hashes = resourceHashes(t, db, want)
+		}
+		if sweep == 3 {
+			resp, err := http.Post(sim.url+"/_sim/drift", "text/plain", strings.NewReader(strconv.FormatFloat(b.drift, 'g', -1, 64)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_ = resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("POST /_sim/drift: %s", resp.Status)
+			}
 		}
 		res := b.sweep(t, sim, want, db, dialect, q, pm, reps, ids, token)
 		res.run, res.sweep = name, sweep
 		if sweep == 1 && res.evaluated != res.resources {
 			t.Errorf("%s: the first sweep evaluated %d of %d resources, want every one", name, res.evaluated, res.resources)
 		}
-		if sweep == 2 {
-			// Nothing changed in the world but what the sweeps did to it themselves: a
-			// replica's first AssumeRole into an account marks the role used (its
-			// RoleLastUsed moves), so with several replicas a few roles read anew. Only
-			// those may be evaluated again. A resource is also evaluated again when its
+		if sweep >= 2 {
+			// Nothing changed in the world (in sweep 3, nothing but the drift) but what
+			// the sweeps did to it themselves: a replica's first AssumeRole into an
+			// account marks the role used (its RoleLastUsed moves), so with several
+			// replicas a few roles read anew. Only those may be evaluated again. A resource is also evaluated again when its
 			// last evaluation failed (stored without a hash).
 			now := resourceHashes(t, db, want)
 			var changed, errored []string
@@ -1175,8 +1206,11 @@ func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
 			replicas += x.cpu
 		}
 		sweep := "1 (all new)"
-		if r.sweep == 2 {
+		switch r.sweep {
+		case 2:
 			sweep = "2 (unchanged)"
+		case 3:
+			sweep = fmt.Sprintf("3 (%g%% drifted)", b.drift*100)
 		}
 		pg := "—"
 		if r.pgCPU > 0 {
