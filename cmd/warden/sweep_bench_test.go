@@ -54,7 +54,9 @@ import (
 // without faults; the failing ones' scopes must not read as clean.
 // WARDEN_BENCH_SWEEP_DRIFT (a share, 0) adds a third sweep after that share of the
 // resources drifted (POST /_sim/drift): it must evaluate exactly the resources read anew
-// (one run only: the drift stays in the world).
+// (one run only: the drift stays in the world). WARDEN_BENCH_SWEEP_UNCHANGED=N sweeps N
+// more times unchanged before it: with WARDEN_BENCH_SWEEP_PROFILE, a profile of mostly
+// unchanged sweeps.
 //
 // Pacing "none": the simulator adds no latency and throttles nothing, and warden's own
 // token buckets are raised far above what the run makes, so that the sweep measures
@@ -102,7 +104,7 @@ func TestSweepBench(t *testing.T) {
 	// fingerprint; the second sweep of each run changed none of them.
 	for _, r := range all {
 		first := all[0]
-		if r.sweep == 3 {
+		if r.drifted {
 			continue // after the drift
 		}
 		if r.resources != first.resources || r.findingsDigest != first.findingsDigest {
@@ -120,6 +122,7 @@ type sweepBench struct {
 	regions              []string
 	paced                bool
 	faults, drift        float64
+	unchanged            int // unchanged sweeps beyond the second
 	runs                 []sweepRun
 	pgBase               string
 }
@@ -145,6 +148,9 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	}
 	num("WARDEN_BENCH_SWEEP_ACCOUNTS", &b.accounts)
 	num("WARDEN_BENCH_SWEEP_RESOURCES", &b.perAccount)
+	if os.Getenv("WARDEN_BENCH_SWEEP_UNCHANGED") != "" {
+		num("WARDEN_BENCH_SWEEP_UNCHANGED", &b.unchanged)
+	}
 	if f := os.Getenv("WARDEN_BENCH_SWEEP_FAULTS"); f != "" {
 		share, err := strconv.ParseFloat(f, 64)
 		if err != nil || share < 0 || share >= 1 {
@@ -292,7 +298,9 @@ func writeSweepWorld(path string, n, size int, regions []string, paced bool, fau
 // sweepResult is what one sweep of one run measured.
 type sweepResult struct {
 	run   string // "postgres ×3"
-	sweep int    // 1: everything new; 2: nothing changed
+	sweep int    // 1: everything new; then nothing changed, or the drift (drifted)
+	// drifted is the sweep after POST /_sim/drift.
+	drifted bool
 	// Jobs of the sweep: one sweep job, a collection per scope, a fix per planned action
 	// (dry run: it says what it would do).
 	collects, fixes int
@@ -400,15 +408,16 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	}
 	var out []sweepResult
 	var hashes map[string]string
-	sweeps := 2
+	sweeps := 2 + b.unchanged
 	if b.drift > 0 {
-		sweeps = 3
+		sweeps++
 	}
 	for sweep := 1; sweep <= sweeps; sweep++ {
 		if sweep >= 2 {
 			hashes = resourceHashes(t, db, want)
 		}
-		if sweep == 3 {
+		drifted := b.drift > 0 && sweep == sweeps
+		if drifted {
 			resp, err := http.Post(sim.url+"/_sim/drift", "text/plain", strings.NewReader(strconv.FormatFloat(b.drift, 'g', -1, 64)))
 			if err != nil {
 				t.Fatal(err)
@@ -419,7 +428,7 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 			}
 		}
 		res := b.sweep(t, sim, want, db, dialect, q, pm, reps, ids, token)
-		res.run, res.sweep = name, sweep
+		res.run, res.sweep, res.drifted = name, sweep, drifted
 		if sweep == 1 && res.evaluated != res.resources {
 			t.Errorf("%s: the first sweep evaluated %d of %d resources, want every one", name, res.evaluated, res.resources)
 		}
@@ -1206,11 +1215,11 @@ func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
 			replicas += x.cpu
 		}
 		sweep := "1 (all new)"
-		switch r.sweep {
-		case 2:
-			sweep = "2 (unchanged)"
-		case 3:
-			sweep = fmt.Sprintf("3 (%g%% drifted)", b.drift*100)
+		switch {
+		case r.drifted:
+			sweep = fmt.Sprintf("%d (%g%% drifted)", r.sweep, b.drift*100)
+		case r.sweep >= 2:
+			sweep = fmt.Sprintf("%d (unchanged)", r.sweep)
 		}
 		pg := "—"
 		if r.pgCPU > 0 {
