@@ -255,6 +255,7 @@ func TestSecurityHub_getFindingsFiltersAndPages(t *testing.T) {
 	for i := range 25 {
 		f := shFinding(fmt.Sprintf("f-%02d", i), i)
 		f.GeneratorId = aws.String(fmt.Sprintf("warden/rule-%d", i%3))
+		f.ProductFields = map[string]string{"warden/plan": fmt.Sprintf("plan-%d", i)}
 		if i%5 == 0 {
 			f.RecordState = shtypes.RecordStateArchived
 			f.Compliance = &shtypes.Compliance{Status: shtypes.ComplianceStatusPassed}
@@ -297,6 +298,8 @@ func TestSecurityHub_getFindingsFiltersAndPages(t *testing.T) {
 			ids("f-", 0, 25, 1, archived)},
 		{"PREFIX", &shtypes.AwsSecurityFindingFilters{Id: []shtypes.StringFilter{{Value: aws.String("f-1"), Comparison: shtypes.StringFilterComparisonPrefix}}},
 			ids("f-", 10, 20, 1, nil)},
+		{"ProductFields entry", &shtypes.AwsSecurityFindingFilters{ProductFields: []shtypes.MapFilter{{Key: aws.String("warden/plan"), Value: aws.String("plan-7"),
+			Comparison: shtypes.MapFilterComparisonEquals}}}, []string{"f-07"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
