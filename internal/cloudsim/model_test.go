@@ -121,7 +121,7 @@ func requireModels(t *testing.T) (map[string]*apimodel.AWSModel, map[string]*api
 	gcp := map[string]*apimodel.Discovery{}
 	for name, rel := range map[string]string{"cloudresourcemanager": "cloudresourcemanager/v3/cloudresourcemanager-api.json",
 		"compute": "compute/v1/compute-api.json", "iam": "iam/v1/iam-api.json",
-		"policyanalyzer": "policyanalyzer/v1/policyanalyzer-api.json"} {
+		"policyanalyzer": "policyanalyzer/v1/policyanalyzer-api.json", "securitycenter": "securitycenter/v1/securitycenter-api.json"} {
 		d, err := apimodel.LoadDiscovery(filepath.Join(dir, rel))
 		if err != nil {
 			missing(err)
@@ -370,13 +370,14 @@ func TestSimulator_matchesProviderModels(t *testing.T) {
 	m.secretsManager()
 	m.s3Ops()
 	m.securityHub()
+	m.sccOps()
 	m.gcpOps()
 	m.pages()
 	m.faults()
 
 	// Every operation the simulator serves answered at least once with a success: those
 	// of its Query and JSON routing tables, and its REST routes (S3, GCP), listed here.
-	served := append(append([]string(nil), modelRESTServed...), modelSecurityHubServed...)
+	served := append(append(append([]string(nil), modelRESTServed...), modelSecurityHubServed...), modelSCCServed...)
 	for svc, hs := range sim.query {
 		for op := range hs {
 			served = append(served, svc+":"+op)
