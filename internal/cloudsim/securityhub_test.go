@@ -449,3 +449,21 @@ func TestSecurityHub_countsCallsAndAdminReadsFindings(t *testing.T) {
 		t.Fatalf("eu-west-1: %v", got)
 	}
 }
+
+// With IAM enforced, a user's Security Hub calls need securityhub actions in its
+// policies: BatchImportFindings on the product it imports for, the others on the hub.
+func TestSecurityHub_enforcesIdentityPolicies(t *testing.T) {
+	_, srv := enforceSim(t, Options{EnforceIAM: true}, false)
+	ctx := context.Background()
+	dev := securityhub.NewFromConfig(keyConfig(srv, "us-east-1", "AKIADEV0000000000001", "dev-secret"))
+	_, err := dev.BatchImportFindings(ctx, &securityhub.BatchImportFindingsInput{Findings: []shtypes.AwsSecurityFinding{shFinding("f-1", 0)}})
+	wantDenied(t, err, "AccessDeniedException", 403, "User: "+devARN+" is not authorized to perform: securityhub:BatchImportFindings on resource: "+
+		shProduct+" because no identity-based policy allows the securityhub:BatchImportFindings action")
+	_, err = dev.GetFindings(ctx, &securityhub.GetFindingsInput{})
+	wantDenied(t, err, "AccessDeniedException", 403, "User: "+devARN+" is not authorized to perform: securityhub:GetFindings on resource: "+
+		"arn:aws:securityhub:us-east-1:111111111111:hub/default because no identity-based policy allows the securityhub:GetFindings action")
+	admin := securityhub.NewFromConfig(keyConfig(srv, "us-east-1", "AKIAADM0000000000001", "admin-secret"))
+	if out := shImport(t, admin, shFinding("f-1", 0)); aws.ToInt32(out.SuccessCount) != 1 {
+		t.Fatalf("admin's import: %+v", out)
+	}
+}
