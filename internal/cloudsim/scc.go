@@ -106,8 +106,11 @@ func (g *securityCenter) CreateSource(_ context.Context, req *sccpb.CreateSource
 	if _, err := s.sccOrg(req.GetParent()); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(req.GetSource().GetDisplayName()) == "" {
-		return nil, errf(kindInvalid, "", "Invalid source: display_name is required.")
+	switch name := req.GetSource().GetDisplayName(); {
+	case strings.TrimSpace(name) == "" || len([]rune(name)) > 64:
+		return nil, errf(kindInvalid, "", "Invalid source: display_name must be 1 to 64 characters, got %d.", len([]rune(name)))
+	case len([]rune(req.GetSource().GetDescription())) > 1024:
+		return nil, errf(kindInvalid, "", "Invalid source: description must be at most 1024 characters.")
 	}
 	for _, so := range s.scc.sources {
 		if strings.HasPrefix(so.pb.GetName(), req.GetParent()+"/") && so.pb.GetDisplayName() == req.GetSource().GetDisplayName() {

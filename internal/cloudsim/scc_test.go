@@ -136,6 +136,8 @@ func TestSCC_sources(t *testing.T) {
 	wantCode(t, err, codes.PermissionDenied)
 	_, err = c.CreateSource(ctx, &sccpb.CreateSourceRequest{Parent: "projects/acme-prod", Source: &sccpb.Source{DisplayName: "warden"}})
 	wantCode(t, err, codes.InvalidArgument)
+	_, err = c.CreateSource(ctx, &sccpb.CreateSourceRequest{Parent: sccOrgName, Source: &sccpb.Source{DisplayName: strings.Repeat("w", 65)}})
+	wantCode(t, err, codes.InvalidArgument)
 
 	got, err := c.GetSource(ctx, &sccpb.GetSourceRequest{Name: warden.GetName()})
 	if err != nil || got.GetDisplayName() != "warden" {
