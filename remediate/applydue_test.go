@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"golang.org/x/crypto/ssh"
-
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/remediate"
@@ -24,22 +22,14 @@ func TestApplyDue_findsWhatHappenedToWaitingRequests(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			bob := sshKey(t)
-			line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(bob.PublicKey())))
-			cfg := gates.Config{Approvers: []string{"bob"}, Quorum: map[findings.Risk]int{findings.RiskCritical: 1},
-				Signers: map[string][]string{"bob": {line}}}
-			if err := cfg.Validate(); err != nil {
-				t.Fatal(err)
-			}
+			bob, cfg := bobSigns(t)
 			e := start(t, dsn(t), world(3), cfg)
 			revokes := only(e.Plan(t, "alice"), "aws.ec2.revoke_ingress", 3)
 			if len(revokes.Actions) != 3 {
 				t.Fatalf("plan: %d revoke actions, want 3", len(revokes.Actions))
 			}
 			forged := 0
-			m := remediate.New(remediate.Options{Store: e.Store, Log: e.Log, Gate: e.Gate, Gates: e.Gates, Registry: e.Registry,
-				Observer: remediate.Readers{e.Reader}, Engine: e.Engine, Actor: "alice", Now: e.Now,
-				Forged: func(n int) { forged += n }})
+			m := countingForgeries(e, &forged)
 			res, err := m.Apply(ctx, revokes, true)
 			if err != nil {
 				t.Fatal(err)

@@ -42,12 +42,7 @@ func TestSignedDecisions_onlyVerifiedOnesApply(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
-			bob := sshKey(t)
-			line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(bob.PublicKey())))
-			cfg := gates.Config{Approvers: []string{"bob"}, Quorum: map[findings.Risk]int{findings.RiskCritical: 1}, Signers: map[string][]string{"bob": {line}}}
-			if err := cfg.Validate(); err != nil {
-				t.Fatal(err)
-			}
+			bob, cfg := bobSigns(t)
 			e := start(t, dsn(t), world(2), cfg)
 			p := e.Plan(t, "alice")
 			revokes := only(p, "aws.ec2.revoke_ingress", 2)
@@ -57,9 +52,7 @@ func TestSignedDecisions_onlyVerifiedOnesApply(t *testing.T) {
 			one := revokes.Only(func(a remediate.PlannedAction) bool { return a.ID == revokes.Actions[0].ID })
 			two := revokes.Only(func(a remediate.PlannedAction) bool { return a.ID == revokes.Actions[1].ID })
 			forgedCount := 0
-			alice := remediate.New(remediate.Options{Store: e.Store, Log: e.Log, Gate: e.Gate, Gates: e.Gates, Registry: e.Registry,
-				Observer: remediate.Readers{e.Reader}, Engine: e.Engine, Actor: "alice", Now: e.Now,
-				Forged: func(n int) { forgedCount += n }})
+			alice := countingForgeries(e, &forgedCount)
 			res, err := alice.Apply(ctx, revokes, true)
 			if err != nil {
 				t.Fatal(err)
@@ -152,6 +145,27 @@ func TestSignedDecisions_onlyVerifiedOnesApply(t *testing.T) {
 			e.VerifyAudit(t)
 		})
 	}
+}
+
+// bobSigns returns bob's key and gates that ask bob, signing with it, to approve
+// critical fixes.
+func bobSigns(t *testing.T) (ssh.Signer, gates.Config) {
+	t.Helper()
+	bob := sshKey(t)
+	line := strings.TrimSpace(string(ssh.MarshalAuthorizedKey(bob.PublicKey())))
+	cfg := gates.Config{Approvers: []string{"bob"}, Quorum: map[findings.Risk]int{findings.RiskCritical: 1}, Signers: map[string][]string{"bob": {line}}}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	return bob, cfg
+}
+
+// countingForgeries is e's machine acting as alice, adding to *forged the forgeries it
+// finds.
+func countingForgeries(e *remediatetest.Env, forged *int) *remediate.Machine {
+	return remediate.New(remediate.Options{Store: e.Store, Log: e.Log, Gate: e.Gate, Gates: e.Gates, Registry: e.Registry,
+		Observer: remediate.Readers{e.Reader}, Engine: e.Engine, Actor: "alice", Now: e.Now,
+		Forged: func(n int) { *forged += n }})
 }
 
 // forgeries are the approval.forged entries of request id.
