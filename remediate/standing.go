@@ -120,3 +120,20 @@ func scanStanding(rows *sql.Rows) (Standing, error) {
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// FixesOf returns where the latest action on each finding stands, by the finding's
+// fingerprint: what an export of the findings tells of each one's fix (planned, waiting
+// for approval, approved, applied, …). One read of the actions' index columns; a finding
+// fixed more than once has its latest action (by when it last changed).
+func FixesOf(ctx context.Context, q store.Querier) (map[string]Standing, error) {
+	ss, err := store.QueryAll(ctx, q, scanStanding,
+		`SELECT id, content_hash, generation, state, finding FROM actions WHERE finding <> '' ORDER BY updated_at, id`)
+	if err != nil {
+		return nil, fmt.Errorf("read the findings' fixes: %w", err)
+	}
+	out := make(map[string]Standing, len(ss))
+	for _, s := range ss {
+		out[s.Finding] = s // later rows changed later
+	}
+	return out, nil
+}

@@ -1,0 +1,302 @@
+// Package securityhub sends warden's findings to AWS Security Hub as a custom
+// integration: each finding in the AWS Security Finding Format (ASFF 2018-10-08) through
+// BatchImportFindings, a hundred at a time, under the product ARN Security Hub gives
+// every account for its own findings (product/ACCOUNT/default). A finding keeps its Id
+// (from warden's fingerprint) for life, so that each sweep updates it rather than adds
+// one; a resolved finding is archived.
+package securityhub
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/securityhub"
+	"github.com/aws/aws-sdk-go-v2/service/securityhub/types"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/awsapi"
+	"github.com/warden-sec/warden/publish"
+)
+
+// SchemaVersion is the ASFF version warden writes.
+const SchemaVersion = "2018-10-08"
+
+// BatchSize is the most findings BatchImportFindings takes in one call.
+const BatchSize = 100
+
+// Importer is the one call of Security Hub the sink makes (*securityhub.Client).
+type Importer interface {
+	BatchImportFindings(ctx context.Context, in *securityhub.BatchImportFindingsInput, opts ...func(*securityhub.Options)) (*securityhub.BatchImportFindingsOutput, error)
+}
+
+// Options configure the sink.
+type Options struct {
+	// Region and Account are the Security Hub the findings go to: the product ARN is
+	// arn:aws:securityhub:REGION:ACCOUNT:product/ACCOUNT/default.
+	Region, Account string
+	// All sends every finding, not only AWS ones; a finding of no AWS account is then
+	// filed under Account.
+	All bool
+}
+
+// Sink is Security Hub as a publish.Sink.
+type Sink struct {
+	client Importer
+	o      Options
+}
+
+var accountID = regexp.MustCompile(`^[0-9]{12}$`)
+
+// New returns the sink sending to o's Security Hub through client.
+func New(client Importer, o Options) (*Sink, error) {
+	if !accountID.MatchString(o.Account) {
+		return nil, fmt.Errorf("security hub: account %q: want the 12 digits of an AWS account id", o.Account)
+	}
+	if o.Region == "" {
+		return nil, fmt.Errorf("security hub: no region: name the region whose Security Hub takes the findings")
+	}
+	return &Sink{client: client, o: o}, nil
+}
+
+// Name implements publish.Sink.
+func (s *Sink) Name() string { return "securityhub/" + s.o.Region + "/" + s.o.Account }
+
+// ProductARN is the custom integration's product ARN in the sink's account and region.
+func (s *Sink) ProductARN() string {
+	return fmt.Sprintf("arn:aws:securityhub:%s:%s:product/%s/default", s.o.Region, s.o.Account, s.o.Account)
+}
+
+// Wants implements publish.Sink: AWS findings, or all with Options.All.
+func (s *Sink) Wants(f *findings.Finding) bool {
+	return s.o.All || strings.HasPrefix(f.ResourceType, "aws.")
+}
+
+// BatchSize implements publish.Sink.
+func (s *Sink) BatchSize() int { return BatchSize }
+
+// Send implements publish.Sink: one BatchImportFindings call; the findings it lists as
+// failed are refused.
+func (s *Sink) Send(ctx context.Context, batch []publish.Item) (map[string]string, error) {
+	in := &securityhub.BatchImportFindingsInput{Findings: make([]types.AwsSecurityFinding, len(batch))}
+	byID := make(map[string]string, len(batch))
+	for i := range batch {
+		in.Findings[i] = s.Finding(&batch[i])
+		byID[aws.ToString(in.Findings[i].Id)] = batch[i].Finding.Fingerprint
+	}
+	out, err := s.client.BatchImportFindings(ctx, in)
+	if err != nil {
+		return nil, fmt.Errorf("security hub BatchImportFindings: %w", awsapi.Redact(err))
+	}
+	refused := map[string]string{}
+	for _, f := range out.FailedFindings {
+		fp, ok := byID[aws.ToString(f.Id)]
+		if !ok {
+			return nil, fmt.Errorf("security hub BatchImportFindings: a failed finding %q that was not sent", aws.ToString(f.Id))
+		}
+		refused[fp] = strings.TrimSpace(aws.ToString(f.ErrorCode) + ": " + aws.ToString(f.ErrorMessage))
+	}
+	if n := int(aws.ToInt32(out.FailedCount)); n != len(out.FailedFindings) {
+		return refused, fmt.Errorf("security hub BatchImportFindings: FailedCount %d, but %d failed findings listed", n, len(out.FailedFindings))
+	}
+	return refused, nil
+}
+
+// ID is a finding's Id in Security Hub: warden's fingerprint, which stays the same for
+// the finding's whole life.
+func ID(fingerprint string) string { return "warden/" + fingerprint }
+
+// Finding is the ASFF finding of it.
+func (s *Sink) Finding(it *publish.Item) types.AwsSecurityFinding {
+	f := &it.Finding
+	account := f.Account
+	if !accountID.MatchString(account) {
+		account = s.o.Account
+	}
+	region := f.Region
+	if region == "" || region == "global" {
+		region = s.o.Region
+	}
+	created, updated := stamp(it.CreatedAt), stamp(it.UpdatedAt)
+	out := types.AwsSecurityFinding{
+		SchemaVersion:   aws.String(SchemaVersion),
+		Id:              aws.String(ID(f.Fingerprint)),
+		ProductArn:      aws.String(s.ProductARN()),
+		GeneratorId:     aws.String(f.Policy),
+		AwsAccountId:    aws.String(account),
+		Types:           []string{"Software and Configuration Checks/warden/" + f.Policy},
+		CreatedAt:       aws.String(created),
+		UpdatedAt:       aws.String(updated),
+		FirstObservedAt: aws.String(created),
+		LastObservedAt:  aws.String(updated),
+		Severity:        &types.Severity{Label: severityLabel(f.Severity), Original: aws.String(f.Severity.String())},
+		Title:           aws.String(clip(cmp.Or(f.Title, f.Policy), 256)),
+		Description:     aws.String(clip(cmp.Or(f.Message, f.Title, f.Policy), 1024)),
+		CompanyName:     aws.String("warden"),
+		ProductName:     aws.String("warden"),
+		Region:          aws.String(s.o.Region),
+		Resources: []types.Resource{{
+			Type:      aws.String(resourceType(f.ResourceType)),
+			Id:        aws.String(clip(f.Resource, 512)),
+			Region:    aws.String(region),
+			Partition: types.PartitionAws,
+		}},
+		Compliance:    &types.Compliance{Status: complianceStatus(f.Status), RelatedRequirements: requirements(f.Frameworks)},
+		Workflow:      &types.Workflow{Status: workflowStatus(it)},
+		RecordState:   types.RecordStateActive,
+		Remediation:   &types.Remediation{Recommendation: &types.Recommendation{Text: aws.String(clip(it.Describe(), 512))}},
+		ProductFields: productFields(it),
+	}
+	if f.Status == findings.StatusResolved {
+		out.RecordState = types.RecordStateArchived
+	}
+	return out
+}
+
+// complianceStatus follows warden's lifecycle: open and waived findings fail their
+// check (a waiver accepts the risk, it does not remove it), unknown ones could not be
+// judged, resolved ones pass.
+func complianceStatus(status string) types.ComplianceStatus {
+	switch status {
+	case findings.StatusUnknown:
+		return types.ComplianceStatusNotAvailable
+	case findings.StatusResolved:
+		return types.ComplianceStatusPassed
+	}
+	return types.ComplianceStatusFailed
+}
+
+// workflowStatus follows warden's lifecycle: NEW while open, NOTIFIED while its fix
+// waits for a person's approval, SUPPRESSED when waived, RESOLVED once resolved.
+func workflowStatus(it *publish.Item) types.WorkflowStatus {
+	switch {
+	case it.Finding.Status == findings.StatusResolved:
+		return types.WorkflowStatusResolved
+	case it.Finding.Status == findings.StatusWaived:
+		return types.WorkflowStatusSuppressed
+	case it.Fix.AwaitsApproval():
+		return types.WorkflowStatusNotified
+	}
+	return types.WorkflowStatusNew
+}
+
+func severityLabel(s findings.Severity) types.SeverityLabel {
+	switch s {
+	case findings.Critical:
+		return types.SeverityLabelCritical
+	case findings.High:
+		return types.SeverityLabelHigh
+	case findings.Medium:
+		return types.SeverityLabelMedium
+	case findings.Low:
+		return types.SeverityLabelLow
+	}
+	return types.SeverityLabelInformational
+}
+
+// resourceTypes are the ASFF resource types of warden's AWS resource types; any other
+// is "Other".
+var resourceTypes = map[string]string{
+	"aws.ec2.security_group":     "AwsEc2SecurityGroup",
+	"aws.iam.user":               "AwsIamUser",
+	"aws.iam.root_user":          "AwsAccount",
+	"aws.iam.account":            "AwsAccount",
+	"aws.iam.password_policy":    "AwsAccount",
+	"aws.iam.group":              "AwsIamGroup",
+	"aws.iam.role":               "AwsIamRole",
+	"aws.iam.policy":             "AwsIamPolicy",
+	"aws.iam.access_key":         "AwsIamAccessKey",
+	"aws.acm.certificate":        "AwsCertificateManagerCertificate",
+	"aws.iam.server_certificate": "Other",
+}
+
+func resourceType(t string) string {
+	if v, ok := resourceTypes[t]; ok {
+		return v
+	}
+	return "Other"
+}
+
+// requirements are the finding's framework controls ("cis-aws-3.0 5.2"), at most 32 as
+// ASFF allows, in a stable order.
+func requirements(fw map[string][]string) []string {
+	var out []string
+	for name, ids := range fw {
+		for _, id := range ids {
+			out = append(out, name+" "+id)
+		}
+	}
+	sort.Strings(out)
+	if len(out) > 32 {
+		out = out[:32]
+	}
+	return out
+}
+
+// productFields carry what ASFF has no field for: warden's own status, the fix, its
+// action and where it stands (its approval among them), the finding's scope and type.
+func productFields(it *publish.Item) map[string]string {
+	f := &it.Finding
+	m := map[string]string{
+		"warden/fingerprint":   f.Fingerprint,
+		"warden/status":        f.Status,
+		"warden/resource_type": f.ResourceType,
+	}
+	if f.Scope != "" {
+		m["warden/scope"] = f.Scope
+	}
+	if f.Waiver != nil {
+		m["warden/waiver/owner"] = clip(f.Waiver.Owner, 1024)
+		m["warden/waiver/reason"] = clip(f.Waiver.Reason, 1024)
+		m["warden/waiver/expires"] = stamp(f.Waiver.Expires)
+	}
+	if fx := it.Fix; fx != nil {
+		m["warden/fix/action"] = fx.Action
+		m["warden/fix/risk"] = f.Remediation.Risk.String()
+		if fx.ID != "" {
+			m["warden/fix/id"] = fx.ID
+		}
+		m["warden/fix/state"] = cmp.Or(fx.State, "proposed")
+		m["warden/fix/approval"] = approval(fx.State)
+	}
+	for k, v := range m {
+		if v == "" {
+			delete(m, k)
+		}
+	}
+	return m
+}
+
+// approval is where a fix's approval stands, from its action's state.
+func approval(state string) string {
+	switch state {
+	case "pending_approval":
+		return "pending"
+	case "approved", "applying", "in_progress", "verified", "failed", "rolled_back":
+		return "approved or not needed"
+	case "denied":
+		return "denied"
+	case "refused":
+		return "refused by the gates"
+	case "voided":
+		return "voided"
+	}
+	return "not requested"
+}
+
+func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
+
+// clip cuts s to at most n characters, on a character boundary.
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
