@@ -32,6 +32,10 @@ type Item struct {
 	// is part of what decides whether the finding changed.
 	CreatedAt time.Time `json:"-"`
 	UpdatedAt time.Time `json:"-"`
+	// Previous is the finding as the sink last accepted it; nil for one it never did. A
+	// sink whose place keeps some fields apart (Security Hub's workflow, Security Command
+	// Center's state and mute) changes them only when they differ from Previous's.
+	Previous *Item `json:"-"`
 }
 
 // Fix is where warden's fix of a finding stands.
@@ -139,7 +143,14 @@ func Run(ctx context.Context, st *store.Store, sink Sink, items []Item, now time
 			res.Unchanged++
 			continue
 		}
-		todo = append(todo, pending{item: it, hash: h, row: row, known: ok})
+		if ok && row.hash != "" {
+			var prev Item
+			if err := json.Unmarshal([]byte(row.data), &prev); err != nil {
+				return res, fmt.Errorf("publish to %s: finding %s as last sent: %w", res.Sink, fp, err)
+			}
+			it.Previous = &prev
+		}
+		todo = append(todo, pending{item: it, hash: h, row: row})
 	}
 	// What the sink holds as not resolved and the source no longer does: resolved now.
 	for _, fp := range sortedKeys(sent) {
@@ -151,12 +162,14 @@ func Run(ctx context.Context, st *store.Store, sink Sink, items []Item, now time
 		if err := json.Unmarshal([]byte(row.data), &it); err != nil {
 			return res, fmt.Errorf("publish to %s: finding %s as last sent: %w", res.Sink, fp, err)
 		}
+		prev := it
 		it.Finding.Status = findings.StatusResolved
+		it.Previous = &prev
 		h, err := contentHash(it)
 		if err != nil {
 			return res, err
 		}
-		todo = append(todo, pending{item: it, hash: h, row: row, known: true, resolved: true})
+		todo = append(todo, pending{item: it, hash: h, row: row, resolved: true})
 	}
 	for i := range todo {
 		p := &todo[i]
@@ -203,7 +216,6 @@ type pending struct {
 	item     Item
 	hash     string
 	row      ledgerRow
-	known    bool
 	resolved bool
 }
 

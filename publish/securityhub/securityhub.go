@@ -31,9 +31,12 @@ const SchemaVersion = "2018-10-08"
 // BatchSize is the most findings BatchImportFindings takes in one call.
 const BatchSize = 100
 
-// Importer is the one call of Security Hub the sink makes (*securityhub.Client).
-type Importer interface {
+// Client is what the sink calls of Security Hub (*securityhub.Client): the provider's
+// import, and the customer's update for the workflow, which an import cannot change once
+// a finding exists.
+type Client interface {
 	BatchImportFindings(ctx context.Context, in *securityhub.BatchImportFindingsInput, opts ...func(*securityhub.Options)) (*securityhub.BatchImportFindingsOutput, error)
+	BatchUpdateFindings(ctx context.Context, in *securityhub.BatchUpdateFindingsInput, opts ...func(*securityhub.Options)) (*securityhub.BatchUpdateFindingsOutput, error)
 }
 
 // Options configure the sink.
@@ -41,21 +44,24 @@ type Options struct {
 	// Region and Account are the Security Hub the findings go to: the product ARN is
 	// arn:aws:securityhub:REGION:ACCOUNT:product/ACCOUNT/default.
 	Region, Account string
-	// All sends every finding, not only AWS ones; a finding of no AWS account is then
-	// filed under Account.
+	// All sends every finding, not only AWS ones.
 	All bool
+	// ImportOnly sets the workflow through the import alone, never BatchUpdateFindings:
+	// for an emulator that serves no BatchUpdateFindings and lets an import change the
+	// workflow (moto). Against Security Hub it leaves the workflow as first imported.
+	ImportOnly bool
 }
 
 // Sink is Security Hub as a publish.Sink.
 type Sink struct {
-	client Importer
+	client Client
 	o      Options
 }
 
 var accountID = regexp.MustCompile(`^[0-9]{12}$`)
 
 // New returns the sink sending to o's Security Hub through client.
-func New(client Importer, o Options) (*Sink, error) {
+func New(client Client, o Options) (*Sink, error) {
 	if !accountID.MatchString(o.Account) {
 		return nil, fmt.Errorf("security hub: account %q: want the 12 digits of an AWS account id", o.Account)
 	}
@@ -81,8 +87,10 @@ func (s *Sink) Wants(f *findings.Finding) bool {
 // BatchSize implements publish.Sink.
 func (s *Sink) BatchSize() int { return BatchSize }
 
-// Send implements publish.Sink: one BatchImportFindings call; the findings it lists as
-// failed are refused.
+// Send implements publish.Sink: one BatchImportFindings call, then, for the findings
+// whose workflow status changed (or is new and not NEW), one BatchUpdateFindings call
+// per status: Security Hub takes a finding's workflow from its first import only, since
+// the workflow is its customers'. The findings either call lists as failed are refused.
 func (s *Sink) Send(ctx context.Context, batch []publish.Item) (map[string]string, error) {
 	in := &securityhub.BatchImportFindingsInput{Findings: make([]types.AwsSecurityFinding, len(batch))}
 	byID := make(map[string]string, len(batch))
@@ -103,9 +111,53 @@ func (s *Sink) Send(ctx context.Context, batch []publish.Item) (map[string]strin
 		refused[fp] = strings.TrimSpace(aws.ToString(f.ErrorCode) + ": " + aws.ToString(f.ErrorMessage))
 	}
 	if n := int(aws.ToInt32(out.FailedCount)); n != len(out.FailedFindings) {
-		return refused, fmt.Errorf("security hub BatchImportFindings: FailedCount %d, but %d failed findings listed", n, len(out.FailedFindings))
+		return nil, fmt.Errorf("security hub BatchImportFindings: FailedCount %d, but %d failed findings listed", n, len(out.FailedFindings))
 	}
-	return refused, nil
+	if s.o.ImportOnly {
+		return refused, nil
+	}
+	return refused, s.updateWorkflows(ctx, batch, byID, refused)
+}
+
+// updateWorkflows sets the workflow status of the imported findings of batch whose
+// status is not the one last sent (NEW for a new finding), one call per status; the
+// findings a call leaves unprocessed are added to refused.
+func (s *Sink) updateWorkflows(ctx context.Context, batch []publish.Item, byID, refused map[string]string) error {
+	ids := map[types.WorkflowStatus][]types.AwsSecurityFindingIdentifier{}
+	for i := range batch {
+		it := &batch[i]
+		if _, ok := refused[it.Finding.Fingerprint]; ok {
+			continue
+		}
+		was := types.WorkflowStatusNew
+		if it.Previous != nil {
+			was = workflowStatus(it.Previous)
+		}
+		if now := workflowStatus(it); now != was {
+			ids[now] = append(ids[now], types.AwsSecurityFindingIdentifier{Id: aws.String(ID(it.Finding.Fingerprint)), ProductArn: aws.String(s.ProductARN())})
+		}
+	}
+	for _, st := range []types.WorkflowStatus{types.WorkflowStatusNew, types.WorkflowStatusNotified, types.WorkflowStatusSuppressed, types.WorkflowStatusResolved} {
+		if len(ids[st]) == 0 {
+			continue
+		}
+		out, err := s.client.BatchUpdateFindings(ctx, &securityhub.BatchUpdateFindingsInput{FindingIdentifiers: ids[st], Workflow: &types.WorkflowUpdate{Status: st}})
+		if err != nil {
+			return fmt.Errorf("security hub BatchUpdateFindings (workflow %s, %d findings): %w", st, len(ids[st]), awsapi.Redact(err))
+		}
+		for _, u := range out.UnprocessedFindings {
+			id := ""
+			if u.FindingIdentifier != nil {
+				id = aws.ToString(u.FindingIdentifier.Id)
+			}
+			fp, ok := byID[id]
+			if !ok {
+				return fmt.Errorf("security hub BatchUpdateFindings: an unprocessed finding %q that was not sent", id)
+			}
+			refused[fp] = strings.TrimSpace("workflow " + string(st) + ": " + aws.ToString(u.ErrorCode) + ": " + aws.ToString(u.ErrorMessage))
+		}
+	}
+	return nil
 }
 
 // ID is a finding's Id in Security Hub: warden's fingerprint, which stays the same for
@@ -115,32 +167,32 @@ func ID(fingerprint string) string { return "warden/" + fingerprint }
 // Finding is the ASFF finding of it.
 func (s *Sink) Finding(it *publish.Item) types.AwsSecurityFinding {
 	f := &it.Finding
-	account := f.Account
-	if !accountID.MatchString(account) {
-		account = s.o.Account
-	}
 	region := f.Region
 	if region == "" || region == "global" {
 		region = s.o.Region
 	}
 	created, updated := stamp(it.CreatedAt), stamp(it.UpdatedAt)
+	sev := &types.Severity{Label: severityLabel(f.Severity), Original: aws.String(f.Severity.String())}
+	kinds := []string{"Software and Configuration Checks/warden/" + f.Policy}
 	out := types.AwsSecurityFinding{
-		SchemaVersion:   aws.String(SchemaVersion),
-		Id:              aws.String(ID(f.Fingerprint)),
-		ProductArn:      aws.String(s.ProductARN()),
-		GeneratorId:     aws.String(f.Policy),
-		AwsAccountId:    aws.String(account),
-		Types:           []string{"Software and Configuration Checks/warden/" + f.Policy},
-		CreatedAt:       aws.String(created),
-		UpdatedAt:       aws.String(updated),
-		FirstObservedAt: aws.String(created),
-		LastObservedAt:  aws.String(updated),
-		Severity:        &types.Severity{Label: severityLabel(f.Severity), Original: aws.String(f.Severity.String())},
-		Title:           aws.String(clip(cmp.Or(f.Title, f.Policy), 256)),
-		Description:     aws.String(clip(cmp.Or(f.Message, f.Title, f.Policy), 1024)),
-		CompanyName:     aws.String("warden"),
-		ProductName:     aws.String("warden"),
-		Region:          aws.String(s.o.Region),
+		SchemaVersion: aws.String(SchemaVersion),
+		Id:            aws.String(ID(f.Fingerprint)),
+		ProductArn:    aws.String(s.ProductARN()),
+		GeneratorId:   aws.String(f.Policy),
+		AwsAccountId:  aws.String(s.o.Account),
+		Types:         kinds,
+		// A provider's later imports change Severity and Types through these.
+		FindingProviderFields: &types.FindingProviderFields{Severity: &types.FindingProviderSeverity{Label: sev.Label, Original: sev.Original}, Types: kinds},
+		CreatedAt:             aws.String(created),
+		UpdatedAt:             aws.String(updated),
+		FirstObservedAt:       aws.String(created),
+		LastObservedAt:        aws.String(updated),
+		Severity:              sev,
+		Title:                 aws.String(clip(cmp.Or(f.Title, f.Policy), 256)),
+		Description:           aws.String(clip(cmp.Or(f.Message, f.Title, f.Policy), 1024)),
+		CompanyName:           aws.String("warden"),
+		ProductName:           aws.String("warden"),
+		Region:                aws.String(s.o.Region),
 		Resources: []types.Resource{{
 			Type:      aws.String(resourceType(f.ResourceType)),
 			Id:        aws.String(clip(f.Resource, 512)),
@@ -247,6 +299,9 @@ func productFields(it *publish.Item) map[string]string {
 		"warden/fingerprint":   f.Fingerprint,
 		"warden/status":        f.Status,
 		"warden/resource_type": f.ResourceType,
+		// The finding's own account: Security Hub files a custom integration's findings
+		// under the account that imports them.
+		"warden/account": f.Account,
 	}
 	if f.Scope != "" {
 		m["warden/scope"] = f.Scope
