@@ -29,6 +29,8 @@ import (
 //	POST /_sim/drift           body "0.01" or empty (the world's drift_rate): a drift epoch
 //	                           changing that share of the generated accounts' resources
 //	                           (Drift, gen_drift.go); answers {"epoch": N}
+//	GET  /_sim/securityhub/findings  the Security Hub findings stored, as ASFF documents
+//	                           (?account=…&region=… narrow them; SecurityHubFindings)
 //	GET  /_sim/generated       the caches of generated accounts and projects: held, built,
 //	                           dropped, overlays ({"aws": GeneratedStats, "gcp": …})
 //
@@ -66,6 +68,8 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		writeAdminJSON(w, map[string]GeneratedStats{"aws": s.GeneratedStats(), "gcp": s.GeneratedProjectStats()})
 	case "POST /_sim/drift":
 		s.serveDrift(w, r)
+	case "GET /_sim/securityhub/findings":
+		s.serveSecurityHubAdmin(w, r)
 	case "GET /_sim/gcp/usage":
 		writeAdminJSON(w, s.GCPUsage())
 	case "POST /_sim/faults":

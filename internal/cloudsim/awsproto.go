@@ -150,6 +150,10 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		s.serveAccessAnalyzer(w, r, c, body)
 		return
 	}
+	if service == "securityhub" { // REST-JSON (securityhub.go)
+		s.serveSecurityHub(w, r, c, body)
+		return
+	}
 	http.Error(w, fmt.Sprintf("the simulator does not serve AWS service %q", service), http.StatusNotImplemented)
 }
 

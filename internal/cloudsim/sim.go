@@ -62,6 +62,8 @@ type Sim struct {
 	// genProj builds the generated GCP projects on demand (gen_gcp.go); nil when the
 	// world lists all its projects.
 	genProj *genProjects
+	// hubs is Security Hub, by "ACCOUNT/REGION" (securityhub.go).
+	hubs map[string]*hubState
 
 	faultMu  sync.Mutex
 	rng      *rand.Rand

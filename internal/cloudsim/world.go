@@ -91,6 +91,9 @@ type Account struct {
 	// AccessAnalyzer is the account's IAM Access Analyzer unused-access analyzer
 	// (iam_analyzer.go); nil: none.
 	AccessAnalyzer *AccessAnalyzer `yaml:"access_analyzer,omitempty"`
+	// SecurityHubDisabled starts AWS Security Hub disabled in the account's regions
+	// (securityhub.go) until EnableSecurityHub; by default it is enabled.
+	SecurityHubDisabled bool `yaml:"securityhub_disabled,omitempty"`
 }
 
 // SAMLProvider is an IAM SAML identity provider; its ARN is
