@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/securityhub/types"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/internal/conformance"
 	"github.com/warden-sec/warden/publish"
@@ -28,21 +29,29 @@ const (
 )
 
 // backend is a Security Hub to test against: fresh gives an empty one for a case and
-// its endpoint.
+// its endpoint; with disabled, one whose account has not enabled Security Hub (ok false
+// when the backend cannot: moto imports findings into any account).
 type backend struct {
 	name  string
-	start func(t *testing.T) (fresh func(t *testing.T) string)
+	start func(t *testing.T) (fresh func(t *testing.T, disabled bool) (url string, ok bool))
 	// importOnly: the backend serves no BatchUpdateFindings and lets an import change a
 	// finding's workflow (moto; docs/conformance.md).
 	importOnly bool
 }
 
-// backends are the Security Hubs the suite runs on: moto's.
+// backends are the Security Hubs the suite runs on: warden's simulator and moto's.
 func backends() []backend {
 	return []backend{
-		{name: "moto", start: func(t *testing.T) func(t *testing.T) string {
+		{name: "cloudsim", start: func(*testing.T) func(*testing.T, bool) (string, bool) {
+			return func(t *testing.T, disabled bool) (string, bool) {
+				_, url := simtest.Start(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{
+					{ID: account, Regions: []string{region}, SecurityHubDisabled: disabled}}}}, cloudsim.Options{})
+				return url, true
+			}
+		}},
+		{name: "moto", start: func(t *testing.T) func(*testing.T, bool) (string, bool) {
 			url := conformance.StartMoto(t)
-			return func(t *testing.T) string { conformance.MotoReset(t, url); return url }
+			return func(t *testing.T, disabled bool) (string, bool) { conformance.MotoReset(t, url); return url, !disabled }
 		}, importOnly: true},
 	}
 }
@@ -160,7 +169,13 @@ func TestSecurityHub(t *testing.T) {
 		t.Run(b.name, func(t *testing.T) {
 			fresh := b.start(t)
 			for _, c := range cases {
-				t.Run(c.name, func(t *testing.T) { c.run(t, newEnv(t, b, fresh(t))) })
+				t.Run(c.name, func(t *testing.T) {
+					url, ok := fresh(t, c.disabled)
+					if !ok {
+						t.Skipf("%s cannot start with Security Hub disabled (docs/conformance.md)", b.name)
+					}
+					c.run(t, newEnv(t, b, url))
+				})
 			}
 		})
 	}
@@ -169,10 +184,13 @@ func TestSecurityHub(t *testing.T) {
 var cases = []struct {
 	name string
 	run  func(t *testing.T, e *env)
+	// disabled starts the case with Security Hub not enabled in the account.
+	disabled bool
 }{
-	{"lifecycle", testLifecycle},
-	{"unchangedSweepSendsNothing", testUnchanged},
-	{"batchesOfAHundred", testBatches},
+	{"lifecycle", testLifecycle, false},
+	{"unchangedSweepSendsNothing", testUnchanged, false},
+	{"batchesOfAHundred", testBatches, false},
+	{"failedFindingsRecordedAndRetried", testFailed, true},
 }
 
 // A finding's life in Security Hub follows warden's: open is an active, failed, new
@@ -298,5 +316,47 @@ func testBatches(t *testing.T, e *env) {
 	}
 	if n := len(e.hub()); n != 250 {
 		t.Errorf("Security Hub holds %d findings, want 250", n)
+	}
+}
+
+// Findings Security Hub refuses (FailedFindings: here, the account has not enabled it)
+// are counted and recorded with the reason, never taken for sent; the next run sends
+// them again, and once Security Hub is enabled they are imported.
+func testFailed(t *testing.T, e *env) {
+	var items []publish.Item
+	for i := range 3 {
+		items = append(items, publish.Item{Finding: finding("WARDEN-AWS-NET-001", i)})
+	}
+	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	res := e.run(items, t0)
+	if res.Sent != 0 || len(res.Refused) != 3 || e.calls.total() != 1 {
+		t.Fatalf("first run: %s", res)
+	}
+	if r := res.Refused[0]; !strings.Contains(r.Reason, "InvalidAccess") || r.Policy != "WARDEN-AWS-NET-001" {
+		t.Errorf("refusal: %+v", r)
+	}
+	var sent map[string]publish.Sent
+	err := e.st.Read(context.Background(), func(q *store.Reader) (err error) {
+		sent, err = publish.Ledger(context.Background(), q, e.sink.Name())
+		return
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sent[items[0].Finding.Fingerprint]; s.Status != "" || s.Failures != 1 || !strings.Contains(s.Error, "not subscribed") {
+		t.Errorf("recorded refusal: %+v", s)
+	}
+	// Still refused: sent again, counted again.
+	if res := e.run(items, t0.Add(time.Minute)); len(res.Refused) != 3 || e.calls.total() != 1 {
+		t.Fatalf("second run: %s", res)
+	}
+	if _, err := e.client.EnableSecurityHub(context.Background(), &securityhub.EnableSecurityHubInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if res := e.run(items, t0.Add(2*time.Minute)); res.Sent != 3 || len(res.Refused) != 0 {
+		t.Fatalf("after enabling Security Hub: %s", res)
+	}
+	if n := len(e.hub()); n != 3 {
+		t.Errorf("Security Hub holds %d findings, want 3", n)
 	}
 }
