@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -237,4 +238,23 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Sweep reads the findings as they stand (Read) and runs every sink over them at now:
+// one read for all sinks. It goes on past a sink that fails, and returns each sink's
+// result and the errors joined. With nothing read yet it returns ErrNothingRead and
+// sends nothing.
+func Sweep(ctx context.Context, st *store.Store, sinks []Sink, now time.Time) ([]Result, Source, error) {
+	items, src, err := Read(ctx, st)
+	if err != nil {
+		return nil, "", err
+	}
+	var out []Result
+	var errs []error
+	for _, s := range sinks {
+		res, err := Run(ctx, st, s, items, now)
+		out = append(out, res)
+		errs = append(errs, err)
+	}
+	return out, src, errors.Join(errs...)
 }
