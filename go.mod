@@ -7,6 +7,7 @@ require (
 	cloud.google.com/go/iam v1.15.1
 	cloud.google.com/go/recommender v1.21.1
 	cloud.google.com/go/resourcemanager v1.18.1
+	cloud.google.com/go/securitycenter v1.49.1
 	github.com/aws/aws-sdk-go-v2 v1.48.0
 	github.com/aws/aws-sdk-go-v2/config v1.33.19
 	github.com/aws/aws-sdk-go-v2/credentials v1.21.1

@@ -31,6 +31,8 @@ import (
 //	                           (Drift, gen_drift.go); answers {"epoch": N}
 //	GET  /_sim/securityhub/findings  the Security Hub findings stored, as ASFF documents
 //	                           (?account=…&region=… narrow them; SecurityHubFindings)
+//	GET  /_sim/scc/findings    the Security Command Center findings stored, as JSON
+//	                           (?source=organizations/O/sources/S narrows them; SCCFindings)
 //	GET  /_sim/generated       the caches of generated accounts and projects: held, built,
 //	                           dropped, overlays ({"aws": GeneratedStats, "gcp": …})
 //
@@ -70,6 +72,8 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		s.serveDrift(w, r)
 	case "GET /_sim/securityhub/findings":
 		s.serveSecurityHubAdmin(w, r)
+	case "GET /_sim/scc/findings":
+		s.serveSCCAdmin(w, r)
 	case "GET /_sim/gcp/usage":
 		writeAdminJSON(w, s.GCPUsage())
 	case "POST /_sim/faults":

@@ -127,6 +127,15 @@ var gcpActionPermissions = map[string][]string{
 	"recommender:GetInsightTypeConfig":        {"recommender.iamPolicyInsightTypeConfig.get"},
 	"recommender:UpdateRecommenderConfig":     {"recommender.iamPolicyRecommenderConfig.update"},
 	"recommender:UpdateInsightTypeConfig":     {"recommender.iamPolicyInsightTypeConfig.update"},
+
+	"securitycenter:CreateSource":    {"securitycenter.sources.create"},
+	"securitycenter:GetSource":       {"securitycenter.sources.get"},
+	"securitycenter:ListSources":     {"securitycenter.sources.list"},
+	"securitycenter:CreateFinding":   {"securitycenter.findings.create"},
+	"securitycenter:UpdateFinding":   {"securitycenter.findings.update"},
+	"securitycenter:SetFindingState": {"securitycenter.findings.setState"},
+	"securitycenter:SetMute":         {"securitycenter.findings.setMute"},
+	"securitycenter:ListFindings":    {"securitycenter.findings.list"},
 }
 
 // Permission groups the role table is built from.
@@ -162,7 +171,9 @@ var (
 		"policyanalyzer.serviceAccountLastAuthenticationActivities.query",
 		"policyanalyzer.serviceAccountKeyLastAuthenticationActivities.query",
 	}
-	permSetPolicy = []string{
+	permSCCRead     = []string{"securitycenter.sources.get", "securitycenter.sources.list", "securitycenter.findings.list"}
+	permSCCFindings = []string{"securitycenter.findings.create", "securitycenter.findings.update", "securitycenter.findings.setState", "securitycenter.findings.setMute"}
+	permSetPolicy   = []string{
 		"resourcemanager.projects.setIamPolicy", "resourcemanager.folders.setIamPolicy", "resourcemanager.organizations.setIamPolicy",
 	}
 )
@@ -186,8 +197,8 @@ func union(groups ...[]string) []string {
 // those and the Policy Analyzer's activity queries. The narrower roles follow Google's
 // definitions restricted to the same permissions.
 var gcpRoles = func() map[string][]string {
-	viewer := union(permHierarchyRead, permComputeRead, permSARead, permWIFRead, permRecommenderRead)
-	editor := union(viewer, permComputeWrite, permSAWrite, permRecommenderWrite)
+	viewer := union(permHierarchyRead, permComputeRead, permSARead, permWIFRead, permRecommenderRead, permSCCRead)
+	editor := union(viewer, permComputeWrite, permSAWrite, permRecommenderWrite, permSCCFindings, []string{"securitycenter.sources.create"})
 	return map[string][]string{
 		"roles/viewer": viewer,
 		"roles/editor": editor,
@@ -211,6 +222,10 @@ var gcpRoles = func() map[string][]string {
 		"roles/iam.serviceAccountAdmin":               union(permSARead, permSAWrite[:4], []string{"resourcemanager.projects.get"}),
 		"roles/iam.serviceAccountKeyAdmin":            union(permSARead, permSAWrite[4:], []string{"resourcemanager.projects.get"}),
 		"roles/iam.workloadIdentityPoolViewer":        union(permWIFRead),
+		"roles/securitycenter.findingsEditor":         union(permSCCRead, permSCCFindings),
+		"roles/securitycenter.sourcesEditor":          union(permSCCRead, []string{"securitycenter.sources.create"}),
+		"roles/securitycenter.adminViewer":            union(permSCCRead),
+		"roles/securitycenter.admin":                  union(permSCCRead, permSCCFindings, []string{"securitycenter.sources.create"}),
 		"roles/recommender.iamViewer":                 union(permRecommenderRead),
 		"roles/recommender.iamAdmin":                  union(permRecommenderRead, permRecommenderWrite),
 		"roles/policyanalyzer.activityAnalysisViewer": union(permActivity),

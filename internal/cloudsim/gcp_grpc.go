@@ -14,18 +14,22 @@ import (
 
 	adminpb "cloud.google.com/go/iam/admin/apiv1/adminpb"
 	recommenderpb "cloud.google.com/go/recommender/apiv1/recommenderpb"
+	sccpb "cloud.google.com/go/securitycenter/apiv1/securitycenterpb"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/types/known/emptypb"
 	"google.golang.org/protobuf/types/known/timestamppb"
 )
 
 // registerGRPC serves over gRPC the IAM admin API (google.iam.admin.v1.IAM: service
-// accounts and their keys) and the Recommender API's IAM recommender (gcp_recommender.go).
+// accounts and their keys), the Recommender API's IAM recommender (gcp_recommender.go)
+// and Security Command Center's sources and findings (scc.go).
 // Calls reach them through grpcInterceptor, which applies faults and holds the
 // simulator's lock.
 func (s *Sim) registerGRPC(srv *grpc.Server) {
 	adminpb.RegisterIAMServer(srv, &iamAdmin{s: s})
 	recommenderpb.RegisterRecommenderServer(srv, &recommender{s: s})
+	s.scc = &sccState{}
+	sccpb.RegisterSecurityCenterServer(srv, &securityCenter{s: s})
 }
 
 // iamAdmin implements the service accounts and keys part of the IAM admin API; the rest

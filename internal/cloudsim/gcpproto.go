@@ -124,8 +124,11 @@ func writeGCPError(w http.ResponseWriter, e *apiError) {
 func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	method := info.FullMethod[strings.LastIndexByte(info.FullMethod, '/')+1:]
 	service := "iamadmin"
-	if strings.HasPrefix(info.FullMethod, "/google.cloud.recommender.") {
+	switch {
+	case strings.HasPrefix(info.FullMethod, "/google.cloud.recommender."):
 		service = "recommender"
+	case strings.HasPrefix(info.FullMethod, "/google.cloud.securitycenter."):
+		service = "securitycenter"
 	}
 	c := &call{ctx: ctx, Service: service, Action: method, Region: "global", Principal: "user:sim@example.com"}
 	var member string
@@ -145,6 +148,9 @@ func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServ
 		c.Account = projectOf(n.GetResource())
 	} else if n, ok := req.(interface{ GetParent() string }); ok {
 		c.Account = projectOf(n.GetParent())
+	}
+	if service == "securitycenter" {
+		c.Account = sccScope(req) // an organisation: its IAM policy and faults apply
 	}
 	if service == "recommender" {
 		// Recommender names carry the project number: faults and counts go by project id.

@@ -1,7 +1,9 @@
 // Package cloudsim is a loopback AWS and GCP API simulator for tests, demos and
 // benchmarks. It speaks the wire protocols the official SDKs use — AWS Query/XML (IAM,
 // STS, EC2), AWS JSON (ACM, Organizations, Secrets Manager), AWS REST-XML (S3, path-style),
-// GCP REST/JSON (Resource Manager, Compute) and gRPC (IAM admin) — on one HTTP port, so that warden's collectors and remediators run
+// AWS REST-JSON (Access Analyzer, Security Hub), GCP REST/JSON (Resource Manager, Compute)
+// and gRPC (IAM admin, Recommender, Security Command Center) — on one HTTP port, so that
+// warden's collectors, remediators and exporters run
 // their real clients against it unchanged. Its state is a World, loaded from a file or
 // built in code; faults (latency, throttling, 5xx, AccessDenied) and rate limits are
 // injected per call, and every call is counted. Optionally (Options.EnforceIAM,
@@ -64,6 +66,8 @@ type Sim struct {
 	genProj *genProjects
 	// hubs is Security Hub, by "ACCOUNT/REGION" (securityhub.go).
 	hubs map[string]*hubState
+	// scc is Security Command Center's sources and findings (scc.go).
+	scc *sccState
 
 	faultMu  sync.Mutex
 	rng      *rand.Rand
