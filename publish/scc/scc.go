@@ -168,7 +168,7 @@ func (s *Sink) send(ctx context.Context, src string, it *publish.Item) error {
 		upd.Name = name
 		upd.State = securitycenterpb.Finding_STATE_UNSPECIFIED // SetFindingState's
 		_, err := s.client.UpdateFinding(ctx, &securitycenterpb.UpdateFindingRequest{Finding: upd, UpdateMask: &fieldmaskpb.FieldMask{
-			Paths: []string{"resource_name", "category", "source_properties", "event_time", "severity", "finding_class", "description", "next_steps"}}})
+			Paths: []string{"category", "source_properties", "event_time", "severity", "finding_class", "description", "next_steps"}}})
 		if err != nil {
 			return fmt.Errorf("UpdateFinding: %w", err)
 		}
