@@ -15,7 +15,6 @@ import (
 type ledgerRow struct {
 	hash, status, data string
 	createdAt          time.Time
-	failures           int
 }
 
 // readLedger returns what sink holds, by fingerprint.
@@ -30,13 +29,13 @@ func readLedger(ctx context.Context, q store.Querier, sink string) (map[string]l
 			ledgerRow
 		}
 		var created string
-		if err := r.Scan(&v.fp, &v.hash, &v.status, &v.data, &created, &v.failures); err != nil {
+		if err := r.Scan(&v.fp, &v.hash, &v.status, &v.data, &created); err != nil {
 			return v, err
 		}
 		t, err := store.ParseTime(created)
 		v.createdAt = t
 		return v, err
-	}, `SELECT fingerprint, hash, status, data, created_at, failures FROM published_findings WHERE sink = ?`, sink)
+	}, `SELECT fingerprint, hash, status, data, created_at FROM published_findings WHERE sink = ?`, sink)
 	if err != nil {
 		return nil, fmt.Errorf("read what was sent to %s: %w", sink, err)
 	}
@@ -75,6 +74,16 @@ func record(ctx context.Context, tx *store.Tx, sink string, batch []pending, ref
 			sink, fp, p.hash, p.item.Finding.Status, string(data), created, at)
 		if err != nil {
 			return fmt.Errorf("record finding %s sent to %s: %w", fp, sink, err)
+		}
+	}
+	return nil
+}
+
+// forget deletes what sink refused of the findings fps and never accepted: they are gone.
+func forget(ctx context.Context, tx *store.Tx, sink string, fps []string) error {
+	for _, fp := range fps {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM published_findings WHERE sink = ? AND fingerprint = ? AND hash = ''`, sink, fp); err != nil {
+			return fmt.Errorf("forget finding %s refused by %s: %w", fp, sink, err)
 		}
 	}
 	return nil

@@ -154,8 +154,13 @@ func Run(ctx context.Context, st *store.Store, sink Sink, items []Item, now time
 		todo = append(todo, pending{item: it, hash: h, row: row})
 	}
 	// What the sink holds as not resolved and the source no longer does: resolved now.
+	// What it never accepted and the source no longer holds is forgotten.
+	var forgotten []string
 	for _, fp := range sortedKeys(sent) {
 		row := sent[fp]
+		if !seen[fp] && row.hash == "" {
+			forgotten = append(forgotten, fp)
+		}
 		if seen[fp] || row.hash == "" || row.status == findings.StatusResolved {
 			continue
 		}
@@ -171,6 +176,11 @@ func Run(ctx context.Context, st *store.Store, sink Sink, items []Item, now time
 			return res, err
 		}
 		todo = append(todo, pending{item: it, hash: h, row: row, resolved: true})
+	}
+	if len(forgotten) > 0 {
+		if err := st.InTx(ctx, func(tx *store.Tx) error { return forget(ctx, tx, res.Sink, forgotten) }); err != nil {
+			return res, err
+		}
 	}
 	for i := range todo {
 		p := &todo[i]

@@ -346,9 +346,20 @@ func testFailed(t *testing.T, e *env) {
 	if s := sent[items[0].Finding.Fingerprint]; s.Status != "" || s.Failures != 1 || !strings.Contains(s.Error, "not subscribed") {
 		t.Errorf("recorded refusal: %+v", s)
 	}
-	// Still refused: sent again, counted again.
-	if res := e.run(items, t0.Add(time.Minute)); len(res.Refused) != 3 || e.calls.total() != 1 {
+	// Still refused: sent again, counted again; one that went away meanwhile is
+	// forgotten, never having been accepted.
+	if res := e.run(items[:2], t0.Add(time.Minute)); len(res.Refused) != 2 || e.calls.total() != 1 {
 		t.Fatalf("second run: %s", res)
+	}
+	err = e.st.Read(context.Background(), func(q *store.Reader) (err error) {
+		sent, err = publish.Ledger(context.Background(), q, e.sink.Name())
+		return
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := sent[items[2].Finding.Fingerprint]; ok || sent[items[0].Finding.Fingerprint].Failures != 2 {
+		t.Errorf("after the second refusal: %+v (gone finding %+v)", sent[items[0].Finding.Fingerprint], s)
 	}
 	if _, err := e.client.EnableSecurityHub(context.Background(), &securityhub.EnableSecurityHubInput{}); err != nil {
 		t.Fatal(err)
