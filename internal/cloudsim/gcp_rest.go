@@ -19,7 +19,7 @@ import (
 
 // gcpRoutes serves the GCP REST APIs the Go clients call under the endpoint:
 // Resource Manager v3 ("/v3/…"), Compute v1 ("/compute/v1/…"), IAM v1 workload identity
-// and the Policy Analyzer v1 ("/v1/…"). Custom verbs
+// the Policy Analyzer v1 and Security Command Center v1 ("/v1/…"). Custom verbs
 // ("projects/P:getIamPolicy") sit inside one path segment, so routes with a verb take the
 // whole segment and cut the ":verb" themselves.
 func (s *Sim) gcpRoutes(mux *http.ServeMux) {
@@ -35,6 +35,7 @@ func (s *Sim) gcpRoutes(mux *http.ServeMux) {
 	s.computeRoutes(mux)
 	s.wifRoutes(mux)
 	s.activityRoutes(mux)
+	s.sccRoutes(mux)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeGCPError(w, errf(kindNotFound, "notFound", "The requested URL %s was not found on this server.", r.URL.Path))
 	})

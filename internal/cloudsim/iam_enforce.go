@@ -142,6 +142,8 @@ func deniedMessage(service, principal, action, resource string, d authzDecision)
 //     (its full ARN when it exists in the account and region, the ARN given otherwise);
 //     ListCertificates, ImportCertificate, CreateSecret, ListSecrets, a SecretId naming
 //     no secret, and every Organizations call are "*".
+//   - Security Hub: BatchImportFindings acts on the product ARN of its first finding, the
+//     others on the hub, arn:aws:securityhub:REGION:ACCT:hub/default (securityhub.go).
 
 // s3Resource is the ARN an S3 operation acts on.
 func s3Resource(op s3Op) string {

@@ -99,7 +99,7 @@ func requireModels(t *testing.T) (map[string]*apimodel.AWSModel, map[string]*api
 		missing(err)
 	}
 	aws := map[string]*apimodel.AWSModel{}
-	for _, svc := range []string{"iam", "sts", "ec2", "acm", "organizations", "secretsmanager", "s3"} {
+	for _, svc := range []string{"iam", "sts", "ec2", "acm", "organizations", "secretsmanager", "s3", "securityhub"} {
 		p, err := apimodel.BotocoreModelPath(data, svc)
 		if err != nil {
 			missing(err)
@@ -121,7 +121,7 @@ func requireModels(t *testing.T) (map[string]*apimodel.AWSModel, map[string]*api
 	gcp := map[string]*apimodel.Discovery{}
 	for name, rel := range map[string]string{"cloudresourcemanager": "cloudresourcemanager/v3/cloudresourcemanager-api.json",
 		"compute": "compute/v1/compute-api.json", "iam": "iam/v1/iam-api.json",
-		"policyanalyzer": "policyanalyzer/v1/policyanalyzer-api.json"} {
+		"policyanalyzer": "policyanalyzer/v1/policyanalyzer-api.json", "securitycenter": "securitycenter/v1/securitycenter-api.json"} {
 		d, err := apimodel.LoadDiscovery(filepath.Join(dir, rel))
 		if err != nil {
 			missing(err)
@@ -369,13 +369,15 @@ func TestSimulator_matchesProviderModels(t *testing.T) {
 	m.organizations()
 	m.secretsManager()
 	m.s3Ops()
+	m.securityHub()
+	m.sccOps()
 	m.gcpOps()
 	m.pages()
 	m.faults()
 
 	// Every operation the simulator serves answered at least once with a success: those
 	// of its Query and JSON routing tables, and its REST routes (S3, GCP), listed here.
-	served := append([]string(nil), modelRESTServed...)
+	served := append(append(append([]string(nil), modelRESTServed...), modelSecurityHubServed...), modelSCCServed...)
 	for svc, hs := range sim.query {
 		for op := range hs {
 			served = append(served, svc+":"+op)

@@ -3,15 +3,18 @@ package cloudsim
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	securitycenter "cloud.google.com/go/securitycenter/apiv1"
 	sccpb "cloud.google.com/go/securitycenter/apiv1/securitycenterpb"
 	"golang.org/x/oauth2"
+	"google.golang.org/api/googleapi"
 	"google.golang.org/api/iterator"
 	"google.golang.org/api/option"
 	"google.golang.org/grpc"
@@ -31,9 +34,22 @@ var sccT0 = time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 // its server and an official SCC client over gRPC.
 func sccSim(t *testing.T) (*Sim, *Server, *securitycenter.Client) {
 	t.Helper()
+	return sccSimOver(t, "grpc")
+}
+
+// sccSimOver is sccSim with a client over gRPC (securitycenter.NewClient) or REST
+// (NewRESTClient).
+func sccSimOver(t *testing.T, transport string) (*Sim, *Server, *securitycenter.Client) {
+	t.Helper()
 	sim, srv := startSim(t, gcpTestWorld(), Options{Now: func() time.Time { return sccT0 }})
-	c, err := securitycenter.NewClient(context.Background(), option.WithEndpoint(srv.Addr), option.WithoutAuthentication(),
-		option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	var c *securitycenter.Client
+	var err error
+	if transport == "rest" {
+		c, err = securitycenter.NewRESTClient(context.Background(), option.WithEndpoint(srv.URL), option.WithoutAuthentication())
+	} else {
+		c, err = securitycenter.NewClient(context.Background(), option.WithEndpoint(srv.Addr), option.WithoutAuthentication(),
+			option.WithGRPCDialOption(grpc.WithTransportCredentials(insecure.NewCredentials())))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,8 +57,19 @@ func sccSim(t *testing.T) (*Sim, *Server, *securitycenter.Client) {
 	return sim, srv, c
 }
 
+// wantCode checks a client error's code: its gRPC status, or over REST the HTTP status
+// and Google's status name.
 func wantCode(t *testing.T, err error, code codes.Code) {
 	t.Helper()
+	var ge *googleapi.Error
+	if errors.As(err, &ge) {
+		httpCode, name, _ := gcpStatus(map[codes.Code]errKind{codes.InvalidArgument: kindInvalid, codes.NotFound: kindNotFound,
+			codes.AlreadyExists: kindConflict, codes.PermissionDenied: kindDenied}[code])
+		if ge.Code != httpCode || !strings.Contains(string(ge.Body), `"status":"`+name+`"`) {
+			t.Fatalf("error %v (%s), want %s", err, ge.Body, code)
+		}
+		return
+	}
 	if status.Code(err) != code {
 		t.Fatalf("error %v, want %s", err, code)
 	}
@@ -136,9 +163,20 @@ func TestSCC_sources(t *testing.T) {
 
 // A finding's life as an exporter drives it: created with its id, updated with and
 // without a field mask, made inactive, muted, and listed back by state, category and
-// mute, across sources and a page at a time.
+// mute, across sources and a page at a time; over gRPC and over REST alike.
 func TestSCC_findingLifecycle(t *testing.T) {
-	_, _, c := sccSim(t)
+	for _, transport := range []string{"grpc", "rest"} {
+		t.Run(transport, func(t *testing.T) {
+			sim, _, c := sccSimOver(t, transport)
+			sccLifecycle(t, c)
+			if n := sim.CallsTo("securitycenter"); n < 30 {
+				t.Fatalf("%d SCC calls counted", n)
+			}
+		})
+	}
+}
+
+func sccLifecycle(t *testing.T, c *securitycenter.Client) {
 	ctx := context.Background()
 	src := sccCreateSource(t, c, "warden")
 	for i, cat := range []string{"OPEN_SSH_PORT", "OPEN_SSH_PORT", "PUBLIC_BUCKET", "OWNER_GRANTED"} {

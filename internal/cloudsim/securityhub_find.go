@@ -75,9 +75,26 @@ func shList(list, field string) func(d map[string]any) []string {
 	}
 }
 
+// shMapFields are the map filters GetFindings serves: a filter's Key names the entry.
+var shMapFields = map[string]bool{"ProductFields": true, "UserDefinedFields": true}
+
+// shStringFilter is a string filter, or a map filter (Key set) on one map entry.
 type shStringFilter struct {
+	Key        string
 	Value      string
 	Comparison string
+}
+
+// values reads the finding's values the filter tests: the field's, or the map entry's.
+func (f shStringFilter) values(field string, d map[string]any) []string {
+	if shMapFields[field] {
+		m, _ := d[field].(map[string]any)
+		if v, ok := m[f.Key].(string); ok {
+			return []string{v}
+		}
+		return nil
+	}
+	return shStringFields[field](d)
 }
 
 // matches tells whether one of a finding's values passes the filter.
@@ -103,17 +120,17 @@ func (f shStringFilter) matches(values []string) bool {
 
 // shMatches applies one field's filters as Security Hub combines them: the positive ones
 // (EQUALS, PREFIX, CONTAINS) with OR, the negative ones with AND.
-func shMatches(filters []shStringFilter, values []string) bool {
+func shMatches(field string, filters []shStringFilter, d map[string]any) bool {
 	anyPos, posHit := false, false
 	for _, f := range filters {
 		if strings.Contains(f.Comparison, "NOT_") {
-			if !f.matches(values) {
+			if !f.matches(f.values(field, d)) {
 				return false
 			}
 			continue
 		}
 		anyPos = true
-		posHit = posHit || f.matches(values)
+		posHit = posHit || f.matches(f.values(field, d))
 	}
 	return !anyPos || posHit
 }
@@ -125,7 +142,7 @@ var shComparisons = []string{"EQUALS", "PREFIX", "NOT_EQUALS", "PREFIX_NOT_EQUAL
 func shFilters(raw map[string]json.RawMessage) (map[string][]shStringFilter, error) {
 	out := map[string][]shStringFilter{}
 	for name, v := range raw {
-		if shStringFields[name] == nil {
+		if shStringFields[name] == nil && !shMapFields[name] {
 			return nil, shInvalid("the simulator does not filter findings on %s", name)
 		}
 		var fs []shStringFilter
@@ -133,6 +150,9 @@ func shFilters(raw map[string]json.RawMessage) (map[string][]shStringFilter, err
 			return nil, shInvalid("Filters.%s: want a list of string filters: %v", name, err)
 		}
 		for _, f := range fs {
+			if shMapFields[name] && (f.Key == "" || !slices.Contains(shComparisons[:6], f.Comparison) || strings.HasPrefix(f.Comparison, "PREFIX")) {
+				return nil, shInvalid("Filters.%s: a map filter needs a Key and EQUALS, NOT_EQUALS, CONTAINS or NOT_CONTAINS", name)
+			}
 			if !slices.Contains(shComparisons, f.Comparison) {
 				return nil, shInvalid("Filters.%s: Comparison %q: want one of %s", name, f.Comparison, strings.Join(shComparisons, ", "))
 			}
@@ -179,7 +199,7 @@ func (s *Sim) shGetFindings(c *call, a *Account, body []byte) (any, error) {
 	for _, f := range h.findings {
 		ok := true
 		for name, fs := range filters {
-			if !shMatches(fs, shStringFields[name](f.doc)) {
+			if !shMatches(name, fs, f.doc) {
 				ok = false
 				break
 			}

@@ -255,6 +255,7 @@ func TestSecurityHub_getFindingsFiltersAndPages(t *testing.T) {
 	for i := range 25 {
 		f := shFinding(fmt.Sprintf("f-%02d", i), i)
 		f.GeneratorId = aws.String(fmt.Sprintf("warden/rule-%d", i%3))
+		f.ProductFields = map[string]string{"warden/plan": fmt.Sprintf("plan-%d", i)}
 		if i%5 == 0 {
 			f.RecordState = shtypes.RecordStateArchived
 			f.Compliance = &shtypes.Compliance{Status: shtypes.ComplianceStatusPassed}
@@ -297,6 +298,8 @@ func TestSecurityHub_getFindingsFiltersAndPages(t *testing.T) {
 			ids("f-", 0, 25, 1, archived)},
 		{"PREFIX", &shtypes.AwsSecurityFindingFilters{Id: []shtypes.StringFilter{{Value: aws.String("f-1"), Comparison: shtypes.StringFilterComparisonPrefix}}},
 			ids("f-", 10, 20, 1, nil)},
+		{"ProductFields entry", &shtypes.AwsSecurityFindingFilters{ProductFields: []shtypes.MapFilter{{Key: aws.String("warden/plan"), Value: aws.String("plan-7"),
+			Comparison: shtypes.MapFilterComparisonEquals}}}, []string{"f-07"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -444,5 +447,23 @@ func TestSecurityHub_countsCallsAndAdminReadsFindings(t *testing.T) {
 	}
 	if got := sim.SecurityHubFindings(shAccount, "eu-west-1"); len(got) != 0 {
 		t.Fatalf("eu-west-1: %v", got)
+	}
+}
+
+// With IAM enforced, a user's Security Hub calls need securityhub actions in its
+// policies: BatchImportFindings on the product it imports for, the others on the hub.
+func TestSecurityHub_enforcesIdentityPolicies(t *testing.T) {
+	_, srv := enforceSim(t, Options{EnforceIAM: true}, false)
+	ctx := context.Background()
+	dev := securityhub.NewFromConfig(keyConfig(srv, "us-east-1", "AKIADEV0000000000001", "dev-secret"))
+	_, err := dev.BatchImportFindings(ctx, &securityhub.BatchImportFindingsInput{Findings: []shtypes.AwsSecurityFinding{shFinding("f-1", 0)}})
+	wantDenied(t, err, "AccessDeniedException", 403, "User: "+devARN+" is not authorized to perform: securityhub:BatchImportFindings on resource: "+
+		shProduct+" because no identity-based policy allows the securityhub:BatchImportFindings action")
+	_, err = dev.GetFindings(ctx, &securityhub.GetFindingsInput{})
+	wantDenied(t, err, "AccessDeniedException", 403, "User: "+devARN+" is not authorized to perform: securityhub:GetFindings on resource: "+
+		"arn:aws:securityhub:us-east-1:111111111111:hub/default because no identity-based policy allows the securityhub:GetFindings action")
+	admin := securityhub.NewFromConfig(keyConfig(srv, "us-east-1", "AKIAADM0000000000001", "admin-secret"))
+	if out := shImport(t, admin, shFinding("f-1", 0)); aws.ToInt32(out.SuccessCount) != 1 {
+		t.Fatalf("admin's import: %+v", out)
 	}
 }
