@@ -32,14 +32,39 @@ type env struct {
 	st     *store.Store
 }
 
-func newEnv(t *testing.T) *env {
+// transports are the official client's two ways to Security Command Center, both of
+// which the simulator serves: every case runs over each.
+var transports = []struct {
+	name string
+	dial func(ctx context.Context, url string) (*securitycenter.Client, error)
+}{
+	{"grpc", func(ctx context.Context, url string) (*securitycenter.Client, error) {
+		_, rpc, err := gcpapi.ClientOptions(url)
+		if err != nil {
+			return nil, err
+		}
+		return securitycenter.NewClient(ctx, rpc...)
+	}},
+	{"rest", func(ctx context.Context, url string) (*securitycenter.Client, error) {
+		rest, _, err := gcpapi.ClientOptions(url)
+		if err != nil {
+			return nil, err
+		}
+		return securitycenter.NewRESTClient(ctx, rest...)
+	}},
+}
+
+// each runs f over each transport, each with a fresh simulator.
+func each(t *testing.T, f func(t *testing.T, e *env)) {
+	for _, tr := range transports {
+		t.Run(tr.name, func(t *testing.T) { f(t, newEnv(t, tr.dial)) })
+	}
+}
+
+func newEnv(t *testing.T, dial func(ctx context.Context, url string) (*securitycenter.Client, error)) *env {
 	t.Helper()
 	sim, url := simtest.Start(t, &cloudsim.World{GCP: cloudsim.GCP{Organizations: []*cloudsim.GCPOrganization{{ID: org, Domain: "acme.example"}}}}, cloudsim.Options{})
-	_, rpc, err := gcpapi.ClientOptions(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := securitycenter.NewClient(context.Background(), rpc...)
+	client, err := dial(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,8 +137,9 @@ func gcpFinding(n int) findings.Finding {
 }
 
 // warden's source is created once: a second warden finds it by its display name.
-func TestSCC_sourceCreatedOnce(t *testing.T) {
-	e := newEnv(t)
+func TestSCC_sourceCreatedOnce(t *testing.T) { each(t, testSourceCreatedOnce) }
+
+func testSourceCreatedOnce(t *testing.T, e *env) {
 	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
 	a := []publish.Item{{Finding: gcpFinding(1)}}
 	e.run(e.sink(false), a, t0)
@@ -144,8 +170,9 @@ func TestSCC_sourceCreatedOnce(t *testing.T) {
 // A finding's state and mute follow warden: open is ACTIVE, waived is muted, unknown
 // stays ACTIVE (with warden's status in its properties), resolved is INACTIVE; a waiver
 // lifted unmutes it. Each change costs the calls it needs, an unchanged sweep none.
-func TestSCC_lifecycle(t *testing.T) {
-	e := newEnv(t)
+func TestSCC_lifecycle(t *testing.T) { each(t, testLifecycle) }
+
+func testLifecycle(t *testing.T, e *env) {
 	s := e.sink(false)
 	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
 	open, waived, unknown := gcpFinding(1), gcpFinding(2), gcpFinding(3)
@@ -214,8 +241,9 @@ func TestSCC_lifecycle(t *testing.T) {
 }
 
 // With all, every finding goes to Security Command Center, whatever its cloud.
-func TestSCC_all(t *testing.T) {
-	e := newEnv(t)
+func TestSCC_all(t *testing.T) { each(t, testAll) }
+
+func testAll(t *testing.T, e *env) {
 	aws := findings.Finding{Policy: "WARDEN-AWS-IAM-001", Title: "t", Resource: "arn:aws:iam::111111111111:user/alice", ResourceType: "aws.iam.user",
 		Fingerprint: "0123456789abcdef0123456789abcdef", Status: findings.StatusOpen}
 	if res := e.run(e.sink(true), []publish.Item{{Finding: aws}, {Finding: gcpFinding(1)}}, time.Now()); res.Sent != 2 {
