@@ -119,6 +119,7 @@ time before the first scan or to come) or an error.`,
 	f.StringVar(&framework, "framework", "", "the framework to report on, by id ('list' lists them)")
 	f.BoolVar(&list, "list", false, "list the frameworks and exit")
 	f.StringVar(&to, "to", "", "send the findings to securityhub or scc (the config's export: section) instead of writing a report")
+	cmd.MarkFlagsMutuallyExclusive("to", "framework")
 	f.StringVarP(&format, "format", "f", "html", "report format: "+strings.Join(render.Formats(), ", "))
 	f.StringVar(&atFlag, "at", "", "report the posture as it was at this time: RFC 3339 (2026-11-30T12:00:00Z) or a date (2026-11-30, the end of that day in UTC); default now")
 	f.StringVarP(&outFile, "out", "o", "", "write the report to this file (atomically, mode 0600) instead of standard output")

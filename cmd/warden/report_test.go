@@ -314,4 +314,7 @@ func TestReport_toSecurityHub(t *testing.T) {
 	if code, _, stderr := warden(t, "", "report", "--to", "splunk", "--config", cfg, "--db", db); code != exitError || !strings.Contains(stderr, `unknown place "splunk"`) {
 		t.Errorf("--to splunk: exit %d, %s", code, stderr)
 	}
+	if code, _, stderr := warden(t, "", "report", "--to", "securityhub", "--framework", "soc2", "--config", cfg, "--db", db); code != exitError || !strings.Contains(stderr, "none of the others can be") {
+		t.Errorf("--to with --framework: exit %d, %s", code, stderr)
+	}
 }
