@@ -8,11 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/warden-sec/warden/config"
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/reconcile/metrics"
 	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -46,7 +49,9 @@ func TestExportTask(t *testing.T) {
 	}
 	st := storetest.Open(t, storetest.Backends(t)["sqlite"](t))
 	o := RunOptions{Config: cfg, Store: st, Logger: slog.New(slog.DiscardHandler)}
-	tasks, closeAll, err := o.exportTasks(ctx)
+	reg := prometheus.NewPedanticRegistry()
+	met := metrics.New(reg)
+	tasks, closeAll, err := o.exportTasks(ctx, met)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,6 +101,9 @@ func TestExportTask(t *testing.T) {
 	if n := len(sim.SCCFindings("")); n != 1 {
 		t.Errorf("Security Command Center holds %d findings, want the GCP one", n)
 	}
+	if got := exported(t, reg); got["securityhub/sent"] != 1 || got["scc/sent"] != 1 || got["securityhub/refused"] != 0 {
+		t.Errorf("warden_findings_exported_total: %v", got)
+	}
 	sim.ResetCalls()
 	if err := run(ctx, time.Now()); err != nil {
 		t.Fatal(err)
@@ -103,4 +111,27 @@ func TestExportTask(t *testing.T) {
 	if n := sim.CallsTo("securityhub") + sim.CallsTo("securitycenter"); n != 0 {
 		t.Errorf("a run with nothing changed made %d calls", n)
 	}
+}
+
+// exported reads warden_findings_exported_total from reg, by "sink/outcome".
+func exported(t *testing.T, reg *prometheus.Registry) map[string]float64 {
+	t.Helper()
+	fams, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range fams {
+		if f.GetName() != "warden_findings_exported_total" {
+			continue
+		}
+		for _, m := range f.GetMetric() {
+			l := map[string]string{}
+			for _, p := range m.GetLabel() {
+				l[p.GetName()] = p.GetValue()
+			}
+			out[l["sink"]+"/"+l["outcome"]] = m.GetCounter().GetValue()
+		}
+	}
+	return out
 }

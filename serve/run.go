@@ -106,7 +106,7 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
-	exports, closeExports, err := o.exportTasks(ctx)
+	exports, closeExports, err := o.exportTasks(ctx, met)
 	if err != nil {
 		return err
 	}
