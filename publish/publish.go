@@ -53,6 +53,29 @@ type Fix struct {
 // AwaitsApproval reports whether the fix waits for a person's decision.
 func (f *Fix) AwaitsApproval() bool { return f != nil && f.State == string(remediate.StatePending) }
 
+// Approval is where the fix's approval stands, from its action's state: "pending"
+// while it waits, "approved or not needed" once it ran or runs, "denied", "refused by
+// the gates", "voided" (its target changed), or "not requested" before any request.
+func (f *Fix) Approval() string {
+	if f == nil {
+		return "not requested"
+	}
+	switch remediate.State(f.State) {
+	case remediate.StatePending:
+		return "pending"
+	case remediate.StateApproved, remediate.StateApplying, remediate.StateInProgress, remediate.StateVerified,
+		remediate.StateFailed, remediate.StateRolledBack:
+		return "approved or not needed"
+	case remediate.StateDenied:
+		return "denied"
+	case remediate.StateRefused:
+		return "refused by the gates"
+	case remediate.StateVoided:
+		return "voided"
+	}
+	return "not requested"
+}
+
 // Describe is the fix in a sentence: its action, its risk and where it stands.
 func (it *Item) Describe() string {
 	r := it.Finding.Remediation

@@ -221,6 +221,7 @@ func Finding(src string, it *publish.Item) *securitycenterpb.Finding {
 		props["fix_action"] = structpb.NewStringValue(fx.Action)
 		props["fix_risk"] = structpb.NewStringValue(f.Remediation.Risk.String())
 		props["fix_state"] = structpb.NewStringValue(cmp.Or(fx.State, "proposed"))
+		props["fix_approval"] = structpb.NewStringValue(fx.Approval())
 		if fx.ID != "" {
 			props["fix_id"] = structpb.NewStringValue(fx.ID)
 		}

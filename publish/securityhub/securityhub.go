@@ -318,7 +318,7 @@ func productFields(it *publish.Item) map[string]string {
 			m["warden/fix/id"] = fx.ID
 		}
 		m["warden/fix/state"] = cmp.Or(fx.State, "proposed")
-		m["warden/fix/approval"] = approval(fx.State)
+		m["warden/fix/approval"] = fx.Approval()
 	}
 	for k, v := range m {
 		if v == "" {
@@ -326,23 +326,6 @@ func productFields(it *publish.Item) map[string]string {
 		}
 	}
 	return m
-}
-
-// approval is where a fix's approval stands, from its action's state.
-func approval(state string) string {
-	switch state {
-	case "pending_approval":
-		return "pending"
-	case "approved", "applying", "in_progress", "verified", "failed", "rolled_back":
-		return "approved or not needed"
-	case "denied":
-		return "denied"
-	case "refused":
-		return "refused by the gates"
-	case "voided":
-		return "voided"
-	}
-	return "not requested"
 }
 
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
