@@ -146,6 +146,7 @@ func TestCheck_shapes(t *testing.T) {
 				{7, "export.scc.organization", "want the numeric id"}, {8, "export.scc.all", "want true or false"}}},
 		{"export: required keys", "export:\n  securityhub: {region: eu-west-1}\n  scc: {all: true}\n",
 			[]want{{2, "export.securityhub.account", "required"}, {3, "export.scc.organization", "required"}}},
+		{"export: nowhere", "export: {every: 1h}\n", []want{{1, "export", "name where to export: securityhub, scc or both"}}},
 		{"export: clean", "export:\n  securityhub: {region: eu-west-1, account: \"111111111111\"}\n  scc: {organization: \"123456789012\", all: true}\n", nil},
 		{"a second document", "fail_on: hihg\n---\nsettings: {}\n", []want{{1, "fail_on", "unknown severity"}, {2, "", "a second YAML document"}}},
 		{"wrong types in two struct sections", "serve:\n  allow_remote: maybe\ntargets:\n  gcp:\n    rate_limit: fast\n",
@@ -477,6 +478,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("fail_on: high\n---\nsettings: {a: 1}\n"))
 	f.Add([]byte("a: &x {b: 1}\nc: *x\n"))
 	f.Add([]byte("{gates: {auto: [lo]}, slack: {channel: x}}\n"))
+	f.Add([]byte("export:\n  every: 10s\n  securityhub: {region: x, acount: 1}\n  scc: yes\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := config.CheckData(context.Background(), data, "fuzz.yaml", config.CheckOptions{SkipSettings: true, SkipSecrets: true})
 		_, err := config.Parse(data, "fuzz.yaml")
