@@ -150,7 +150,10 @@ func (s *Sim) grpcInterceptor(ctx context.Context, req any, info *grpc.UnaryServ
 		c.Account = projectOf(n.GetParent())
 	}
 	if service == "securitycenter" {
-		c.Account = sccScope(req) // an organisation: its IAM policy and faults apply
+		// The organisation or project the call acts in: its IAM policy and faults apply.
+		if c.Account = sccScope(req); c.Account != "" && !strings.HasPrefix(c.Account, "organizations/") {
+			c.Account = s.projectKey(c.Account)
+		}
 	}
 	if service == "recommender" {
 		// Recommender names carry the project number: faults and counts go by project id.

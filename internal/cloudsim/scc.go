@@ -26,7 +26,8 @@ import (
 // (one source or "-" for all, with a filter on name, parent, resource_name, state,
 // category, external_uri, severity, mute and source_properties.KEY, order_by, pages).
 // Sources live under organizations/ORG: an organisation of the world, or any when the
-// world declares none. The other methods answer Unimplemented.
+// world declares none; a project sees them under projects/PROJECT (scc_project.go). The
+// other methods answer Unimplemented.
 //
 // What the simulator holds the provider to, as SCC does: a finding id is 1 to 32
 // letters and digits, unique in its source (AlreadyExists otherwise); a finding's
@@ -90,6 +91,10 @@ func (s *Sim) sccSourceOf(name string) (*sccSource, error) {
 // sccFindingOf finds "organizations/ORG/sources/SRC/findings/ID": its source, its id, and
 // the finding (nil when absent). s.mu is held.
 func (s *Sim) sccFindingOf(name string) (*sccSource, string, *sccpb.Finding, error) {
+	name, p, err := s.sccResolve(name)
+	if err != nil {
+		return nil, "", nil, err
+	}
 	src, id, ok := strings.Cut(name, "/findings/")
 	if !ok {
 		return nil, "", nil, errf(kindInvalid, "", "Invalid finding name %q: want organizations/ORGANIZATION_ID/sources/SOURCE_ID/findings/FINDING_ID.", name)
@@ -98,7 +103,11 @@ func (s *Sim) sccFindingOf(name string) (*sccSource, string, *sccpb.Finding, err
 	if err != nil {
 		return nil, "", nil, err
 	}
-	return so, id, so.findings[id], nil
+	f := so.findings[id]
+	if p != nil && f != nil && !sccInProject(f, p) {
+		f = nil // a project sees the findings on its own resources only
+	}
+	return so, id, f, nil
 }
 
 func (g *securityCenter) CreateSource(_ context.Context, req *sccpb.CreateSourceRequest) (*sccpb.Source, error) {
@@ -106,8 +115,11 @@ func (g *securityCenter) CreateSource(_ context.Context, req *sccpb.CreateSource
 	if _, err := s.sccOrg(req.GetParent()); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(req.GetSource().GetDisplayName()) == "" {
-		return nil, errf(kindInvalid, "", "Invalid source: display_name is required.")
+	switch name := req.GetSource().GetDisplayName(); {
+	case strings.TrimSpace(name) == "" || len([]rune(name)) > 64:
+		return nil, errf(kindInvalid, "", "Invalid source: display_name must be 1 to 64 characters, got %d.", len([]rune(name)))
+	case len([]rune(req.GetSource().GetDescription())) > 1024:
+		return nil, errf(kindInvalid, "", "Invalid source: description must be at most 1024 characters.")
 	}
 	for _, so := range s.scc.sources {
 		if strings.HasPrefix(so.pb.GetName(), req.GetParent()+"/") && so.pb.GetDisplayName() == req.GetSource().GetDisplayName() {
@@ -123,7 +135,11 @@ func (g *securityCenter) CreateSource(_ context.Context, req *sccpb.CreateSource
 }
 
 func (g *securityCenter) GetSource(_ context.Context, req *sccpb.GetSourceRequest) (*sccpb.Source, error) {
-	so, err := g.s.sccSourceOf(req.GetName())
+	name, _, err := g.s.sccResolve(req.GetName())
+	if err != nil {
+		return nil, err
+	}
+	so, err := g.s.sccSourceOf(name)
 	if err != nil {
 		return nil, err
 	}
@@ -131,12 +147,16 @@ func (g *securityCenter) GetSource(_ context.Context, req *sccpb.GetSourceReques
 }
 
 func (g *securityCenter) ListSources(_ context.Context, req *sccpb.ListSourcesRequest) (*sccpb.ListSourcesResponse, error) {
-	if _, err := g.s.sccOrg(req.GetParent()); err != nil {
+	parent, _, err := g.s.sccResolve(req.GetParent())
+	if err != nil {
+		return nil, err
+	}
+	if _, err := g.s.sccOrg(parent); err != nil {
 		return nil, err
 	}
 	var match []*sccpb.Source
 	for _, so := range g.s.scc.sources {
-		if strings.HasPrefix(so.pb.GetName(), req.GetParent()+"/sources/") {
+		if strings.HasPrefix(so.pb.GetName(), parent+"/sources/") {
 			match = append(match, so.pb)
 		}
 	}
@@ -223,6 +243,9 @@ func (g *securityCenter) UpdateFinding(_ context.Context, req *sccpb.UpdateFindi
 		return nil, err
 	}
 	if cur == nil { // UpdateFinding creates a finding that does not exist
+		if strings.HasPrefix(in.GetName(), "projects/") {
+			return nil, errf(kindNotFound, "", "Requested entity was not found: finding %s (findings are created under their organisation's source).", in.GetName())
+		}
 		if !sccFindingID.MatchString(id) {
 			return nil, errf(kindInvalid, "", "Invalid finding id %q: it must be 1 to 32 letters and digits.", id)
 		}
@@ -324,7 +347,11 @@ func (g *securityCenter) SetMute(_ context.Context, req *sccpb.SetMuteRequest) (
 
 func (g *securityCenter) ListFindings(_ context.Context, req *sccpb.ListFindingsRequest) (*sccpb.ListFindingsResponse, error) {
 	s := g.s
-	org, src, ok := strings.Cut(req.GetParent(), "/sources/")
+	parent, project, err := s.sccResolve(req.GetParent())
+	if err != nil {
+		return nil, err
+	}
+	org, src, ok := strings.Cut(parent, "/sources/")
 	if !ok || src == "" {
 		return nil, errf(kindInvalid, "", "Invalid parent %q: want organizations/ORGANIZATION_ID/sources/SOURCE_ID or …/sources/-.", req.GetParent())
 	}
@@ -339,7 +366,7 @@ func (g *securityCenter) ListFindings(_ context.Context, req *sccpb.ListFindings
 			}
 		}
 	} else {
-		so, err := s.sccSourceOf(req.GetParent())
+		so, err := s.sccSourceOf(parent)
 		if err != nil {
 			return nil, err
 		}
@@ -356,7 +383,7 @@ func (g *securityCenter) ListFindings(_ context.Context, req *sccpb.ListFindings
 	var match []*sccpb.Finding
 	for _, so := range sources {
 		for _, f := range so.findings {
-			if filter.matches(f) {
+			if filter.matches(f) && (project == nil || sccInProject(f, project)) {
 				match = append(match, f)
 			}
 		}
@@ -424,6 +451,9 @@ func sccScope(req any) string {
 	}
 	if r, ok := req.(interface{ GetFinding() *sccpb.Finding }); ok && name == "" {
 		name = r.GetFinding().GetName()
+	}
+	if p := projectOf(name); p != "" {
+		return p // a project's view: its own policy, and its ancestors', apply
 	}
 	parts := strings.SplitN(name, "/", 3)
 	if len(parts) < 2 || parts[0] != "organizations" {

@@ -14,11 +14,18 @@ import (
 // securitycenter.NewRESTClient: the same methods as over gRPC (scc.go), counted, faulted
 // and authorized alike.
 func (s *Sim) sccRoutes(mux *http.ServeMux) {
-	const src = "/v1/organizations/{org}/sources"
+	s.sccRoutesUnder(mux, "organizations")
+	s.sccRoutesUnder(mux, "projects") // a project's view (scc_project.go)
+}
+
+// sccRoutesUnder serves the SCC methods under /v1/KIND/{org}/sources, where KIND is
+// organizations or projects; {org} is the organisation or project id.
+func (s *Sim) sccRoutesUnder(mux *http.ServeMux, kind string) {
+	src := "/v1/" + kind + "/{org}/sources"
 	g := &securityCenter{s: s}
 	mux.HandleFunc("POST "+src, func(w http.ResponseWriter, r *http.Request) {
-		parent := "organizations/" + r.PathValue("org")
-		s.serveREST(w, r, "securitycenter", "CreateSource", parent, func(*call) (any, error) {
+		parent := kind + "/" + r.PathValue("org")
+		s.serveREST(w, r, "securitycenter", "CreateSource", s.sccRESTScope(parent), func(*call) (any, error) {
 			in := &sccpb.Source{}
 			if err := readProto(r, in); err != nil {
 				return nil, err
@@ -27,8 +34,8 @@ func (s *Sim) sccRoutes(mux *http.ServeMux) {
 		})
 	})
 	mux.HandleFunc("GET "+src, func(w http.ResponseWriter, r *http.Request) {
-		parent, q := "organizations/"+r.PathValue("org"), r.URL.Query()
-		s.serveREST(w, r, "securitycenter", "ListSources", parent, func(*call) (any, error) {
+		parent, q := kind+"/"+r.PathValue("org"), r.URL.Query()
+		s.serveREST(w, r, "securitycenter", "ListSources", s.sccRESTScope(parent), func(*call) (any, error) {
 			size, err := sccPageSize(q.Get("pageSize"))
 			if err != nil {
 				return nil, err
@@ -37,14 +44,14 @@ func (s *Sim) sccRoutes(mux *http.ServeMux) {
 		})
 	})
 	mux.HandleFunc("GET "+src+"/{src}", func(w http.ResponseWriter, r *http.Request) {
-		org := "organizations/" + r.PathValue("org")
-		s.serveREST(w, r, "securitycenter", "GetSource", org, func(*call) (any, error) {
+		org := kind + "/" + r.PathValue("org")
+		s.serveREST(w, r, "securitycenter", "GetSource", s.sccRESTScope(org), func(*call) (any, error) {
 			return g.GetSource(r.Context(), &sccpb.GetSourceRequest{Name: org + "/sources/" + r.PathValue("src")})
 		})
 	})
 	mux.HandleFunc("POST "+src+"/{src}/findings", func(w http.ResponseWriter, r *http.Request) {
-		org := "organizations/" + r.PathValue("org")
-		s.serveREST(w, r, "securitycenter", "CreateFinding", org, func(*call) (any, error) {
+		org := kind + "/" + r.PathValue("org")
+		s.serveREST(w, r, "securitycenter", "CreateFinding", s.sccRESTScope(org), func(*call) (any, error) {
 			in := &sccpb.Finding{}
 			if err := readProto(r, in); err != nil {
 				return nil, err
@@ -54,8 +61,8 @@ func (s *Sim) sccRoutes(mux *http.ServeMux) {
 		})
 	})
 	mux.HandleFunc("GET "+src+"/{src}/findings", func(w http.ResponseWriter, r *http.Request) {
-		org, q := "organizations/"+r.PathValue("org"), r.URL.Query()
-		s.serveREST(w, r, "securitycenter", "ListFindings", org, func(*call) (any, error) {
+		org, q := kind+"/"+r.PathValue("org"), r.URL.Query()
+		s.serveREST(w, r, "securitycenter", "ListFindings", s.sccRESTScope(org), func(*call) (any, error) {
 			size, err := sccPageSize(q.Get("pageSize"))
 			if err != nil {
 				return nil, err
@@ -65,8 +72,8 @@ func (s *Sim) sccRoutes(mux *http.ServeMux) {
 		})
 	})
 	mux.HandleFunc("PATCH "+src+"/{src}/findings/{id}", func(w http.ResponseWriter, r *http.Request) {
-		org := "organizations/" + r.PathValue("org")
-		s.serveREST(w, r, "securitycenter", "UpdateFinding", org, func(*call) (any, error) {
+		org := kind + "/" + r.PathValue("org")
+		s.serveREST(w, r, "securitycenter", "UpdateFinding", s.sccRESTScope(org), func(*call) (any, error) {
 			in := &sccpb.Finding{}
 			if err := readProto(r, in); err != nil {
 				return nil, err
@@ -83,12 +90,12 @@ func (s *Sim) sccRoutes(mux *http.ServeMux) {
 		})
 	})
 	mux.HandleFunc("POST "+src+"/{src}/findings/{rest}", func(w http.ResponseWriter, r *http.Request) {
-		org := "organizations/" + r.PathValue("org")
+		org := kind + "/" + r.PathValue("org")
 		id, verb, _ := strings.Cut(r.PathValue("rest"), ":")
 		name := org + "/sources/" + r.PathValue("src") + "/findings/" + id
 		switch verb {
 		case "setState":
-			s.serveREST(w, r, "securitycenter", "SetFindingState", org, func(*call) (any, error) {
+			s.serveREST(w, r, "securitycenter", "SetFindingState", s.sccRESTScope(org), func(*call) (any, error) {
 				req := &sccpb.SetFindingStateRequest{}
 				if err := readProto(r, req); err != nil {
 					return nil, err
@@ -97,7 +104,7 @@ func (s *Sim) sccRoutes(mux *http.ServeMux) {
 				return g.SetFindingState(r.Context(), req)
 			})
 		case "setMute":
-			s.serveREST(w, r, "securitycenter", "SetMute", org, func(*call) (any, error) {
+			s.serveREST(w, r, "securitycenter", "SetMute", s.sccRESTScope(org), func(*call) (any, error) {
 				req := &sccpb.SetMuteRequest{}
 				if err := readProto(r, req); err != nil {
 					return nil, err
@@ -121,4 +128,13 @@ func sccPageSize(v string) (int32, error) {
 		return 0, errf(kindInvalid, "", "Invalid pageSize %q.", v)
 	}
 	return int32(n), nil
+}
+
+// sccRESTScope is the account a REST call is counted and authorized on: the organisation,
+// or the project (by id).
+func (s *Sim) sccRESTScope(parent string) string {
+	if p := projectOf(parent); p != "" {
+		return s.projectKey(p)
+	}
+	return parent
 }

@@ -136,6 +136,8 @@ func TestSCC_sources(t *testing.T) {
 	wantCode(t, err, codes.PermissionDenied)
 	_, err = c.CreateSource(ctx, &sccpb.CreateSourceRequest{Parent: "projects/acme-prod", Source: &sccpb.Source{DisplayName: "warden"}})
 	wantCode(t, err, codes.InvalidArgument)
+	_, err = c.CreateSource(ctx, &sccpb.CreateSourceRequest{Parent: sccOrgName, Source: &sccpb.Source{DisplayName: strings.Repeat("w", 65)}})
+	wantCode(t, err, codes.InvalidArgument)
 
 	got, err := c.GetSource(ctx, &sccpb.GetSourceRequest{Name: warden.GetName()})
 	if err != nil || got.GetDisplayName() != "warden" {
@@ -341,5 +343,50 @@ func TestSCC_enforcesOrganizationIAM(t *testing.T) {
 	wantCode(t, err, codes.PermissionDenied)
 	if st := sim.Calls()["securitycenter:ListFindings"]; st.AccessDenied != 1 {
 		t.Fatalf("ListFindings counters: %+v", st)
+	}
+}
+
+// A project sees its organisation's sources, and the findings on its own resources only,
+// under projects/PROJECT/sources/… (by id or number); findings are created under the
+// organisation. Over gRPC and REST alike.
+func TestSCC_projectView(t *testing.T) {
+	for _, transport := range []string{"grpc", "rest"} {
+		t.Run(transport, func(t *testing.T) {
+			_, _, c := sccSimOver(t, transport)
+			ctx := context.Background()
+			src := sccCreateSource(t, c, "warden")
+			srcID := src.GetName()[len(sccOrgName+"/sources/"):]
+			mine := sccNewFinding("OPEN_SSH_PORT", "fw1")
+			theirs := sccNewFinding("OPEN_SSH_PORT", "fw2")
+			theirs.ResourceName = "//compute.googleapis.com/projects/other-project/global/firewalls/fw2"
+			for id, f := range map[string]*sccpb.Finding{"mine": mine, "theirs": theirs} {
+				if _, err := c.CreateFinding(ctx, &sccpb.CreateFindingRequest{Parent: src.GetName(), FindingId: id, Finding: f}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for _, parent := range []string{"projects/acme-prod/sources/-", "projects/111111111111/sources/" + srcID} {
+				if got := sccIDs(sccList(t, c, &sccpb.ListFindingsRequest{Parent: parent})); !slices.Equal(got, []string{"mine"}) {
+					t.Errorf("ListFindings %s: %v, want [mine]", parent, got)
+				}
+			}
+			if got, err := c.GetSource(ctx, &sccpb.GetSourceRequest{Name: "projects/acme-prod/sources/" + srcID}); err != nil || got.GetName() != src.GetName() {
+				t.Fatalf("GetSource through the project: %v, %v", got, err)
+			}
+			it := c.ListSources(ctx, &sccpb.ListSourcesRequest{Parent: "projects/acme-prod"})
+			if s, err := it.Next(); err != nil || s.GetDisplayName() != "warden" {
+				t.Fatalf("ListSources through the project: %v, %v", s, err)
+			}
+			f, err := c.SetFindingState(ctx, &sccpb.SetFindingStateRequest{Name: "projects/acme-prod/sources/" + srcID + "/findings/mine",
+				State: sccpb.Finding_INACTIVE, StartTime: timestamppb.New(sccT0)})
+			if err != nil || f.GetState() != sccpb.Finding_INACTIVE {
+				t.Fatalf("SetFindingState through the project: %v, %v", f, err)
+			}
+			_, err = c.SetMute(ctx, &sccpb.SetMuteRequest{Name: "projects/acme-prod/sources/" + srcID + "/findings/theirs", Mute: sccpb.Finding_MUTED})
+			wantCode(t, err, codes.NotFound)
+			_, err = c.CreateFinding(ctx, &sccpb.CreateFindingRequest{Parent: "projects/acme-prod/sources/" + srcID, FindingId: "new", Finding: mine})
+			wantCode(t, err, codes.InvalidArgument)
+			_, err = c.ListFindings(ctx, &sccpb.ListFindingsRequest{Parent: "projects/nowhere/sources/-"}).Next()
+			wantCode(t, err, codes.PermissionDenied)
+		})
 	}
 }
