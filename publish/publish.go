@@ -146,59 +146,9 @@ func Run(ctx context.Context, st *store.Store, sink Sink, items []Item, now time
 	if err := st.Read(ctx, func(q *store.Reader) (err error) { sent, err = readLedger(ctx, q, res.Sink); return }); err != nil {
 		return res, err
 	}
-	var todo []pending
-	seen := map[string]bool{}
-	for _, it := range items {
-		if !sink.Wants(&it.Finding) {
-			continue
-		}
-		fp := it.Finding.Fingerprint
-		if seen[fp] {
-			continue
-		}
-		seen[fp] = true
-		res.Considered++
-		h, err := contentHash(it)
-		if err != nil {
-			return res, err
-		}
-		row, ok := sent[fp]
-		if ok && row.hash == h {
-			res.Unchanged++
-			continue
-		}
-		if ok && row.hash != "" {
-			var prev Item
-			if err := json.Unmarshal([]byte(row.data), &prev); err != nil {
-				return res, fmt.Errorf("publish to %s: finding %s as last sent: %w", res.Sink, fp, err)
-			}
-			it.Previous = &prev
-		}
-		todo = append(todo, pending{item: it, hash: h, row: row})
-	}
-	// What the sink holds as not resolved and the source no longer does: resolved now.
-	// What it never accepted and the source no longer holds is forgotten.
-	var forgotten []string
-	for _, fp := range sortedKeys(sent) {
-		row := sent[fp]
-		if !seen[fp] && row.hash == "" {
-			forgotten = append(forgotten, fp)
-		}
-		if seen[fp] || row.hash == "" || row.status == findings.StatusResolved {
-			continue
-		}
-		var it Item
-		if err := json.Unmarshal([]byte(row.data), &it); err != nil {
-			return res, fmt.Errorf("publish to %s: finding %s as last sent: %w", res.Sink, fp, err)
-		}
-		prev := it
-		it.Finding.Status = findings.StatusResolved
-		it.Previous = &prev
-		h, err := contentHash(it)
-		if err != nil {
-			return res, err
-		}
-		todo = append(todo, pending{item: it, hash: h, row: row, resolved: true})
+	todo, forgotten, err := diff(&res, sink, items, sent)
+	if err != nil {
+		return res, err
 	}
 	if len(forgotten) > 0 {
 		if err := st.InTx(ctx, func(tx *store.Tx) error { return forget(ctx, tx, res.Sink, forgotten) }); err != nil {
@@ -243,6 +193,67 @@ func Run(ctx context.Context, st *store.Store, sink Sink, items []Item, now time
 		}
 	}
 	return res, nil
+}
+
+// diff compares items with what sink holds (sent) and returns what to send: the items
+// the sink takes that are new or changed (each with what it last accepted of them), then
+// those it accepted as not resolved that items no longer hold, as resolved; and the
+// findings it refused and never accepted that items no longer hold, to forget. It
+// counts in res the findings considered and those unchanged.
+func diff(res *Result, sink Sink, items []Item, sent map[string]ledgerRow) (todo []pending, forgotten []string, err error) {
+	seen := map[string]bool{}
+	for _, it := range items {
+		if !sink.Wants(&it.Finding) {
+			continue
+		}
+		fp := it.Finding.Fingerprint
+		if seen[fp] {
+			continue
+		}
+		seen[fp] = true
+		res.Considered++
+		h, err := contentHash(it)
+		if err != nil {
+			return nil, nil, err
+		}
+		row, ok := sent[fp]
+		if ok && row.hash == h {
+			res.Unchanged++
+			continue
+		}
+		if ok && row.hash != "" {
+			var prev Item
+			if err := json.Unmarshal([]byte(row.data), &prev); err != nil {
+				return nil, nil, fmt.Errorf("publish to %s: finding %s as last sent: %w", res.Sink, fp, err)
+			}
+			it.Previous = &prev
+		}
+		todo = append(todo, pending{item: it, hash: h, row: row})
+	}
+	// What the sink holds as not resolved and the source no longer does: resolved now.
+	// What it never accepted and the source no longer holds is forgotten.
+	for _, fp := range sortedKeys(sent) {
+		row := sent[fp]
+		if !seen[fp] && row.hash == "" {
+			forgotten = append(forgotten, fp)
+		}
+		if seen[fp] || row.hash == "" || row.status == findings.StatusResolved {
+			continue
+		}
+		var it Item
+		if err := json.Unmarshal([]byte(row.data), &it); err != nil {
+			return nil, nil, fmt.Errorf("publish to %s: finding %s as last sent: %w", res.Sink, fp, err)
+		}
+		prev := it
+		it.Finding.Status = findings.StatusResolved
+		it.Previous = &prev
+		h, err := contentHash(it)
+		if err != nil {
+			return nil, nil, err
+		}
+		todo = append(todo, pending{item: it, hash: h, row: row, resolved: true})
+	}
+	return todo, forgotten, nil
 }
 
 // pending is a finding to send, with what the sink holds of it.
