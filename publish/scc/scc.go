@@ -157,7 +157,11 @@ func (s *Sink) send(ctx context.Context, src string, it *publish.Item) error {
 		switch {
 		case err == nil:
 			created, wasState = true, f.GetState()
-		case gcpapi.Code(err) != codes.AlreadyExists:
+		case gcpapi.Code(err) == codes.AlreadyExists:
+			// Sent before, but warden no longer knows what (a new database): its state
+			// is unknown, and set below.
+			wasState = securitycenterpb.Finding_STATE_UNSPECIFIED
+		default:
 			return fmt.Errorf("CreateFinding: %w", err)
 		}
 	} else {

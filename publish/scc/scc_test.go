@@ -253,3 +253,35 @@ func testAll(t *testing.T, e *env) {
 		t.Errorf("AWS finding's resource name %q", got)
 	}
 }
+
+// A warden that lost what it sent (a new database) finds its findings there already:
+// each is updated and its state set, never duplicated.
+func TestSCC_afterANewDatabase(t *testing.T) { each(t, testNewDatabase) }
+
+func testNewDatabase(t *testing.T, e *env) {
+	items := []publish.Item{{Finding: gcpFinding(1)}, {Finding: gcpFinding(2)}}
+	t0 := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
+	e.run(e.sink(false), items, t0)
+	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "new.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e.st = st
+	e.calls()
+	if res := e.run(e.sink(false), items, t0.Add(time.Hour)); res.Sent != 2 || len(res.Refused) != 0 {
+		t.Fatalf("after a new database: %s", res)
+	}
+	if c := e.calls(); c["securitycenter:UpdateFinding"] != 2 || c["securitycenter:SetFindingState"] != 2 {
+		t.Errorf("calls after a new database: %v", c)
+	}
+	fs := e.findings()
+	if len(fs) != 2 {
+		t.Fatalf("%d findings, want the same 2", len(fs))
+	}
+	for id, f := range fs {
+		if !f.GetEventTime().AsTime().Equal(t0.Add(time.Hour)) || f.GetState() != securitycenterpb.Finding_ACTIVE {
+			t.Errorf("finding %s: event time %v, state %s", id, f.GetEventTime().AsTime(), f.GetState())
+		}
+	}
+}
