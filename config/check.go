@@ -368,7 +368,7 @@ func (r *Report) checkSettings(ctx context.Context, c *Config, keyLines map[stri
 // reportsAll are the sections that report every problem they have themselves: reading
 // one of their keys alone, without the others it is judged with (gates.quorum without
 // gates.auto), would only add false problems.
-var reportsAll = []string{"gates", "certs", "slack", "identities", "reports"}
+var reportsAll = []string{"gates", "certs", "slack", "identities", "reports", "export"}
 
 // keyByKey parses a refused section one key at a time (the section's line and that
 // key's lines, every other line blank) and returns the problems each key has alone,

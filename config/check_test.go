@@ -140,6 +140,14 @@ func TestCheck_shapes(t *testing.T) {
 		{"daemon: every problem of the section", "daemon:\n  schedules:\n    awss: \"@hourly\"\n    gcp: \"* *\"\n  job_timeout: 20m\n  rescue_after: 10m\n  trace_sample_ratio: 3\n",
 			[]want{{3, "", "daemon.schedules.awss: not a kind of target"}, {4, "", "daemon.schedules.gcp: schedule"},
 				{6, "", "daemon.rescue_after (10m0s) must exceed daemon.job_timeout (20m0s)"}, {7, "", "daemon.trace_sample_ratio 3"}}},
+		{"export: every problem of the section", "export:\n  every: 10s\n  securityhub:\n    region: Ireland\n    acount: \"1234\"\n  scc:\n    organization: acme\n    all: yes\n",
+			[]want{{2, "export.every", "want at least 1m0s"}, {4, "export.securityhub.region", `"Ireland" is not an AWS region`},
+				{5, "export.securityhub.acount", `did you mean "account"?`},
+				{7, "export.scc.organization", "want the numeric id"}, {8, "export.scc.all", "want true or false"}}},
+		{"export: required keys", "export:\n  securityhub: {region: eu-west-1}\n  scc: {all: true}\n",
+			[]want{{2, "export.securityhub.account", "required"}, {3, "export.scc.organization", "required"}}},
+		{"export: nowhere", "export: {every: 1h}\n", []want{{1, "export", "name where to export: securityhub, scc or both"}}},
+		{"export: clean", "export:\n  securityhub: {region: eu-west-1, account: \"111111111111\"}\n  scc: {organization: \"123456789012\", all: true}\n", nil},
 		{"a second document", "fail_on: hihg\n---\nsettings: {}\n", []want{{1, "fail_on", "unknown severity"}, {2, "", "a second YAML document"}}},
 		{"wrong types in two struct sections", "serve:\n  allow_remote: maybe\ntargets:\n  gcp:\n    rate_limit: fast\n",
 			[]want{{2, "serve.allow_remote", "cannot unmarshal"}, {5, "targets.gcp.rate_limit", "cannot unmarshal"}}},
@@ -470,6 +478,7 @@ func FuzzCheck(f *testing.F) {
 	f.Add([]byte("fail_on: high\n---\nsettings: {a: 1}\n"))
 	f.Add([]byte("a: &x {b: 1}\nc: *x\n"))
 	f.Add([]byte("{gates: {auto: [lo]}, slack: {channel: x}}\n"))
+	f.Add([]byte("export:\n  every: 10s\n  securityhub: {region: x, acount: 1}\n  scc: yes\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r := config.CheckData(context.Background(), data, "fuzz.yaml", config.CheckOptions{SkipSettings: true, SkipSecrets: true})
 		_, err := config.Parse(data, "fuzz.yaml")

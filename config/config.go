@@ -74,6 +74,9 @@ type Config struct {
 	// formats, a directory or an S3 bucket, how many to keep, how often). Validated as it
 	// is read; absent, none are written.
 	Reports *Reports `yaml:"reports"`
+	// Export is where warden serve sends its findings on a schedule: AWS Security Hub,
+	// Google Security Command Center. Validated as it is read; absent, nowhere.
+	Export *Export `yaml:"export"`
 
 	File string `yaml:"-"`
 	// Version names the file's content: "sha256:" and the hex digest of its bytes. The
@@ -438,7 +441,7 @@ func walkLines(n *yaml.Node, prefix string, lines map[string]int) {
 var severities = []string{"critical", "high", "medium", "low", "info"}
 
 // topKeys are the keys of a config file, in the order the documentation lists them.
-var topKeys = []string{"settings", "policies", "waivers", "db", "fail_on", "targets", "gates", "serve", "rotation", "certs", "slack", "identities", "daemon", "dashboard", "reports"}
+var topKeys = []string{"settings", "policies", "waivers", "db", "fail_on", "targets", "gates", "serve", "rotation", "certs", "slack", "identities", "daemon", "dashboard", "reports", "export"}
 
 // SettingError locates a problem with the setting name (a key of Settings) in the
 // config file: path is where below the setting ("database_ports[1]"), msg what is wrong.

@@ -71,7 +71,7 @@ func TestParse_reportsErrorsNameTheLineAndField(t *testing.T) {
 			}
 		})
 	}
-	if _, err := Parse([]byte("report:\n  keep: 3\n"), "warden.yaml"); err == nil || !strings.Contains(err.Error(), "reports)") {
+	if _, err := Parse([]byte("report:\n  keep: 3\n"), "warden.yaml"); err == nil || !strings.Contains(err.Error(), "reports, export)") {
 		t.Errorf("a misspelt section: %v, want the known fields listed", err)
 	}
 }

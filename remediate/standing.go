@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/store"
@@ -128,3 +129,37 @@ func scanStanding(rows *sql.Rows) (Standing, error) {
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?, ", n), ", ") }
+
+// FixesOf returns where the latest action on each finding stands, by the finding's
+// fingerprint: what an export of the findings tells of each one's fix (planned, waiting
+// for approval, approved, applied, …). One read of the actions' index columns; a finding
+// fixed more than once has its latest action (by when it last changed).
+func FixesOf(ctx context.Context, q store.Querier) (map[string]Standing, error) {
+	type row struct {
+		s  Standing
+		at time.Time
+	}
+	rows, err := store.QueryAll(ctx, q, func(r *sql.Rows) (row, error) {
+		var v row
+		var state, updated string
+		if err := r.Scan(&v.s.ID, &v.s.Hash, &v.s.Generation, &state, &v.s.Finding, &updated); err != nil {
+			return v, err
+		}
+		v.s.State = State(state)
+		t, err := store.ParseTime(updated)
+		v.at = t
+		return v, err
+	}, `SELECT id, content_hash, generation, state, finding, updated_at FROM actions WHERE finding <> ''`)
+	if err != nil {
+		return nil, fmt.Errorf("read the findings' fixes: %w", err)
+	}
+	out := make(map[string]Standing, len(rows))
+	latest := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		// Times are compared parsed: RFC 3339 text of varying precision does not sort.
+		if t, ok := latest[r.s.Finding]; !ok || r.at.After(t) || (r.at.Equal(t) && r.s.ID > out[r.s.Finding].ID) {
+			out[r.s.Finding], latest[r.s.Finding] = r.s, r.at
+		}
+	}
+	return out, nil
+}

@@ -106,6 +106,12 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err != nil {
 		return err
 	}
+	exports, closeExports, err := o.exportTasks(ctx, met)
+	if err != nil {
+		return err
+	}
+	defer closeExports()
+	tasks = append(tasks, exports...)
 	d, stopTracing, err := o.openDaemon(ctx, m, met, routes, tasks)
 	if err != nil {
 		return err

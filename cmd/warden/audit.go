@@ -38,19 +38,6 @@ func (af *auditFlags) key(create bool) (note.Signer, note.Verifier, error) {
 	return s, v, nil
 }
 
-// readCheckpoints reads the signed checkpoint files --checkpoint names.
-func readCheckpoints(paths ...string) ([][]byte, error) {
-	var cps [][]byte
-	for _, path := range paths {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return nil, usageErr(fmt.Errorf("--checkpoint: %w", err))
-		}
-		cps = append(cps, b)
-	}
-	return cps, nil
-}
-
 func (a *app) auditCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "audit",
@@ -87,9 +74,9 @@ hash); 1 it was tampered with: the first bad entry is named, and what is wrong w
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			given, err := readCheckpoints(checkpoints...)
+			given, err := audit.ReadCheckpointFiles(checkpoints...)
 			if err != nil {
-				return err
+				return usageErr(fmt.Errorf("--checkpoint: %w", err))
 			}
 			_, v, err := af.key(false)
 			if err != nil {
@@ -170,9 +157,9 @@ that the export holds every entry.`,
 			ctx := cmd.Context()
 			var cp []byte
 			if checkpoint != "" {
-				cps, err := readCheckpoints(checkpoint)
+				cps, err := audit.ReadCheckpointFiles(checkpoint)
 				if err != nil {
-					return err
+					return usageErr(fmt.Errorf("--checkpoint: %w", err))
 				}
 				cp = cps[0]
 			}

@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -14,8 +13,7 @@ import (
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/compliance/evidence"
 	"github.com/warden-sec/warden/compliance/render"
-	"github.com/warden-sec/warden/internal/atomicfile"
-	"github.com/warden-sec/warden/internal/termesc"
+	"github.com/warden-sec/warden/publish/sinks"
 )
 
 func (a *app) reportCmd() *cobra.Command {
@@ -28,9 +26,10 @@ func (a *app) reportCmd() *cobra.Command {
 		dbPath     string
 		waiverFile string
 		list       bool
+		to         string
 	)
 	cmd := &cobra.Command{
-		Use:   "report --framework ID",
+		Use:   "report --framework ID | --to securityhub|scc",
 		Short: "Write a compliance report of a framework from the scan history or the daemon's state",
 		Long: `Write a compliance report: every control of a framework (CIS AWS, CIS GCP, NIST
 800-53, PCI DSS, SOC 2, ISO 27001) with its status — pass, fail, unknown, not covered,
@@ -55,16 +54,25 @@ Formats: html (one self-contained page with charts, opens offline), csv (one row
 control and finding), json (the whole report), sarif (SARIF 2.1.0) and ocsf (OCSF
 Compliance Findings, class 2003).
 
+--to sends the findings instead, as they stand (the daemon's state, else the latest
+scan), to AWS Security Hub or Google Security Command Center as the config's export:
+section configures them: only what changed since the last time, a resolved finding
+archived (docs/integrations.md).
+
 Exit codes: 0 the report was written; 2 bad input (an unknown framework or format, a
 time before the first scan or to come) or an error.`,
 		Example: `  warden report --list
   warden report --framework cis-aws-3.0 --format html --out cis-aws.html
   warden report --framework soc2 --format csv --at 2026-11-30 --out soc2-november.csv
-  warden report --framework pci-dss-4.0 --format ocsf --db postgres://warden@db/warden`,
+  warden report --framework pci-dss-4.0 --format ocsf --db postgres://warden@db/warden
+  warden report --to securityhub --config warden.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if list || framework == "list" {
 				return compliance.WriteFrameworks(a.stdout)
+			}
+			if to != "" {
+				return sinks.Report(cmd.Context(), pf.configFile, dbPath, to, a.stdout)
 			}
 			if framework == "" {
 				return usageErr(errors.New("--framework: name the framework to report on ('warden report --list' lists them)"))
@@ -103,19 +111,15 @@ time before the first scan or to come) or an error.`,
 			if err != nil {
 				return err
 			}
-			if err := atomicfile.WriteOr(outFile, a.stdout, func(out io.Writer) error { return w.Write(out, doc) }); err != nil || outFile == "" {
-				return err
-			}
-			s := doc.Report.Score
-			fmt.Fprintf(a.stderr, "warden: %s report of %s (scan %d) written to %s: %d pass, %d fail, %d unknown, %d not covered, %d manual\n",
-				format, fw.ID, doc.Source.ScanID, termesc.Escape(outFile), s.Pass, s.Fail, s.Unknown, s.NotCovered, s.Manual)
-			return nil
+			return render.WriteFile(w, format, doc, outFile, a.stdout, a.stderr)
 		},
 	}
 	pf.register(cmd)
 	f := cmd.Flags()
 	f.StringVar(&framework, "framework", "", "the framework to report on, by id ('list' lists them)")
 	f.BoolVar(&list, "list", false, "list the frameworks and exit")
+	f.StringVar(&to, "to", "", "send the findings to securityhub or scc (the config's export: section) instead of writing a report")
+	cmd.MarkFlagsMutuallyExclusive("to", "framework")
 	f.StringVarP(&format, "format", "f", "html", "report format: "+strings.Join(render.Formats(), ", "))
 	f.StringVar(&atFlag, "at", "", "report the posture as it was at this time: RFC 3339 (2026-11-30T12:00:00Z) or a date (2026-11-30, the end of that day in UTC); default now")
 	f.StringVarP(&outFile, "out", "o", "", "write the report to this file (atomically, mode 0600) instead of standard output")

@@ -8,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/warden-sec/warden/compliance"
 	"github.com/warden-sec/warden/compliance/render"
+	"github.com/warden-sec/warden/internal/cloudsim"
+	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 	"github.com/warden-sec/warden/store"
 )
 
@@ -276,5 +279,42 @@ func TestReport_listsTheFrameworks(t *testing.T) {
 	code, out, _ := warden(t, "", "report", "--help")
 	if code != exitOK || !strings.Contains(out, "RFC 3339") || !strings.Contains(out, "end of that day in UTC") {
 		t.Errorf("--help does not say what --at takes: exit %d\n%s", code, out)
+	}
+}
+
+// warden report --to securityhub sends the history's latest scan to Security Hub (the
+// simulator's), then nothing when nothing changed; a place the config does not
+// configure, or no place warden knows, is an error.
+func TestReport_toSecurityHub(t *testing.T) {
+	db, _ := reportHistory(t)
+	sim, url := simtest.Start(t, &cloudsim.World{AWS: cloudsim.AWS{Accounts: []*cloudsim.Account{
+		{ID: "111111111111", Regions: []string{"us-east-1"}}}}}, cloudsim.Options{})
+	dir := t.TempDir()
+	for k, v := range map[string]string{"AWS_ACCESS_KEY_ID": "AKIAWARDENREPORTTEST", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "",
+		"AWS_PROFILE": "", "AWS_REGION": "us-east-1", "AWS_EC2_METADATA_DISABLED": "true", "AWS_ENDPOINT_URL": "",
+		"AWS_CONFIG_FILE": filepath.Join(dir, "none"), "AWS_SHARED_CREDENTIALS_FILE": filepath.Join(dir, "none")} {
+		t.Setenv(k, v)
+	}
+	cfg := write(t, dir, "warden.yaml", "export:\n  securityhub:\n    region: us-east-1\n    account: \"111111111111\"\n    endpoint: "+url+"\n")
+	code, out, stderr := warden(t, "", "report", "--to", "securityhub", "--config", cfg, "--db", db)
+	if code != 0 || !regexp.MustCompile(`securityhub/us-east-1/111111111111: (\d+) findings, 0 unchanged, (\d+) sent`).MatchString(out) {
+		t.Fatalf("report --to securityhub: exit %d\n%s%s", code, out, stderr)
+	}
+	held := len(sim.SecurityHubFindings("111111111111", "us-east-1"))
+	if held == 0 || !strings.Contains(out, strconv.Itoa(held)+" sent") {
+		t.Errorf("Security Hub holds %d findings; the report said\n%s", held, out)
+	}
+	sim.ResetCalls()
+	if code, out, _ := warden(t, "", "report", "--to", "securityhub", "--config", cfg, "--db", db); code != 0 || !strings.Contains(out, " 0 sent") || sim.CallsTo("securityhub") != 0 {
+		t.Errorf("nothing changed: exit %d, %d calls\n%s", code, sim.CallsTo("securityhub"), out)
+	}
+	if code, _, stderr := warden(t, "", "report", "--to", "scc", "--config", cfg, "--db", db); code != exitError || !strings.Contains(stderr, "no export.scc section") {
+		t.Errorf("--to scc: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := warden(t, "", "report", "--to", "splunk", "--config", cfg, "--db", db); code != exitError || !strings.Contains(stderr, `unknown place "splunk"`) {
+		t.Errorf("--to splunk: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := warden(t, "", "report", "--to", "securityhub", "--framework", "soc2", "--config", cfg, "--db", db); code != exitError || !strings.Contains(stderr, "none of the others can be") {
+		t.Errorf("--to with --framework: exit %d, %s", code, stderr)
 	}
 }

@@ -87,7 +87,7 @@ type Clients struct {
 // New creates the clients; it makes no call yet (gRPC connects lazily).
 func New(ctx context.Context, opts Options) (*Clients, error) {
 	c := newClients(opts)
-	rest, rpc, err := clientOptions(opts.Endpoint)
+	rest, rpc, err := ClientOptions(opts.Endpoint)
 	if err != nil {
 		return nil, err
 	}
@@ -156,8 +156,10 @@ func discoveryOptions(rest []option.ClientOption, ep string) []option.ClientOpti
 	return append(slices.Clone(rest), option.WithEndpoint(strings.TrimSuffix(ep, "/")+"/"))
 }
 
-// clientOptions are the client options for REST and for gRPC clients.
-func clientOptions(ep string) (rest, rpc []option.ClientOption, err error) {
+// ClientOptions are the client options for REST and for gRPC clients of Google APIs at
+// endpoint ep (a simulator over http: no credentials sent, plaintext gRPC); none for "",
+// Google's own endpoints with the default credentials.
+func ClientOptions(ep string) (rest, rpc []option.ClientOption, err error) {
 	if ep == "" {
 		return nil, nil, nil
 	}

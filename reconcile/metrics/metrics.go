@@ -78,6 +78,7 @@ type Metrics struct {
 	events             *prometheus.CounterVec // source, result
 	jobs               *prometheus.CounterVec // kind, outcome
 	rightsizeDenied    *prometheus.CounterVec // remediator
+	exported           *prometheus.CounterVec // sink, outcome
 
 	state *stateCollector
 
@@ -214,6 +215,10 @@ func New(reg prometheus.Registerer, opts ...Option) *Metrics {
 			Name: "warden_rightsize_denied_total",
 			Help: "Access-denied events that matched an applied right-sizing fix (a permission it removed, refused to its principal), by the fix's remediator.",
 		}, []string{"remediator"}),
+		exported: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "warden_findings_exported_total",
+			Help: "Findings sent to a place security teams read them (securityhub, scc), by outcome: sent (accepted) or refused.",
+		}, []string{"sink", "outcome"}),
 		state:       newStateCollector(o, kinds, services),
 		targets:     newLabelSet(o.labelLimit),
 		remediators: newLabelSet(o.labelLimit),
@@ -263,6 +268,11 @@ func (m *Metrics) initSeries() {
 	for _, r := range Rightsizers {
 		m.rightsizeDenied.WithLabelValues(r)
 	}
+	for _, sink := range ExportSinks {
+		for _, o := range []string{"sent", "refused"} {
+			m.exported.WithLabelValues(sink, o)
+		}
+	}
 }
 
 // collectors are m's own metrics, in the order they are exposed.
@@ -272,7 +282,7 @@ func (m *Metrics) collectors() []prometheus.Collector {
 		m.reconcileAttempts, m.reconcileErrors, m.reconcileDuration,
 		m.cloudCalls, m.cloudThrottled, m.cloudAccessDenied, m.scopeReads,
 		m.findingsOpened, m.findingsResolved,
-		m.remediationPartial, m.actions, m.approvals, m.events, m.jobs, m.rightsizeDenied,
+		m.remediationPartial, m.actions, m.approvals, m.events, m.jobs, m.rightsizeDenied, m.exported,
 	}
 }
 
@@ -410,6 +420,22 @@ func (m *Metrics) RightsizeDenied(remediator string) {
 		return
 	}
 	m.rightsizeDenied.WithLabelValues(oneOf(remediator, Rightsizers...)).Inc()
+}
+
+// ExportSinks are the places warden_findings_exported_total counts findings sent to
+// (package publish): their series exist at zero, so that a ratio of refused to sent
+// exists before the first refusal.
+var ExportSinks = []string{"securityhub", "scc"}
+
+// FindingsExported records one export run to sink (securityhub or scc): sent findings
+// accepted, refused ones refused.
+func (m *Metrics) FindingsExported(sink string, sent, refused int) {
+	if m == nil {
+		return
+	}
+	s := oneOf(sink, ExportSinks...)
+	m.exported.WithLabelValues(s, "sent").Add(float64(sent))
+	m.exported.WithLabelValues(s, "refused").Add(float64(refused))
 }
 
 // RemediationPartial records a remediation run that applied some of its actions and

@@ -124,6 +124,9 @@ func record(m *Metrics) {
 	m.RightsizeDenied("aws.iam.rightsize_inline_policy")
 	m.RightsizeDenied("aws.iam.revoke_ingress") // not a right-sizing fix: "other"
 	m.Job("remediate", JobSnoozed)
+	m.FindingsExported("securityhub", 250, 1)
+	m.FindingsExported("scc", 0, 0)
+	m.FindingsExported("splunk", 3, 0) // not a place warden sends to: "other"
 }
 
 func TestMetrics_recordsWhatTheDaemonReports(t *testing.T) {
@@ -138,6 +141,8 @@ func TestMetrics_recordsWhatTheDaemonReports(t *testing.T) {
 		want float64
 	}{
 		{"collect attempts", m.reconcileAttempts.WithLabelValues("collect"), 2},
+		{"findings sent to Security Hub", m.exported.WithLabelValues("securityhub", "sent"), 250},
+		{"findings Security Hub refused", m.exported.WithLabelValues("securityhub", "refused"), 1},
 		{"collect throttled", m.reconcileErrors.WithLabelValues("collect", "throttled"), 1},
 		{"remediate timeout", m.reconcileErrors.WithLabelValues("remediate", "timeout"), 1},
 		{"aws iam calls", m.cloudCalls.WithLabelValues("aws", "iam"), 12},
