@@ -98,6 +98,7 @@ var testsReadingForeignTables = map[string]string{
 	"cmd/warden/sweep_bench_test.go":       "counts jobs and rows a sweep left, as an operator would",
 	"compliance/evidence/evidence_test.go": "forges the daemon's and the history's rows a report must stand on",
 	"gates/helpers_test.go":                "reads the audit entries a decision must have appended in its transaction",
+	"remediate/applydue_test.go":           "inserts an approval decision by hand to prove warden serve's pass still finds it",
 	"remediate/signed_e2e_test.go":         "inserts approval decisions by hand to prove a forged decision changes nothing in the cloud",
 	"reconcile/daemon/twice_test.go":       "reads the actions table to prove a killed replica's work finished once",
 	"scan/scan_test.go":                    "reads the audit entries a recorded scan must have appended",
