@@ -135,6 +135,11 @@ func scenarios() []scenario {
 			inputs: map[string]cty.Value{"assume_role_policy": trust},
 			held:   []held{{instance: "aws_iam_policy.scanner", attr: "policy", doc: "aws-scanner-policy.json"}},
 			absent: []string{"aws_iam_policy.remediator[0]", "aws_iam_role_policy_attachment.remediator[0]"}},
+		{name: "one account, exporting", module: "aws-account",
+			inputs: map[string]cty.Value{"assume_role_policy": trust, "export": yes},
+			held: []held{{instance: "aws_iam_policy.scanner", attr: "policy", doc: "aws-scanner-policy.json"},
+				{instance: "aws_iam_policy.exporter[0]", attr: "policy", doc: "aws-exporter-policy.json"}},
+			absent: []string{"aws_iam_policy.remediator[0]"}},
 		{name: "one account, no trust", module: "aws-account", inputs: map[string]cty.Value{},
 			fails: "assume_role_policy is required"},
 		{name: "organisation", module: "aws-organization",
@@ -160,6 +165,15 @@ func scenarios() []scenario {
 			held: []held{{instance: `google_project_iam_custom_role.warden["scanner"]`, attr: "role", doc: "gcp-scanner-role.yaml", inProject: true},
 				{instance: `google_project_iam_custom_role.warden["remediator"]`, attr: "role", doc: "gcp-remediator-role.yaml", inProject: true}},
 			also: bindings("google_project_iam_member", "scanner", "remediator")},
+		{name: "GCP folder, exporting", module: "gcp",
+			inputs: map[string]cty.Value{"scope_type": cty.StringVal("folder"), "scope_id": cty.StringVal("folders/456"),
+				"organization_id": cty.StringVal("123"), "members": members, "export": yes},
+			held: []held{{instance: `google_organization_iam_custom_role.warden["scanner"]`, attr: "role", doc: "gcp-scanner-role.yaml"},
+				{instance: "google_organization_iam_custom_role.exporter[0]", attr: "role", doc: "gcp-exporter-role.yaml"}},
+			also: exporterBindings},
+		{name: "GCP project, exporting without its organisation", module: "gcp",
+			inputs: map[string]cty.Value{"scope_type": cty.StringVal("project"), "scope_id": cty.StringVal("p"), "members": members, "export": yes},
+			fails:  "set organization_id to export"},
 		{name: "GCP folder without its organisation", module: "gcp",
 			inputs: map[string]cty.Value{"scope_type": cty.StringVal("folder"), "scope_id": cty.StringVal("folders/456"), "members": members},
 			fails:  "set organization_id"},
@@ -224,6 +238,33 @@ func bindings(typ string, roles ...string) func(tfPlan) error {
 		}
 		return nil
 	}
+}
+
+// exporterBindings checks a folder's scanner bindings and the exporter's, which are the
+// organisation's (Security Command Center keeps its findings there) and name the
+// organisation's exporter role.
+func exporterBindings(p tfPlan) error {
+	var want, got []string
+	for _, m := range members.AsValueSlice() {
+		want = append(want, fmt.Sprintf("google_folder_iam_member.warden[%q]", "scanner "+m.AsString()),
+			fmt.Sprintf("google_organization_iam_member.exporter[%q]", m.AsString()))
+	}
+	slices.Sort(want)
+	for _, k := range p.sortedKeys("google_") {
+		if strings.HasSuffix(strings.SplitN(k, ".", 2)[0], "_iam_member") {
+			got = append(got, k)
+		}
+	}
+	if !slices.Equal(got, want) {
+		return fmt.Errorf("bindings %v, want %v", got, want)
+	}
+	for _, m := range members.AsValueSlice() {
+		b := p[fmt.Sprintf("google_organization_iam_member.exporter[%q]", m.AsString())]
+		if org := b["org_id"]; !org.IsKnown() || org.IsNull() || org.AsString() != "123" {
+			return fmt.Errorf("the exporter's binding of %s is on organisation %#v, want 123", m.AsString(), org)
+		}
+	}
+	return nil
 }
 
 // policyResources are the resource types that hold a policy or a role's permissions:
@@ -398,8 +439,8 @@ func TestTerraform_comparersCatchANearMiss(t *testing.T) {
 	if bytes.Equal(perturbed[0].Body, docs[0].Body) {
 		t.Fatalf("%s has no iam:GetAccountAuthorizationDetails to drop", docs[0].Name)
 	}
-	if p := checkModules(asFS(module), perturbed); !allName(p, 3, docs[0].Name) {
-		t.Errorf("a scanner policy one action short: problems %q, want the two scenarios holding %s and that none does", p, docs[0].Name)
+	if p := checkModules(asFS(module), perturbed); !allName(p, 4, docs[0].Name) {
+		t.Errorf("a scanner policy one action short: problems %q, want the three scenarios holding %s and that none does", p, docs[0].Name)
 	}
 
 	fsys := asFS(module)

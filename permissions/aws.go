@@ -116,6 +116,13 @@ func RemediatorPolicy(g Grants, opts Options) Policy {
 	return Policy{Version: policyVersion, Statement: byService("WardenRemediator", g.AWS, res)}
 }
 
+// ExporterPolicy is the IAM policy of the principal that sends findings to Security Hub
+// (the export: section, `warden report --to securityhub`): the sink's calls, in the
+// account whose Security Hub takes the findings.
+func ExporterPolicy() Policy {
+	return Policy{Version: policyVersion, Statement: byService("WardenExporter", Exporter().AWS, nil)}
+}
+
 // marshalJSON is v as indented JSON with a final newline.
 func marshalJSON(v any) ([]byte, error) {
 	b, err := json.MarshalIndent(v, "", "  ")

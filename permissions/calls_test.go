@@ -99,7 +99,7 @@ func sameOperations(recorded []simCall, counted map[string]cloudsim.CallStats) e
 // awsServices are the simulator's AWS services; their operations are IAM actions of the
 // same name ("iam:ListUsers" is the action iam:ListUsers).
 var awsServices = map[string]bool{"iam": true, "sts": true, "ec2": true, "acm": true, "organizations": true, "secretsmanager": true, "s3": true,
-	"access-analyzer": true}
+	"access-analyzer": true, "securityhub": true}
 
 // gcpCallPermissions are the permissions Google checks for one call, as the simulator
 // enforces them (cloudsim.GCPCallPermissions); ok is false for an operation it does not

@@ -26,7 +26,7 @@ func ExampleRemediator() {
 	// [compute.firewalls.get compute.firewalls.update compute.globalOperations.get compute.networks.updatePolicy]
 }
 
-// The Terraform module of warden's GCP identity: its .tf files and the two roles it
+// The Terraform module of warden's GCP identity: its .tf files and the three roles it
 // reads, as `warden permissions --cloud gcp --format terraform --out DIR` writes them.
 func ExampleSelect_terraform() {
 	reg, err := builtin.Registry(nil, nil)
@@ -51,5 +51,6 @@ func ExampleSelect_terraform() {
 	// gcp/versions.tf
 	// gcp/gcp-scanner-role.yaml
 	// gcp/gcp-remediator-role.yaml
+	// gcp/gcp-exporter-role.yaml
 	// README.md
 }

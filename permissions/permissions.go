@@ -7,6 +7,9 @@
 //     organizations:ListAccounts and sts:AssumeRole on the member role for an
 //     organisation; a CloudFormation template (for a StackSet) creating that member role
 //     in every member account; on GCP a custom role.
+//   - exporter: the calls of the sinks that send findings to AWS Security Hub and Google
+//     Security Command Center (publish/securityhub.Permissions, publish/scc.Permissions),
+//     for the export: section and `warden report --to`.
 //   - remediator: only the calls of the enabled remediators (all registered ones by
 //     default), their writes and the reads they make to find the target's current state.
 //     It is attached beside the scanner's: warden re-reads a target through its collector
@@ -26,6 +29,8 @@ import (
 
 	awscollector "github.com/warden-sec/warden/collectors/aws"
 	gcpcollector "github.com/warden-sec/warden/collectors/gcp"
+	"github.com/warden-sec/warden/publish/scc"
+	"github.com/warden-sec/warden/publish/securityhub"
 	"github.com/warden-sec/warden/remediators"
 	awsfix "github.com/warden-sec/warden/remediators/aws"
 )
@@ -65,6 +70,12 @@ func (o Options) withDefaults() Options {
 type Grants struct {
 	AWS []string
 	GCP []string
+}
+
+// Exporter is what the export of findings needs: Security Hub's calls on AWS, Security
+// Command Center's on GCP.
+func Exporter() Grants {
+	return Grants{AWS: sortedSet(securityhub.Permissions()), GCP: sortedSet(scc.Permissions())}
 }
 
 // Scanner is what the collectors need to read an account or project: the reads of every
@@ -200,6 +211,14 @@ func Documents(reg *remediators.Registry, opts Options) ([]Document, error) {
 	if err != nil {
 		return nil, err
 	}
+	exporter, err := marshalJSON(ExporterPolicy())
+	if err != nil {
+		return nil, err
+	}
+	gcpExporter, err := marshalYAML(GCPExporterRole())
+	if err != nil {
+		return nil, err
+	}
 	return []Document{
 		{Name: "aws-scanner-policy.json", Cloud: "aws", Role: "scanner", Format: "json", Body: scanner,
 			About: "IAM policy of warden's principal: every read of the collectors, and the organisation walk"},
@@ -211,5 +230,9 @@ func Documents(reg *remediators.Registry, opts Options) ([]Document, error) {
 			About: "GCP custom role for scans (gcloud iam roles create --file)"},
 		{Name: "gcp-remediator-role.yaml", Cloud: "gcp", Role: "remediator", Format: "yaml", Body: gcpRemediator,
 			About: "GCP custom role for fixes, beside the scanner role (gcloud iam roles create --file)"},
+		{Name: "aws-exporter-policy.json", Cloud: "aws", Role: "exporter", Format: "json", Body: exporter,
+			About: "IAM policy of the principal that sends findings to Security Hub (export.securityhub)"},
+		{Name: "gcp-exporter-role.yaml", Cloud: "gcp", Role: "exporter", Format: "yaml", Body: gcpExporter,
+			About: "GCP custom role for sending findings to Security Command Center, on the organization (export.scc)"},
 	}, nil
 }

@@ -38,7 +38,7 @@ func TestDocuments_golden(t *testing.T) {
 		golden.Check(t, filepath.Join("testdata", d.Name), d.Body, "go test ./permissions -run TestDocuments_golden -update")
 	}
 	want := []string{"aws-scanner-policy.json", "aws-remediator-policy.json", "aws-member-role-stackset.yaml",
-		"gcp-scanner-role.yaml", "gcp-remediator-role.yaml"}
+		"gcp-scanner-role.yaml", "gcp-remediator-role.yaml", "aws-exporter-policy.json", "gcp-exporter-role.yaml"}
 	if !slices.Equal(names, want) {
 		t.Errorf("documents %v, want %v", names, want)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/warden-sec/warden/remediators"
 )
 
-// Selection picks documents: Role "scanner", "remediator" or "all"; Cloud "aws", "gcp"
+// Selection picks documents: Role "scanner", "remediator", "exporter" or "all"; Cloud "aws", "gcp"
 // or "all"; Format one document format, "terraform" for the Terraform modules of the
 // cloud, or "" for any.
 type Selection struct {
@@ -23,7 +23,7 @@ func (s Selection) Check() error {
 		want      []string
 		optional  bool
 	}{
-		{"--role", s.Role, []string{"scanner", "remediator", "all"}, false},
+		{"--role", s.Role, []string{"scanner", "remediator", "exporter", "all"}, false},
 		{"--cloud", s.Cloud, []string{"aws", "gcp", "all"}, false},
 		{"--format", s.Format, []string{"json", "yaml", "cloudformation", TerraformFormat}, true},
 	} {
@@ -54,7 +54,7 @@ func Generate(reg *remediators.Registry, opts Options, s Selection) ([]Document,
 func Select(docs []Document, s Selection) ([]Document, error) {
 	if s.Format == TerraformFormat {
 		if s.Role != "all" {
-			return nil, fmt.Errorf("--format terraform: the modules hold both roles (their variable remediate adds the fixes'), leave --role out")
+			return nil, fmt.Errorf("--format terraform: the modules hold every role (their variables remediate and export add the fixes' and the export's), leave --role out")
 		}
 		docs, err := Select(docs, Selection{Role: "all", Cloud: s.Cloud})
 		if err != nil {

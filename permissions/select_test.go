@@ -52,7 +52,7 @@ func TestSelection_Check_namesTheFlagAndItsValues(t *testing.T) {
 	}{
 		{permissions.Selection{Role: "all", Cloud: "all"}, ""},
 		{permissions.Selection{Role: "scanner", Cloud: "gcp", Format: "yaml"}, ""},
-		{permissions.Selection{Role: "admin", Cloud: "all"}, `--role: unknown value "admin" (want scanner, remediator, all)`},
+		{permissions.Selection{Role: "admin", Cloud: "all"}, `--role: unknown value "admin" (want scanner, remediator, exporter, all)`},
 		{permissions.Selection{Role: "all", Cloud: "azure"}, `--cloud: unknown value "azure" (want aws, gcp, all)`},
 		{permissions.Selection{Role: "all", Cloud: "all", Format: "xml"}, `--format: unknown value "xml" (want json, yaml, cloudformation, terraform)`},
 		{permissions.Selection{Cloud: "all"}, `--role: unknown value ""`},

@@ -28,12 +28,12 @@ type terraformModule struct {
 // terraformModules are the modules, in the order they are written.
 func terraformModules() []terraformModule {
 	return []terraformModule{
-		{dir: "aws-account", cloud: "aws", about: "one account: the scanner and remediator policies, the role warden runs as",
-			docs: []string{"aws-scanner-policy.json", "aws-remediator-policy.json"}},
+		{dir: "aws-account", cloud: "aws", about: "one account: the scanner, remediator and exporter policies, the role warden runs as",
+			docs: []string{"aws-scanner-policy.json", "aws-remediator-policy.json", "aws-exporter-policy.json"}},
 		{dir: "aws-organization", cloud: "aws", about: "an organisation: aws-account, and the member role in every member account through a StackSet",
 			docs: []string{"aws-member-role-stackset.yaml"}},
 		{dir: "gcp", cloud: "gcp", about: "the custom roles and their bindings on a project, folder or organisation",
-			docs: []string{"gcp-scanner-role.yaml", "gcp-remediator-role.yaml"}},
+			docs: []string{"gcp-scanner-role.yaml", "gcp-remediator-role.yaml", "gcp-exporter-role.yaml"}},
 	}
 }
 

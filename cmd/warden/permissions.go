@@ -14,10 +14,10 @@ func (a *app) permissionsCmd() *cobra.Command {
 		opts permissions.Options
 	)
 	cmd := &cobra.Command{
-		Use:   "permissions [--role scanner|remediator|all] [--cloud aws|gcp|all] [--format json|yaml|cloudformation|terraform]",
+		Use:   "permissions [--role scanner|remediator|exporter|all] [--cloud aws|gcp|all] [--format json|yaml|cloudformation|terraform]",
 		Short: "Print the least-privilege IAM policies and roles warden needs",
 		Long: `Print the permissions warden itself needs, split by role and generated from the code
-(each collector and remediator declares the permissions of the calls it makes, and a test
+(each collector, remediator and export declares the permissions of the calls it makes, and a test
 holds those declarations to the calls), so that they grant what warden calls and nothing
 more.
 
@@ -27,6 +27,8 @@ Roles:
   remediator   the calls of the enabled fixes only (--actions; default every registered
                one): their writes and the reads that find the target's current state.
                Grant it BESIDE the scanner's, to the principal that applies fixes.
+  exporter     sending findings to Security Hub and Security Command Center (export:,
+               warden report --to): grant it where the findings go
 
 Documents (the file name --out writes each as):
   aws-scanner-policy.json        IAM policy for the role or user warden runs as: the reads,
@@ -50,6 +52,9 @@ Documents (the file name --out writes each as):
     then scan with: warden scan --aws-org --aws-org-role WardenAccess (the role's name)
   gcp-scanner-role.yaml          GCP custom role of the collector's reads
   gcp-remediator-role.yaml       GCP custom role of the fixes
+  aws-exporter-policy.json       IAM policy of the export to Security Hub
+  gcp-exporter-role.yaml         GCP custom role of the export to Security Command Center,
+                                 bound on the organization
       gcloud iam roles create warden_scanner --organization ORG_ID --file gcp-scanner-role.yaml
       gcloud organizations add-iam-policy-binding ORG_ID \
         --member serviceAccount:warden@P.iam.gserviceaccount.com --role organizations/ORG_ID/roles/warden_scanner
@@ -84,7 +89,7 @@ more.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&sel.Role, "role", "all", "scanner, remediator or all")
+	f.StringVar(&sel.Role, "role", "all", "scanner, remediator, exporter or all")
 	f.StringVar(&sel.Cloud, "cloud", "all", "aws, gcp or all")
 	f.StringVarP(&sel.Format, "format", "f", "", "only documents of this format: json (AWS policies), cloudformation (the member role), yaml (GCP roles); terraform: the Terraform modules")
 	f.StringSliceVar(&opts.Actions, "actions", nil, "the enabled fixes the remediator documents grant, comma-separated action names (default every registered one)")

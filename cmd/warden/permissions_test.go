@@ -49,7 +49,7 @@ func TestPermissions(t *testing.T) {
 	})
 	t.Run("several documents under headers", func(t *testing.T) {
 		code, out, _ := warden(t, "", "permissions", "--cloud", "gcp")
-		if code != 0 || strings.Count(out, "# file: ") != 2 || !strings.Contains(out, "includedPermissions:") {
+		if code != 0 || strings.Count(out, "# file: ") != 3 || !strings.Contains(out, "includedPermissions:") {
 			t.Errorf("exit %d:\n%s", code, out)
 		}
 	})
@@ -63,7 +63,7 @@ func TestPermissions(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(entries) != 5 || strings.Count(out, "wrote ") != 5 {
+		if len(entries) != 7 || strings.Count(out, "wrote ") != 7 {
 			t.Errorf("wrote %d files, said:\n%s", len(entries), out)
 		}
 		b, err := os.ReadFile(filepath.Join(dir, "aws-member-role-stackset.yaml"))
@@ -101,7 +101,7 @@ func TestPermissions(t *testing.T) {
 		{"unknown role", []string{"--role", "admin"}, `--role: unknown value "admin"`},
 		{"GCP has no CloudFormation", []string{"--cloud", "gcp", "--format", "cloudformation"}, "no document is cloudformation"},
 		{"unknown action", []string{"--actions", "aws.iam.nope"}, `unknown remediator "aws.iam.nope"`},
-		{"Terraform holds both roles", []string{"--format", "terraform", "--role", "remediator"}, "--format terraform: the modules hold both roles"},
+		{"Terraform holds every role", []string{"--format", "terraform", "--role", "remediator"}, "--format terraform: the modules hold every role"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			code, _, errOut := warden(t, "", append([]string{"permissions"}, c.args...)...)

@@ -45,6 +45,14 @@ type Client interface {
 	SetMute(ctx context.Context, req *securitycenterpb.SetMuteRequest, opts ...gax.CallOption) (*securitycenterpb.Finding, error)
 }
 
+// Permissions are the IAM permissions the sink's calls need, one per method of Client,
+// granted on the organization: what `warden permissions` grants warden's exporter
+// (package permissions), held to the calls the sink makes by permissions' tests.
+func Permissions() []string {
+	return []string{"securitycenter.findings.create", "securitycenter.findings.setMute", "securitycenter.findings.setState",
+		"securitycenter.findings.update", "securitycenter.sources.create", "securitycenter.sources.list"}
+}
+
 // Options configure the sink.
 type Options struct {
 	// Organization is the organization's numeric id.

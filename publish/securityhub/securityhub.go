@@ -39,6 +39,13 @@ type Client interface {
 	BatchUpdateFindings(ctx context.Context, in *securityhub.BatchUpdateFindingsInput, opts ...func(*securityhub.Options)) (*securityhub.BatchUpdateFindingsOutput, error)
 }
 
+// Permissions are the IAM actions the sink's calls need, one per method of Client:
+// what `warden permissions` grants warden's exporter (package permissions), held to the
+// calls the sink makes by permissions' tests.
+func Permissions() []string {
+	return []string{"securityhub:BatchImportFindings", "securityhub:BatchUpdateFindings"}
+}
+
 // Options configure the sink.
 type Options struct {
 	// Region and Account are the Security Hub the findings go to: the product ARN is

@@ -20,6 +20,11 @@ output "remediator_policy_arn" {
   value       = module.account.remediator_policy_arn
 }
 
+output "exporter_policy_arn" {
+  description = "ARN of the exporter policy in this account (null unless export)."
+  value       = module.account.exporter_policy_arn
+}
+
 output "stack_set_arn" {
   description = "ARN of the StackSet that creates the member roles."
   value       = aws_cloudformation_stack_set.member.arn

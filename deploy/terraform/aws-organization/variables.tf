@@ -17,6 +17,12 @@ variable "remediate" {
   default     = false
 }
 
+variable "export" {
+  description = "Also create the exporter policy (sending findings to Security Hub) for the role in this account: the account whose Security Hub takes the organisation's findings (the delegated administrator's, when Security Hub aggregates there)."
+  type        = bool
+  default     = false
+}
+
 variable "organizational_unit_ids" {
   description = "The organisation's root (r-...) or the organisational units (ou-...) whose accounts get the member role; accounts that join them later get it too."
   type        = list(string)

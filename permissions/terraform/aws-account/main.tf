@@ -2,12 +2,14 @@
 #
 # warden's identity in one AWS account: the scanner policy (every read of the collectors,
 # and the organisation walk), the remediator policy (the calls of the fixes) when
-# var.remediate, and the role warden runs as, carrying both. The policy documents are the
-# files beside this one, which `warden permissions` prints as they are.
+# var.remediate, the exporter policy (sending findings to this account's Security Hub)
+# when var.export, and the role warden runs as, carrying them. The policy documents are
+# the files beside this one, which `warden permissions` prints as they are.
 
 locals {
   scanner_policy    = file("${path.module}/aws-scanner-policy.json")
   remediator_policy = file("${path.module}/aws-remediator-policy.json")
+  exporter_policy   = file("${path.module}/aws-exporter-policy.json")
 }
 
 resource "aws_iam_policy" "scanner" {
@@ -22,6 +24,14 @@ resource "aws_iam_policy" "remediator" {
   name        = "${var.name_prefix}-remediator"
   description = "warden remediator: what warden's fixes call, beside the scanner policy"
   policy      = local.remediator_policy
+  tags        = var.tags
+}
+
+resource "aws_iam_policy" "exporter" {
+  count       = var.export ? 1 : 0
+  name        = "${var.name_prefix}-exporter"
+  description = "warden exporter: sending findings to Security Hub"
+  policy      = local.exporter_policy
   tags        = var.tags
 }
 
@@ -53,4 +63,10 @@ resource "aws_iam_role_policy_attachment" "remediator" {
   count      = var.create_role && var.remediate ? 1 : 0
   role       = aws_iam_role.warden[0].name
   policy_arn = aws_iam_policy.remediator[0].arn
+}
+
+resource "aws_iam_role_policy_attachment" "exporter" {
+  count      = var.create_role && var.export ? 1 : 0
+  role       = aws_iam_role.warden[0].name
+  policy_arn = aws_iam_policy.exporter[0].arn
 }

@@ -19,3 +19,8 @@ output "remediator_policy_arn" {
   description = "ARN of the remediator policy (null unless remediate)."
   value       = one(aws_iam_policy.remediator[*].arn)
 }
+
+output "exporter_policy_arn" {
+  description = "ARN of the exporter policy (null unless export)."
+  value       = one(aws_iam_policy.exporter[*].arn)
+}

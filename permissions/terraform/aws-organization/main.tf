@@ -21,6 +21,7 @@ module "account" {
   create_role        = true
   assume_role_policy = var.assume_role_policy
   remediate          = var.remediate
+  export             = var.export
   tags               = var.tags
 }
 

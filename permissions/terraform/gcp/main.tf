@@ -2,15 +2,18 @@
 #
 # warden's identity on Google Cloud: the custom roles of its scans and (with
 # var.remediate) its fixes, defined in the organisation or the project, and bound to
-# var.members on the project, folder or organisation warden reads. The roles' title,
-# description and permissions are the files beside this one, which `warden permissions`
-# prints as they are.
+# var.members on the project, folder or organisation warden reads; with var.export, the
+# role of the export to Security Command Center, defined in and bound on the
+# organisation, where SCC keeps its sources. The roles' title, description and
+# permissions are the files beside this one, which `warden permissions` prints as they
+# are.
 
 locals {
   roles = {
     scanner    = yamldecode(file("${path.module}/gcp-scanner-role.yaml"))
     remediator = yamldecode(file("${path.module}/gcp-remediator-role.yaml"))
   }
+  exporter = yamldecode(file("${path.module}/gcp-exporter-role.yaml"))
   enabled  = { for k, r in local.roles : k => r if k == "scanner" || var.remediate }
   role_org = var.scope_type == "organization" ? var.scope_id : var.organization_id
   in_org   = local.role_org != null
@@ -84,4 +87,30 @@ resource "google_organization_iam_member" "warden" {
   org_id   = var.scope_id
   role     = local.role_names[each.value.role]
   member   = each.value.member
+}
+
+# Security Command Center keeps sources and findings in the organisation: its role is the
+# organisation's, bound there, whatever warden reads.
+resource "google_organization_iam_custom_role" "exporter" {
+  count       = var.export ? 1 : 0
+  org_id      = local.role_org
+  role_id     = "${var.role_id_prefix}_exporter"
+  title       = local.exporter.title
+  description = local.exporter.description
+  stage       = local.exporter.stage
+  permissions = local.exporter.includedPermissions
+
+  lifecycle {
+    precondition {
+      condition     = local.in_org
+      error_message = "Security Command Center's findings live in an organisation: set organization_id to export."
+    }
+  }
+}
+
+resource "google_organization_iam_member" "exporter" {
+  for_each = { for m in var.members : m => m if var.export }
+  org_id   = local.role_org
+  role     = google_organization_iam_custom_role.exporter[0].name
+  member   = each.value
 }

@@ -10,6 +10,11 @@ output "remediator_role" {
   value       = lookup(local.role_names, "remediator", null)
 }
 
+output "exporter_role" {
+  description = "Full name of the exporter role, organizations/ORG/roles/ID (null unless export)."
+  value       = one(google_organization_iam_custom_role.exporter[*].name)
+}
+
 output "in_organization" {
   description = "Whether the roles are defined in the organisation (with the folder and organisation permissions) rather than in the project."
   value       = local.in_org

@@ -32,8 +32,14 @@ variable "remediate" {
   default     = false
 }
 
+variable "export" {
+  description = "Also create the exporter role (sending findings to Security Command Center: warden's export.scc, warden report --to scc), defined in and bound on the organisation (organization_id, or the scope's own)."
+  type        = bool
+  default     = false
+}
+
 variable "role_id_prefix" {
-  description = "Prefix of the custom roles' IDs: PREFIX_scanner, PREFIX_remediator."
+  description = "Prefix of the custom roles' IDs: PREFIX_scanner, PREFIX_remediator, PREFIX_exporter."
   type        = string
   default     = "warden"
 }
