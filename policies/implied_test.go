@@ -13,6 +13,9 @@ import (
 var implied = map[string][]string{
 	"WARDEN-AWS-IAM-001": {"WARDEN-AWS-IAM-002", "WARDEN-AWS-IAM-003", "WARDEN-AWS-IAM-004", "WARDEN-AWS-IAM-018", "WARDEN-AWS-IAM-019", "WARDEN-AWS-IAM-020", "WARDEN-AWS-IAM-038"},
 	"WARDEN-AWS-IAM-002": {"WARDEN-AWS-IAM-003", "WARDEN-AWS-IAM-020"},
+	// Under a condition, every action holds the same, which the narrower policies read
+	// as no grant at all.
+	"WARDEN-AWS-IAM-039": {"WARDEN-AWS-IAM-002", "WARDEN-AWS-IAM-003", "WARDEN-AWS-IAM-004", "WARDEN-AWS-IAM-018", "WARDEN-AWS-IAM-019", "WARDEN-AWS-IAM-020", "WARDEN-AWS-IAM-038"},
 }
 
 // TestImpliedPolicies_broaderFindingCarriesTheirControls: a policy carries the frameworks'

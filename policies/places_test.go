@@ -22,6 +22,8 @@ var documentCases = []struct {
 	want []string
 }{
 	{"every action", `{"Statement": {"Effect": "Allow", "Action": "*", "Resource": "*"}}`, []string{"WARDEN-AWS-IAM-001"}},
+	{"every action with MFA", `{"Statement": {"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}}`, []string{"WARDEN-AWS-IAM-039"}},
+	{"every KMS action from the office", `{"Statement": [{"Effect": "Allow", "Action": "kms:*", "Resource": "*", "Condition": {"IpAddress": {"aws:SourceIp": "203.0.113.0/24"}}}]}`, []string{"WARDEN-AWS-IAM-039"}},
 	{"every IAM action", `{"Statement": [{"Effect": "Allow", "Action": "iam:*", "Resource": "*"}]}`, []string{"WARDEN-AWS-IAM-002"}},
 	{"every STS action", `{"Statement": [{"Effect": "Allow", "Action": "sts:*", "Resource": "*"}]}`, []string{"WARDEN-AWS-IAM-002"}},
 	{"every KMS action", `{"Statement": [{"Effect": "Allow", "Action": "kms:*", "Resource": "*"}]}`, []string{"WARDEN-AWS-IAM-038"}},
