@@ -50,7 +50,7 @@ func ExampleEvaluate() {
 		// How the policies ran: on how many resources each was evaluated.
 		Policies: map[string]compliance.PolicyRun{
 			"WARDEN-AWS-NET-001": {Resources: 12}, "WARDEN-AWS-NET-002": {Resources: 12}, "WARDEN-AWS-NET-003": {Resources: 12},
-			"WARDEN-AWS-IAM-007": {Resources: 30}, "WARDEN-AWS-IAM-015": {Resources: 40},
+			"WARDEN-AWS-IAM-007": {Resources: 30}, "WARDEN-AWS-IAM-015": {Resources: 40}, "WARDEN-AWS-IAM-041": {Resources: 3},
 		},
 		// The settings in effect, defaults included.
 		Settings: map[string]any{"access_key_unused_days": 90, "password_unused_days": 45},

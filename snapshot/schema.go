@@ -147,6 +147,12 @@ func schemas() map[string]*spec {
 			opt("access_keys_last_used", pastTime()),
 			// Absent when MFA is off or the virtual devices could not be listed.
 			opt("virtual_mfa", boolean()),
+			// From the credential report, absent when it was not read: the report numbers
+			// root's keys (slot) and gives no id.
+			opt("access_keys", list(object(
+				req("slot", enum("1", "2")), req("status", enum("Active", "Inactive")),
+				req("created", pastTime()), opt("last_used", pastTime()),
+			))),
 		),
 		"aws.iam.account": object(
 			req("support_roles", names()), req("security_audit_roles", names()),

@@ -24,7 +24,7 @@ func TestSchemaAWSAccountAndMFA(t *testing.T) {
 		return `{"uid": "arn:aws:acm:eu-west-1:1:certificate/c", "type": "aws.acm.certificate", "attributes": {"status": "ISSUED", "transparency_logging": ` + ct + `}}`
 	}
 	ok := []string{
-		root(`, "virtual_mfa": false, "access_keys_last_used": "2026-11-02T07:15:00Z"`),
+		root(`, "virtual_mfa": false, "access_keys_last_used": "2026-11-02T07:15:00Z", "access_keys": [{"slot": "1", "status": "Active", "created": "2019-04-03T11:20:00Z", "last_used": "2026-11-02T07:15:00Z"}]`),
 		root(``), // neither read
 		user(`[{"serial": "arn:aws:iam::1:mfa/a", "type": "virtual", "enabled": "2025-01-01T00:00:00Z"}, {"serial": "GAHT12345678", "type": "hardware"}]`),
 		user(`[]`),
@@ -42,6 +42,8 @@ func TestSchemaAWSAccountAndMFA(t *testing.T) {
 	tests := []struct{ name, in, want string }{
 		{"virtual_mfa as a string", snap(root(`, "virtual_mfa": "yes"`)), `resources[0].attributes.virtual_mfa: expected true or false`},
 		{"key use not a time", snap(root(`, "access_keys_last_used": "N/A"`)), `resources[0].attributes.access_keys_last_used: "N/A" is not an RFC 3339 time`},
+		{"root key without creation", snap(root(`, "access_keys": [{"slot": "1", "status": "Active"}]`)), `resources[0].attributes.access_keys[0]: "created" is required`},
+		{"root key slot outside its set", snap(root(`, "access_keys": [{"slot": "3", "status": "Active", "created": "2019-04-03T11:20:00Z"}]`)), `resources[0].attributes.access_keys[0].slot: "3" is not one of "1", "2"`},
 		{"device kind outside its set", snap(user(`[{"serial": "s", "type": "sms"}]`)), `resources[0].attributes.mfa_devices[0].type: "sms" is not one of "virtual", "hardware"`},
 		{"device without serial", snap(user(`[{"type": "virtual"}]`)), `resources[0].attributes.mfa_devices[0]: "serial" is required`},
 		{"device without type", snap(user(`[{"serial": "s"}]`)), `resources[0].attributes.mfa_devices[0]: "type" is required`},

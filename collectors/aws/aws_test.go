@@ -33,7 +33,7 @@ func trustAccount(acct string) cloudsim.Doc {
 func account(id string) *cloudsim.Account {
 	return &cloudsim.Account{
 		ID: id, Name: "acct-" + id, Regions: []string{"us-east-1", "eu-west-1"},
-		Root:           cloudsim.Root{MFA: false, AccessKeysActive: 1, PasswordLastUsed: &lastUsed},
+		Root:           cloudsim.Root{MFA: false, AccessKeysActive: 1, PasswordLastUsed: &lastUsed, Created: t0},
 		PasswordPolicy: &cloudsim.PasswordPolicy{MinimumPasswordLength: 8, RequireNumbers: true},
 		Users: []*cloudsim.User{
 			{Name: "alice", Created: t0, PasswordEnabled: true, PasswordLastUsed: &lastUsed, MFA: true, Groups: []string{"admins"},

@@ -386,6 +386,7 @@ func (a *account) root(sc *scope, sum *iam.GetAccountSummaryOutput, report map[s
 		if used := rootKeysLastUsed(row); used != nil {
 			attrs["access_keys_last_used"] = used
 		}
+		attrs["access_keys"] = rootKeys(row)
 	}
 	rootMFAKind(attrs, virtual)
 	r := snapshot.Resource{UID: rootUID(a.partition(), a.id), Type: "aws.iam.root_user", Name: "root", Attributes: attrs}

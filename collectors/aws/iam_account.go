@@ -283,6 +283,31 @@ func rootKeysLastUsed(row map[string]string) any {
 	return latest
 }
 
+// rootKeys lists the root user's access keys from its credential report row, as users'
+// access_keys are listed but for the id, which no API gives without root's own
+// credentials: each key the report shows (access_key_N_last_rotated, its creation, is a
+// time) as {slot (1 or 2), status, created, last_used (absent: never used)}, so that the
+// age and the use of root's keys are judged as users' are.
+func rootKeys(row map[string]string) []any {
+	keys := []any{}
+	for _, n := range []string{"1", "2"} {
+		created := reportTime(row["access_key_"+n+"_last_rotated"])
+		if created == nil {
+			continue
+		}
+		status := "Inactive"
+		if row["access_key_"+n+"_active"] == "true" {
+			status = "Active"
+		}
+		key := map[string]any{"slot": n, "status": status, "created": created}
+		if used := reportTime(row["access_key_"+n+"_last_used_date"]); used != nil {
+			key["last_used"] = used
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
+
 // iamAccountPermissions are the IAM actions of this file's reads: MFA devices, SAML
 // providers and the account alias.
 func iamAccountPermissions() []string {

@@ -41,6 +41,7 @@ const bobDevices = "[map[enabled:2025-03-04T05:06:07Z serial:GAHT12345678 type:h
 var (
 	rootKey1Used = time.Date(2026, 10, 1, 12, 0, 0, 0, time.UTC)
 	rootKey2Used = time.Date(2026, 11, 2, 7, 15, 0, 0, time.UTC)
+	rootKey2Made = time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
 	bobMFAAt     = time.Date(2025, 3, 4, 5, 6, 7, 0, time.UTC)
 )
 
@@ -53,7 +54,7 @@ func mfaWorld() *cloudsim.World {
 	a.SAMLProviders = []*cloudsim.SAMLProvider{{Name: "okta", Created: t0}}
 	a.UnassignedMFADevices = []string{"arn:aws:iam::" + acct1 + ":mfa/spare"}
 	a.Root = cloudsim.Root{MFA: true, MFAType: "hardware", AccessKeysActive: 2, PasswordLastUsed: &lastUsed,
-		AccessKey1LastUsed: &rootKey1Used, AccessKey2LastUsed: &rootKey2Used}
+		AccessKey1LastUsed: &rootKey1Used, AccessKey2LastUsed: &rootKey2Used, AccessKey1Created: &t0, AccessKey2Created: &rootKey2Made}
 	a.Users = append(a.Users,
 		&cloudsim.User{Name: "bob", Created: t0, PasswordEnabled: true, MFADevices: []*cloudsim.MFADevice{
 			{Type: "hardware", Serial: hwSerial, Enabled: bobMFAAt},
@@ -91,6 +92,9 @@ func TestCollectMFAAndAccountView(t *testing.T) {
 		{iam1 + "root", "virtual_mfa", "false"},
 		{iam1 + "root", "access_keys_active", "2"},
 		{iam1 + "root", "access_keys_last_used", "2026-11-02T07:15:00Z"},
+		// Each key with its creation and last use, as users' keys; the first was created
+		// with the root user.
+		{iam1 + "root", "access_keys", "[map[created:" + t0.Format(time.RFC3339) + " last_used:2026-10-01T12:00:00Z slot:1 status:Active] map[created:2026-06-01T08:00:00Z last_used:2026-11-02T07:15:00Z slot:2 status:Active]]"},
 		{iam1 + "user/alice", "mfa_devices", "[map[enabled:2024-01-10T09:00:00Z serial:arn:aws:iam::111111111111:mfa/alice type:virtual]]"},
 		{iam1 + "user/bob", "mfa_active", "true"},
 		{iam1 + "user/bob", "mfa_devices", bobDevices},
@@ -154,10 +158,11 @@ func TestCollectMFAAndAccountView_rootVirtualAndNone(t *testing.T) {
 	w := mfaWorld()
 	a := w.AWS.Accounts[0]
 	a.Alias, a.SAMLProviders = "", nil
-	a.Root = cloudsim.Root{MFA: true, AccessKeysActive: 1} // a virtual device, a key never used
+	a.Root = cloudsim.Root{MFA: true, AccessKeysActive: 1, Created: t0} // a virtual device, a key never used
 	r, _ := collect(t, w, awscollector.Config{})
 	root, acctRes := r.byUID[iam1+"root"], r.byUID[iam1+"account"]
-	for path, want := range map[string]string{"virtual_mfa": "true", "access_keys_last_used": "<absent>", "access_keys_active": "1"} {
+	for path, want := range map[string]string{"virtual_mfa": "true", "access_keys_last_used": "<absent>", "access_keys_active": "1",
+		"access_keys": "[map[created:" + t0.Format(time.RFC3339) + " slot:1 status:Active]]"} {
 		if got := attrOrAbsent(t, root, path); got != want {
 			t.Errorf("root %s = %s, want %s", path, got, want)
 		}

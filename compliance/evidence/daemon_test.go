@@ -202,14 +202,25 @@ func TestGather_daemonState(t *testing.T) {
 			if !failsOnKey(c114, oldKey) {
 				t.Errorf("1.14 at the first read: %s (%s), want failing on key %s", c114.Status, c114.Reason, oldKey)
 			}
-			keys := 0
+			// 1.14 is users' keys (WARDEN-AWS-IAM-008, on access keys) and root's
+			// (WARDEN-AWS-IAM-040, on root users).
+			keys, roots := 0, 0
 			for _, r := range d.rs {
-				if r.Type == "aws.iam.access_key" {
+				switch r.Type {
+				case "aws.iam.access_key":
 					keys++
+				case "aws.iam.root_user":
+					roots++
 				}
 			}
-			if len(c114.Runs) != 1 || c114.Runs[0].Resources != keys || len(c114.Runs[0].FailedScopes) != 0 || c114.Runs[0].Unknown != 0 {
-				t.Errorf("1.14's run: %+v, want %d access keys, all judged, at the first read", c114.Runs, keys)
+			want := map[string]int{"WARDEN-AWS-IAM-008": keys, "WARDEN-AWS-IAM-040": roots}
+			if len(c114.Runs) != len(want) {
+				t.Errorf("1.14's runs: %+v, want one of each of %v", c114.Runs, want)
+			}
+			for _, run := range c114.Runs {
+				if n, ok := want[run.Policy]; !ok || run.Resources != n || len(run.FailedScopes) != 0 || run.Unknown != 0 {
+					t.Errorf("1.14's run: %+v, want %d resources, all judged, at the first read", run, n)
+				}
 			}
 
 			key, _, err := audit.LoadOrCreateKey(filepath.Join(t.TempDir(), "audit.key"))

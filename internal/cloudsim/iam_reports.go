@@ -210,6 +210,7 @@ func renderCredentialReport(a *Account) []byte {
 	_ = w.Write(credentialReportHeader)
 	root := []string{"<root_account>", rootARN(a.ID), reportTime(a.Root.Created), "not_supported",
 		reportTimeOr(a.Root.PasswordLastUsed, "no_information"), "not_supported", "not_supported", strconv.FormatBool(a.Root.MFA)}
+	created := []*time.Time{a.Root.AccessKey1Created, a.Root.AccessKey2Created}
 	for i, used := range []*time.Time{a.Root.AccessKey1LastUsed, a.Root.AccessKey2LastUsed} {
 		if i < a.Root.AccessKeysActive {
 			// The service and region of a root key's use are not simulated.
@@ -217,7 +218,7 @@ func renderCredentialReport(a *Account) []byte {
 			if used != nil && !used.IsZero() {
 				region, service = "us-east-1", "iam"
 			}
-			root = append(root, "true", reportTime(a.Root.Created), reportTimeOr(used, "N/A"), region, service)
+			root = append(root, "true", reportTimeOr(created[i], reportTime(a.Root.Created)), reportTimeOr(used, "N/A"), region, service)
 		} else {
 			root = append(root, "false", "N/A", "N/A", "N/A", "N/A")
 		}

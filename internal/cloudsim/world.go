@@ -130,6 +130,10 @@ type Root struct {
 	// keys (the credential report's access_key_N_last_used_date); nil: never used.
 	AccessKey1LastUsed *time.Time `yaml:"access_key_1_last_used,omitempty"`
 	AccessKey2LastUsed *time.Time `yaml:"access_key_2_last_used,omitempty"`
+	// AccessKey1Created and AccessKey2Created are when the root's keys were created (the
+	// credential report's access_key_N_last_rotated); nil: when the root was (Created).
+	AccessKey1Created *time.Time `yaml:"access_key_1_created,omitempty"`
+	AccessKey2Created *time.Time `yaml:"access_key_2_created,omitempty"`
 }
 
 // PasswordPolicy is the account password policy (GetAccountPasswordPolicy).

@@ -454,9 +454,13 @@ facts_broadly_grant(fs, f) if {
 # all_resources(r, action) holds when the resource pattern r names every resource that action
 # can act on: "*", or an ARN of the action's service (any service for the generic "#:#")
 # whose resource part is only wildcards (arn:aws:iam::*:*, arn:aws:iam::111111111111:*,
-# arn:aws:*). The account is not a scope: a policy acts in its own account. For the IAM
-# actions of iam_resource_types, the wildcard of their resource type also names them all
-# (arn:aws:iam::*:role/* for iam:PassRole). A path or name prefix (role/app-*) is a scope.
+# arn:aws:*). Neither the account nor the region is a scope: a policy acts in its own
+# account, and every resource of a region is as many as an escalation needs. For the
+# actions of resource_types, the wildcard of the resource type they act on also names them
+# all: arn:aws:iam::*:role/* for iam:PassRole,
+# arn:aws:lambda:eu-west-1:111111111111:function:* for lambda:UpdateFunctionCode,
+# arn:aws:ec2:*:*:instance/* for ssm:SendCommand. A path or name prefix (role/app-*,
+# function:prod-*) or a name is a scope: it covers only some of them.
 all_resources(r, action) if {
 	some scope in resource_scopes(r)
 	scope_covers(scope, lower(action))
@@ -466,7 +470,7 @@ all_resources(r, action) if {
 # every resource, each {"service", "service_wildcard", "kind"}: it names every resource of
 # the actions whose service the pattern "service" matches (null: every action, the generic
 # "#:#" included; "#:#" needs a service of wildcards only, "service_wildcard") and, when
-# "kind" is not null, whose iam_resource_types is kind. A pattern that names every resource
+# "kind" is not null, that act on the resource type kind of that service (resource_types). A pattern that names every resource
 # of no action (almost all of them: most name a bucket, a key, a path) has no scope; a
 # regex tells them apart before any splitting.
 resource_scopes(r) := {{"service": null, "service_wildcard": true, "kind": null}} if {
@@ -478,9 +482,10 @@ resource_scopes(r) := {{"service": null, "service_wildcard": true, "kind": null}
 } else := set()
 
 # broad_resource matches (lower-cased) the patterns that have a scope: wildcards only; an
-# ARN of six parts or more whose resource part is wildcards only or an IAM resource type's
-# wildcard; a shorter ARN whose last part is wildcards only.
-broad_resource := `^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy)/\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`
+# ARN of six parts or more whose resource part is wildcards only or the wildcard of a
+# resource type of resource_types (role/*, function:*); a shorter ARN whose last part is
+# wildcards only.
+broad_resource := `^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy|function|instance|launch-template|devendpoint|stack|project|task|notebook-instance|notebook-instance-lifecycle-config|service|statemachine)[/:]\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`
 
 broad_resource_scopes(r, _) := {{"service": null, "service_wildcard": true, "kind": null}} if {
 	wildcards_only(r)
@@ -507,12 +512,13 @@ short_arn_scope(parts) := {"service": null, "service_wildcard": true, "kind": nu
 } else := {"service": parts[2], "service_wildcard": is_wildcards(parts[2]), "kind": null}
 
 # resource_part_kind(part) is null when the resource part of an ARN names every resource of
-# its service, the IAM resource type when it names every resource of that type (role/*).
+# its service, the (lower-case) resource type when it names every resource of a type of
+# resource_types (role/*, function:*).
 resource_part_kind(part) := null if {
 	wildcards_only(part)
 } else := kind if {
-	regex.match(`^(?:group|role|user|policy)/\*+$`, part)
-	kind := split(part, "/")[0]
+	regex.match(`^(?:group|role|user|policy|function|instance|launch-template|devendpoint|stack|project|task|notebook-instance|notebook-instance-lifecycle-config|service|statemachine)[/:]\*+$`, part)
+	kind := regex.split(`[/:]`, part)[0]
 }
 
 # scope_covers(scope, action) holds when a scope of resource_scopes covers every resource of
@@ -528,12 +534,13 @@ scope_covers(scope, action) if {
 	service_covered(scope, action)
 }
 
-# A kind is an IAM resource type, so the scope's service must be iam whatever the action's
-# (sts:AssumeRole acts on IAM roles).
+# A kind is a resource type of the service that resource_types names, whatever the action's
+# (sts:AssumeRole acts on IAM roles, ssm:SendCommand on EC2 instances).
 scope_covers(scope, action) if {
 	scope.kind != null
-	iam_resource_types[action] == scope.kind
-	lower_matches(scope.service, "iam")
+	[service, kind] := resource_types[action]
+	kind == scope.kind
+	lower_matches(scope.service, service)
 }
 
 service_covered(scope, _) if scope.service == null
@@ -554,26 +561,59 @@ is_wildcards(s) if {
 	wildcards_only(s)
 } else := false
 
-# iam_resource_types maps the actions that act on one IAM resource type to that type.
-iam_resource_types := {
-	"iam:addusertogroup": "group",
-	"iam:attachgrouppolicy": "group",
-	"iam:attachrolepolicy": "role",
-	"iam:attachuserpolicy": "user",
-	"iam:createaccesskey": "user",
-	"iam:createloginprofile": "user",
-	"iam:createpolicyversion": "policy",
-	"iam:deleterolepermissionsboundary": "role",
-	"iam:deleteuserpermissionsboundary": "user",
-	"iam:passrole": "role",
-	"iam:putgrouppolicy": "group",
-	"iam:putrolepolicy": "role",
-	"iam:putuserpermissionsboundary": "user",
-	"iam:putuserpolicy": "user",
-	"iam:setdefaultpolicyversion": "policy",
-	"iam:updateassumerolepolicy": "role",
-	"iam:updateloginprofile": "user",
-	"sts:assumerole": "role",
+# resource_types maps the lower-case actions that act on existing resources of one type,
+# among those the pack asks about on every resource (the escalation paths, sts:AssumeRole),
+# to [service, type]: the service and the lower-case resource type of the ARNs of those
+# resources, whose wildcard (arn:aws:lambda:*:*:function:*) names them all. An action that
+# acts on several types is listed with the one that holds the role it reaches (ssm:SendCommand
+# runs on an EC2 instance; its document is AWS's). An action not listed (ec2:DescribeInstances,
+# which takes no resource, the bedrock-agentcore, batch, codedeploy and sso paths) is on
+# every resource only on "*" or a wildcard of its service.
+resource_types := {
+	"apprunner:updateservice": ["apprunner", "service"],
+	"cloudformation:createchangeset": ["cloudformation", "stack"],
+	"cloudformation:executechangeset": ["cloudformation", "stack"],
+	"cloudformation:updatestack": ["cloudformation", "stack"],
+	"codebuild:startbuild": ["codebuild", "project"],
+	"codebuild:startbuildbatch": ["codebuild", "project"],
+	"ec2-instance-connect:sendsshpublickey": ["ec2", "instance"],
+	"ec2:createlaunchtemplateversion": ["ec2", "launch-template"],
+	"ec2:modifyinstanceattribute": ["ec2", "instance"],
+	"ec2:modifylaunchtemplate": ["ec2", "launch-template"],
+	"ec2:startinstances": ["ec2", "instance"],
+	"ec2:stopinstances": ["ec2", "instance"],
+	"ecs:describetasks": ["ecs", "task"],
+	"ecs:executecommand": ["ecs", "task"],
+	"glue:updatedevendpoint": ["glue", "devendpoint"],
+	"iam:addusertogroup": ["iam", "group"],
+	"iam:attachgrouppolicy": ["iam", "group"],
+	"iam:attachrolepolicy": ["iam", "role"],
+	"iam:attachuserpolicy": ["iam", "user"],
+	"iam:createaccesskey": ["iam", "user"],
+	"iam:createloginprofile": ["iam", "user"],
+	"iam:createpolicyversion": ["iam", "policy"],
+	"iam:deleterolepermissionsboundary": ["iam", "role"],
+	"iam:deleteuserpermissionsboundary": ["iam", "user"],
+	"iam:passrole": ["iam", "role"],
+	"iam:putgrouppolicy": ["iam", "group"],
+	"iam:putrolepolicy": ["iam", "role"],
+	"iam:putuserpermissionsboundary": ["iam", "user"],
+	"iam:putuserpolicy": ["iam", "user"],
+	"iam:setdefaultpolicyversion": ["iam", "policy"],
+	"iam:updateassumerolepolicy": ["iam", "role"],
+	"iam:updateloginprofile": ["iam", "user"],
+	"lambda:updatefunctioncode": ["lambda", "function"],
+	"lambda:updatefunctionconfiguration": ["lambda", "function"],
+	"sagemaker:createnotebookinstancelifecycleconfig": ["sagemaker", "notebook-instance-lifecycle-config"],
+	"sagemaker:createpresignednotebookinstanceurl": ["sagemaker", "notebook-instance"],
+	"sagemaker:startnotebookinstance": ["sagemaker", "notebook-instance"],
+	"sagemaker:stopnotebookinstance": ["sagemaker", "notebook-instance"],
+	"sagemaker:updatenotebookinstance": ["sagemaker", "notebook-instance"],
+	"ssm:sendcommand": ["ec2", "instance"],
+	"ssm:startsession": ["ec2", "instance"],
+	"states:startexecution": ["states", "statemachine"],
+	"states:updatestatemachine": ["states", "statemachine"],
+	"sts:assumerole": ["iam", "role"],
 }
 
 # Statements and documents ----------------------------------------------------------------
@@ -806,13 +846,13 @@ resource_facts[d] := [f |
 may_cover_all(s) if {
 	r := s.Resource
 	is_string(r)
-	regex.match(`(?i)^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy)/\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`, r)
+	regex.match(`(?i)^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy|function|instance|launch-template|devendpoint|stack|project|task|notebook-instance|notebook-instance-lifecycle-config|service|statemachine)[/:]\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`, r)
 }
 
 may_cover_all(s) if {
 	some r in s.Resource
 	is_string(r)
-	regex.match(`(?i)^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy)/\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`, r)
+	regex.match(`(?i)^(?:[*/:]*\*[*/:]*|arn:[^:]*:[^:]*:[^:]*:[^:]*:(?:[*/:]*\*[*/:]*|(?:group|role|user|policy|function|instance|launch-template|devendpoint|stack|project|task|notebook-instance|notebook-instance-lifecycle-config|service|statemachine)[/:]\*+)|arn(?::[^:]*){0,3}:[*/]*\*[*/]*)$`, r)
 }
 
 may_cover_all(s) if s.NotResource

@@ -92,6 +92,46 @@ test_all_resources_patterns if {
 	iam.all_resources("arn:aws:s3:::*", "s3:GetObject")
 }
 
+# A resource type's wildcard, in an account, a region or all, covers what acts on that type
+# (an escalation reaches every function of the region); a name or prefix covers only some.
+test_all_resources_of_a_type if {
+	iam.all_resources("arn:aws:lambda:eu-west-1:111111111111:function:*", "lambda:UpdateFunctionCode")
+	iam.all_resources("arn:aws:lambda:*:*:function:*", "lambda:UpdateFunctionConfiguration")
+	iam.all_resources("arn:aws:ec2:*:*:instance/*", "ec2:StartInstances")
+	iam.all_resources("arn:aws:ec2:*:*:instance/*", "ssm:SendCommand") # it runs on the instance
+	iam.all_resources("arn:aws:ec2:us-east-1:111111111111:instance/*", "ec2-instance-connect:SendSSHPublicKey")
+	iam.all_resources("arn:aws:glue:eu-west-1:111111111111:devEndpoint/*", "glue:UpdateDevEndpoint")
+	iam.all_resources("arn:aws:states:*:111111111111:stateMachine:*", "states:StartExecution")
+	iam.all_resources("arn:aws:cloudformation:*:*:stack/*", "cloudformation:UpdateStack")
+	iam.all_resources("arn:aws:codebuild:*:*:project/*", "codebuild:StartBuild")
+	iam.all_resources("ARN:AWS:LAMBDA:*:*:FUNCTION:**", "lambda:UpdateFunctionCode")
+}
+
+test_some_resources_of_a_type if {
+	not iam.all_resources("arn:aws:lambda:eu-west-1:111111111111:function:prod-*", "lambda:UpdateFunctionCode")
+	not iam.all_resources("arn:aws:lambda:eu-west-1:111111111111:function:orders-api", "lambda:UpdateFunctionCode")
+	not iam.all_resources("arn:aws:lambda:*:*:function:*prod", "lambda:UpdateFunctionCode")
+	not iam.all_resources("arn:aws:ec2:*:*:instance/i-0123456789abcdef0", "ssm:SendCommand")
+	not iam.all_resources("arn:aws:ec2:*:*:instance/*", "ec2:CreateLaunchTemplateVersion") # another type
+	not iam.all_resources("arn:aws:ec2:*:*:instance/*", "ec2:DescribeInstances") # takes no resource
+	not iam.all_resources("arn:aws:lambda:*:*:function:*", "lambda:#") # not every lambda action
+	not iam.all_resources("arn:aws:lambda:*:*:function:*", "lambda:InvokeFunction") # not asked
+	not iam.all_resources("arn:aws:s3:::function/*", "lambda:UpdateFunctionCode") # a bucket
+	not iam.all_resources("arn:aws:ssm:*:*:instance/*", "ssm:SendCommand") # instances are EC2's
+	not iam.all_resources("arn:aws:lambda:*:*:layer:*", "lambda:UpdateFunctionCode")
+}
+
+# The types broad_resource knows are those of resource_types, and no other.
+test_broad_resource_types_are_resource_types if {
+	types := {t | some [_, t] in iam.resource_types}
+	every t in types {
+		regex.match(iam.broad_resource, sprintf("arn:aws:x:::%s/*", [t]))
+	}
+	every t in {"bucket", "key", "layer", "alias", "table"} {
+		not regex.match(iam.broad_resource, sprintf("arn:aws:x:::%s/*", [t]))
+	}
+}
+
 test_all_resources_of_the_action_type if {
 	iam.all_resources("arn:aws:iam::*:role/*", "iam:PassRole")
 	iam.all_resources("arn:aws:iam::111111111111:policy/*", "IAM:CreatePolicyVersion")
@@ -512,6 +552,8 @@ test_may_cover_all_is_broad_resource if {
 		"arn:aws:iam::111111111111:*", "arn:aws:iam::*:role/*", "arn:aws:iam::*:ROLE/**", "arn:aws:iam:*",
 		"arn:aws:iam::*", "arn:aws:s3:::*", "arn:aws:iam::*:*:", "arn:aws:s3:::bucket/*", "arn:aws:iam::*:role/app-*",
 		"arn:aws:kms:eu-west-1:111111111111:key/x", "arn:aws:iam::*:role/?", "arn", "", "role/*", "x:*",
+		"arn:aws:lambda:eu-west-1:111111111111:function:*", "arn:aws:lambda:*:*:function:prod-*",
+		"arn:aws:ec2:*:*:instance/*", "arn:aws:ec2:*:*:Instance/i-1", "arn:aws:glue:*:*:devEndpoint/*",
 	]
 	every r in patterns {
 		covers := {true | iam.may_cover_all({"Resource": r})}

@@ -124,6 +124,37 @@ test_existing_compute_action_on_named_resources_passes if {
 	keys(policy(doc)) == set()
 }
 
+# Every function of a region, every instance: all of a type is every resource (class 1 of
+# issue 32); a prefix is not.
+test_existing_compute_actions_on_every_resource_of_their_type_violate if {
+	doc := [
+		{"Effect": "Allow", "Action": "lambda:UpdateFunctionCode", "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:*"},
+		{"Effect": "Allow", "Action": ["ssm:SendCommand"], "Resource": ["arn:aws:ec2:*:*:instance/*", "arn:aws:ssm:*::document/AWS-RunShellScript"]},
+	]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
+	v.key == "existing-resources"
+	v.paths == [["lambda:UpdateFunctionCode"], ["ssm:SendCommand"]]
+}
+
+test_existing_compute_actions_on_some_resources_of_their_type_pass if {
+	doc := [
+		{"Effect": "Allow", "Action": "lambda:UpdateFunctionCode", "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:prod-*"},
+		{"Effect": "Allow", "Action": "ssm:SendCommand", "Resource": ["arn:aws:ec2:*:*:instance/i-0123456789abcdef0", "arn:aws:ssm:*::document/*"]},
+		{"Effect": "Allow", "Action": "ec2:StartInstances", "Resource": "arn:aws:ec2:*:*:launch-template/*"},
+	]
+	keys(policy(doc)) == set()
+}
+
+test_iam_paths_on_every_resource_of_their_type_violate if {
+	doc := [
+		{"Effect": "Allow", "Action": "iam:PassRole", "Resource": "arn:aws:iam::111111111111:role/*"},
+		{"Effect": "Allow", "Action": "lambda:CreateFunction", "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:tmp-*"},
+		{"Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:tmp-*"},
+		{"Effect": "Allow", "Action": "iam:AttachUserPolicy", "Resource": "arn:aws:iam::111111111111:user/*"},
+	]
+	keys(policy(doc)) == {"iam:PassRole", "iam:AttachUserPolicy"}
+}
+
 test_combination_needs_every_action if {
 	three := ["ec2:ModifyInstanceAttribute", "ec2:StopInstances", "ec2:StartInstances"]
 	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy([{"Effect": "Allow", "Action": three, "Resource": "*"}])}

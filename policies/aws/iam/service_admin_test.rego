@@ -20,7 +20,11 @@ keys(resource) := ks if {
 }
 
 test_service_wildcard_violates if {
-	keys(policy({"Statement": {"Effect": "Allow", "Action": "kms:*", "Resource": "*"}})) == {"kms"}
+	keys(policy({"Statement": {"Effect": "Allow", "Action": "organizations:*", "Resource": "*"}})) == {"organizations"}
+}
+
+test_kms_is_left_to_iam_038 if {
+	keys(policy({"Statement": {"Effect": "Allow", "Action": "kms:*", "Resource": "*"}})) == set()
 }
 
 test_upper_case_and_list_violate if {
@@ -29,15 +33,15 @@ test_upper_case_and_list_violate if {
 
 test_not_action_of_other_services_violates if {
 	doc := {"Statement": [{"Effect": "Allow", "NotAction": ["iam:*", "organizations:*"], "Resource": "*"}]}
-	keys(policy(doc)) == {"sts", "kms"}
+	keys(policy(doc)) == {"sts"}
 }
 
 test_named_deny_leaves_service_broad if {
 	doc := {"Statement": [
-		{"Effect": "Allow", "Action": "kms:*", "Resource": "*"},
-		{"Effect": "Deny", "Action": ["kms:ScheduleKeyDeletion", "kms:DisableKey"], "Resource": "*"},
+		{"Effect": "Allow", "Action": "iam:*", "Resource": "*"},
+		{"Effect": "Deny", "Action": ["iam:DeleteUser", "iam:DeleteRole"], "Resource": "*"},
 	]}
-	keys(policy(doc)) == {"kms"}
+	keys(policy(doc)) == {"iam"}
 }
 
 test_inline_violation if {
@@ -45,12 +49,12 @@ test_inline_violation if {
 		"uid": "arn:aws:iam::333333333333:role/kms-custodian",
 		"type": "aws.iam.role",
 		"name": "kms-custodian",
-		"attributes": {"inline_policies": [{"name": "kms-all", "document": {"Statement": [{"Effect": "Allow", "Action": "kms:*", "Resource": "*"}]}}]},
+		"attributes": {"inline_policies": [{"name": "sts-all", "document": {"Statement": [{"Effect": "Allow", "Action": "sts:*", "Resource": "*"}]}}]},
 	}
 	[v] := [v | some v in service_admin.deny] with input as {"resource": r}
-	v.key == "kms-all/kms"
+	v.key == "sts-all/sts"
 	not v.action # detach_policy deletes one inline policy, given its name
-	v.msg == "inline policy kms-all of role kms-custodian allows every kms action (kms:*) on every resource"
+	v.msg == "inline policy sts-all of role kms-custodian allows every sts action (sts:*) on every resource"
 }
 
 test_read_only_service_actions_pass if {
@@ -58,15 +62,15 @@ test_read_only_service_actions_pass if {
 	keys(policy(doc)) == set()
 }
 
-test_scoped_key_passes if {
-	doc := {"Statement": [{"Effect": "Allow", "Action": "kms:*", "Resource": "arn:aws:kms:eu-west-1:333333333333:key/0c7f6f0e-5a1b-4a8e-9d7c-2b3f4a5e6d7c"}]}
+test_scoped_role_passes if {
+	doc := {"Statement": [{"Effect": "Allow", "Action": "iam:*", "Resource": "arn:aws:iam::333333333333:role/app-*"}]}
 	keys(policy(doc)) == set()
 }
 
 test_service_deny_overrides if {
 	doc := {"Statement": [
-		{"Effect": "Allow", "Action": "kms:*", "Resource": "*"},
-		{"Effect": "Deny", "Action": "kms:*", "Resource": "*"},
+		{"Effect": "Allow", "Action": "iam:*", "Resource": "*"},
+		{"Effect": "Deny", "Action": "iam:*", "Resource": "*"},
 	]}
 	keys(policy(doc)) == set()
 }
@@ -87,7 +91,7 @@ test_generic_actions_follow_the_services if {
 # --- messages never decide a violation -------------------------------------------
 
 test_resource_without_name_still_violates if {
-	given := {"resource": policy({"Statement": {"Effect": "Allow", "Action": "kms:*", "Resource": "*"}})}
+	given := {"resource": policy({"Statement": {"Effect": "Allow", "Action": "iam:*", "Resource": "*"}})}
 	want := {replace(v.msg, given.resource.name, given.resource.uid) | some v in service_admin.deny with input as given}
 	count(want) > 0
 	{v.msg | some v in service_admin.deny with input as json.remove(given, ["resource/name"])} == want

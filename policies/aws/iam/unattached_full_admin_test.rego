@@ -35,9 +35,16 @@ test_service_wildcard_passes if {
 	msgs(policy([{"Effect": "Allow", "Action": "kms:*", "Resource": "*"}], 0)) == set()
 }
 
-test_deny_or_condition_passes if {
+test_deny_passes if {
 	msgs(policy([{"Effect": "Allow", "Action": "*", "Resource": "*"}, {"Effect": "Deny", "Action": "iam:*", "Resource": "*"}], 0)) == set()
-	msgs(policy([{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}], 0)) == set()
+	msgs(policy([{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}, {"Effect": "Deny", "Action": "*", "Resource": "*"}], 0)) == set()
+}
+
+# A condition is no exemption: the message names it.
+test_condition_violates_naming_it if {
+	msgs(policy([{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}], 0)) == {"policy legacy-admin is attached to nothing but allows every action on every resource under a condition (aws:MultiFactorAuthPresent): attaching it anywhere makes every session that meets it a full administrator"}
+	msgs(policy([{"Effect": "Allow", "Action": "*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}], 1)) == set()
+	msgs(policy([{"Effect": "Allow", "Action": "kms:*", "Resource": "*", "Condition": {"Bool": {"aws:MultiFactorAuthPresent": "true"}}}], 0)) == set()
 }
 
 test_aws_managed_passes if {

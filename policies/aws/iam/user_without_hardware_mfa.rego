@@ -1,6 +1,15 @@
 # METADATA
 # title: Console user has no hardware MFA
-# description: A virtual MFA device is an app on a phone or computer that is also used for other things, whose secret can be copied, synced to the cloud or lost with the device; a console user's second factor should be a hardware device (a FIDO security key or a hardware token), and a virtual device kept beside one remains a way in. No fix is automated, as a hardware device must be issued to the user, who registers it themselves.
+# description: >-
+#   A virtual MFA device is an app on a phone or computer that is also used for other
+#   things, whose secret can be copied, synced to the cloud or lost with the device; a
+#   console user's second factor should be a hardware device (a FIDO security key or a
+#   hardware token), and a virtual device kept beside one remains a way in. A user without a
+#   console password is not reported, even with active access keys and no MFA at all
+#   (Prowler reports them): no MFA device guards a request signed with an access key unless
+#   a policy asks aws:MultiFactorAuthPresent, and the keys are judged by their own policies
+#   (WARDEN-AWS-IAM-007, -008, -009, -026). No fix is automated, as a hardware device must
+#   be issued to the user, who registers it themselves.
 # custom:
 #   id: WARDEN-AWS-IAM-030
 #   severity: medium

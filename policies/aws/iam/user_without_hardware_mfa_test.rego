@@ -51,3 +51,12 @@ test_unknown_devices_are_not_judged if {
 test_user_and_device_without_names_still_violate if {
 	user_without_hardware_mfa.deny == {{"msg": "user arn:aws:iam::111111111111:user/bob.martins signs in to the console with a virtual MFA device (#0) and has no hardware one"}} with input as json.remove(user({}), ["resource/name", "resource/attributes/mfa_devices/0/serial"])
 }
+
+# A user without a console password who calls AWS with active access keys and has no MFA
+# device at all is not this policy's (issue 32, class 7): no MFA device guards a request
+# signed with an access key unless a policy asks aws:MultiFactorAuthPresent, and the keys
+# are judged by their own policies (WARDEN-AWS-IAM-007, -008, -009, -026).
+test_api_only_user_without_any_mfa_is_a_near_miss if {
+	keys := [{"id": "AKIAEXAMPLEAPIONLY01", "status": "Active", "created": "2019-01-01T00:00:00Z", "last_used": "2026-11-29T00:00:00Z"}]
+	count(user_without_hardware_mfa.deny) == 0 with input as user({"password_enabled": false, "mfa_active": false, "mfa_devices": [], "access_keys": keys})
+}
