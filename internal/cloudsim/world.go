@@ -79,8 +79,11 @@ type Account struct {
 	Policies           []*Policy            `yaml:"policies,omitempty"`
 	ServerCertificates []*ServerCertificate `yaml:"server_certificates,omitempty"`
 	SecurityGroups     []*SecurityGroup     `yaml:"security_groups,omitempty"`
-	Certificates       []*Certificate       `yaml:"certificates,omitempty"`
-	Secrets            []*Secret            `yaml:"secrets,omitempty"`
+	// NetworkInterfaces are the account's elastic network interfaces
+	// (DescribeNetworkInterfaces): what uses its security groups.
+	NetworkInterfaces []*NetworkInterface `yaml:"network_interfaces,omitempty"`
+	Certificates      []*Certificate      `yaml:"certificates,omitempty"`
+	Secrets           []*Secret           `yaml:"secrets,omitempty"`
 	// Alias is the account alias (ListAccountAliases); empty: none.
 	Alias string `yaml:"alias,omitempty"`
 	// SAMLProviders are the account's IAM SAML identity providers (ListSAMLProviders).
@@ -259,6 +262,22 @@ type SecurityGroup struct {
 	Ingress     []Rule            `yaml:"ingress,omitempty"`
 	Egress      []Rule            `yaml:"egress,omitempty"`
 	Tags        map[string]string `yaml:"tags,omitempty"`
+}
+
+// NetworkInterface is an elastic network interface in one region: an instance's, or one
+// that a service (Lambda, a load balancer, RDS…) created and manages. DescribeNetworkInterfaces
+// renders each kind as AWS does (ec2_eni.go).
+type NetworkInterface struct {
+	ID     string   `yaml:"id,omitempty"` // eni-…; default derived from the account, region and position
+	Region string   `yaml:"region"`
+	Groups []string `yaml:"groups"` // ids of security groups of the region
+	// Kind is what the interface serves: ec2_instance (default), lambda, elb, nlb, rds,
+	// nat_gateway, vpc_endpoint, or detached (an interface attached to nothing).
+	Kind string `yaml:"kind,omitempty"`
+	// AttachedTo names what uses it: the instance id (i-…) of an ec2_instance interface, the
+	// function, load balancer, DB instance, gateway or endpoint of the others.
+	AttachedTo  string `yaml:"attached_to,omitempty"`
+	Description string `yaml:"description,omitempty"` // default: AWS's for the kind
 }
 
 // Rule is one security-group rule: a protocol, a port range and one peer.
@@ -570,6 +589,9 @@ func (w *World) validate() error {
 			if sg.Region == "" {
 				return fmt.Errorf("aws.accounts[%d].security_groups[%d] (%s): region is required", i, j, sg.ID)
 			}
+		}
+		if err := validateInterfaces(a); err != nil {
+			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 		for j, c := range a.Certificates {
 			if c.Region == "" {
