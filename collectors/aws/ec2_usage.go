@@ -79,7 +79,8 @@ func interfaceKind(n ec2types.NetworkInterface) string {
 		return "lambda"
 	case ec2types.NetworkInterfaceTypeNetworkLoadBalancer, ec2types.NetworkInterfaceTypeGatewayLoadBalancer, ec2types.NetworkInterfaceTypeLoadBalancer:
 		return "elb"
-	case ec2types.NetworkInterfaceTypeNatGateway:
+	case ec2types.NetworkInterfaceTypeNatGateway, "nat_gateway":
+		// The API's enum says natGateway; NAT gateways' interfaces say nat_gateway.
 		return "nat_gateway"
 	case ec2types.NetworkInterfaceTypeVpcEndpoint, ec2types.NetworkInterfaceTypeGatewayLoadBalancerEndpoint:
 		return "vpc_endpoint"

@@ -22,7 +22,7 @@ const (
 )
 
 // groupUseWorld is one account whose eu-west-1 group "ssh" serves an instance (through two
-// interfaces), a Lambda function and a load balancer; "named" serves nothing but ssh's
+// interfaces) and an interface of every other kind the simulator renders; "named" serves nothing but ssh's
 // rules name it; "spare" serves nothing and nothing names it.
 func groupUseWorld() *cloudsim.World {
 	w := world()
@@ -38,6 +38,12 @@ func groupUseWorld() *cloudsim.World {
 		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, AttachedTo: "i-0aaa"},
 		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "lambda", AttachedTo: "orders"},
 		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "elb", AttachedTo: "shop/1"},
+		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "nlb", AttachedTo: "edge/2"},
+		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "rds", AttachedTo: "orders-db"},
+		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "elasticache", AttachedTo: "sessions-001"},
+		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "nat_gateway", AttachedTo: "nat-0abc"},
+		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "vpc_endpoint", AttachedTo: "vpce-0abc"},
+		{Region: "eu-west-1", Groups: []string{"sg-0000000000000002"}, Kind: "detached"},
 	}
 	return w
 }
@@ -52,7 +58,7 @@ func TestCollect_securityGroupUse(t *testing.T) {
 		att      string
 		refs     string
 	}{
-		{sgSSH, true, `{"complete":true,"count":4,"error":"","kinds":{"ec2_instance":1,"elb":1,"lambda":1}}`, `[]`},
+		{sgSSH, true, `{"complete":true,"count":10,"error":"","kinds":{"detached":1,"ec2_instance":1,"elasticache":1,"elb":2,"lambda":1,"nat_gateway":1,"rds":1,"vpc_endpoint":1}}`, `[]`},
 		{sgNamed, false, `{"complete":true,"count":0,"error":"","kinds":{}}`, `["sg-0000000000000002"]`},
 		{sgUnused, false, `{"complete":true,"count":0,"error":"","kinds":{}}`, `[]`},
 		{sgDefault, false, `{"complete":true,"count":0,"error":"","kinds":{}}`, `[]`},

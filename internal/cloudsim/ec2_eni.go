@@ -9,7 +9,7 @@ import (
 )
 
 // eniKinds are the kinds of NetworkInterface the world may hold.
-var eniKinds = []string{"ec2_instance", "lambda", "elb", "nlb", "rds", "nat_gateway", "vpc_endpoint", "detached"}
+var eniKinds = []string{"ec2_instance", "lambda", "elb", "nlb", "rds", "elasticache", "nat_gateway", "vpc_endpoint", "detached"}
 
 // validateInterfaces checks that each network interface has a region, a known kind and
 // groups of its region: a typo in a group id would otherwise leave that group unused
@@ -110,6 +110,9 @@ func ec2ENIOf(a *Account, n *NetworkInterface) ec2ENI {
 	case "rds":
 		e.RequesterID, attach.InstanceOwnerID = "amazon-rds", "amazon-rds"
 		desc = "RDSNetworkInterface"
+	case "elasticache":
+		e.RequesterID, attach.InstanceOwnerID = "amazon-elasticache", "amazon-elasticache"
+		desc = "ElastiCache " + n.AttachedTo
 	case "nat_gateway":
 		e.InterfaceType, e.RequesterID, attach.InstanceOwnerID = "nat_gateway", "amazon-aws", "amazon-aws"
 		desc = "Interface for NAT Gateway " + n.AttachedTo

@@ -23,6 +23,7 @@ func eniTestWorld() *World {
 		{ID: "eni-04", Region: "us-east-1", Groups: []string{"sg-0a1b"}, Kind: "nlb", AttachedTo: "edge/1f2e3d"},
 		{ID: "eni-05", Region: "us-east-1", Groups: []string{"sg-0a1b"}, Kind: "rds", AttachedTo: "orders-db"},
 		{ID: "eni-06", Region: "us-east-1", Groups: []string{"sg-0a1b"}, Kind: "nat_gateway", AttachedTo: "nat-0abc"},
+		{ID: "eni-09", Region: "us-east-1", Groups: []string{"sg-0a1b"}, Kind: "elasticache", AttachedTo: "sessions-001"},
 		{ID: "eni-07", Region: "us-east-1", Groups: []string{"sg-0a1b"}, Kind: "vpc_endpoint", AttachedTo: "vpce-0abc"},
 		{ID: "eni-08", Region: "us-east-1", Groups: []string{"sg-0a1b"}, Kind: "detached"},
 		{Region: "eu-west-1", Groups: []string{"sg-0e0f"}},
@@ -44,8 +45,8 @@ func TestEC2DescribeNetworkInterfaces_rendersEachKindAsAWS(t *testing.T) {
 		}
 		all = append(all, out.NetworkInterfaces...)
 	}
-	if len(all) != 8 {
-		t.Fatalf("us-east-1 has %d interfaces over its pages, want 8", len(all))
+	if len(all) != 9 {
+		t.Fatalf("us-east-1 has %d interfaces over its pages, want 9", len(all))
 	}
 	type shape struct {
 		typ, requester, instance, owner, status string
@@ -60,6 +61,7 @@ func TestEC2DescribeNetworkInterfaces_rendersEachKindAsAWS(t *testing.T) {
 		"eni-06": {"nat_gateway", "amazon-aws", "", "amazon-aws", "in-use", true},
 		"eni-07": {"vpc_endpoint", "amazon-aws", "", "amazon-aws", "in-use", true},
 		"eni-08": {"interface", "", "", "", "available", false},
+		"eni-09": {"interface", "amazon-elasticache", "", "amazon-elasticache", "in-use", true},
 	}
 	for _, n := range all {
 		id := aws.ToString(n.NetworkInterfaceId)

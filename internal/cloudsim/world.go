@@ -272,7 +272,7 @@ type NetworkInterface struct {
 	Region string   `yaml:"region"`
 	Groups []string `yaml:"groups"` // ids of security groups of the region
 	// Kind is what the interface serves: ec2_instance (default), lambda, elb, nlb, rds,
-	// nat_gateway, vpc_endpoint, or detached (an interface attached to nothing).
+	// elasticache, nat_gateway, vpc_endpoint, or detached (an interface attached to nothing).
 	Kind string `yaml:"kind,omitempty"`
 	// AttachedTo names what uses it: the instance id (i-…) of an ec2_instance interface, the
 	// function, load balancer, DB instance, gateway or endpoint of the others.
