@@ -129,16 +129,19 @@ func referencedBy(groups []ec2types.SecurityGroup) map[string][]string {
 }
 
 // setGroupUse gives a security group its use: attributes.attachments and, when they were
-// read, attached; attributes.referenced_by when refs is known (nil: it is not, and the
-// attribute is left out rather than claiming no group names it).
+// read, attached; and, for a group no interface uses, attributes.referenced_by when refs
+// is known (nil: it is not, and the attribute is left out rather than claiming no group
+// names it). Only an unattached group needs referenced_by (it decides whether the group
+// is unused), so a group read alone asks for it only then.
 func setGroupUse(r *snapshot.Resource, u groupUse, refs map[string][]string) {
 	id, _ := r.Attributes["group_id"].(string)
 	att := u.attachments(id)
 	r.Attributes["attachments"] = att
-	if att["complete"] == true {
-		r.Attributes["attached"] = att["count"].(int) > 0
+	if att["complete"] != true {
+		return
 	}
-	if refs != nil {
+	r.Attributes["attached"] = att["count"].(int) > 0
+	if att["count"].(int) == 0 && refs != nil {
 		ids := []any{}
 		for _, s := range refs[id] {
 			ids = append(ids, s)
@@ -148,26 +151,27 @@ func setGroupUse(r *snapshot.Resource, u groupUse, refs map[string][]string) {
 }
 
 // readGroupUse gives one re-read group its use as Collect does, with calls of its own:
-// the interfaces filtered by the group, and the groups whose ingress or egress rules name
-// it. A re-read without them would resolve an unused-group finding for lack of data.
+// the interfaces filtered by the group and, when none uses it, the groups whose ingress
+// or egress rules name it. A re-read without them would resolve an unused-group finding
+// for lack of data; a group in use costs one call more than its own read.
 func (a *account) readGroupUse(ctx context.Context, sc *scope, region string, r snapshot.Resource) snapshot.Resource {
 	id, _ := r.Attributes["group_id"].(string)
 	cl := a.ec2(sc, region)
 	use := readGroupUse(ctx, cl, []ec2types.Filter{{Name: aws.String("group-id"), Values: []string{id}}})
+	if use.err != "" || len(use.interfaces[id]) > 0 {
+		setGroupUse(&r, use, nil)
+		return r
+	}
 	var naming []ec2types.SecurityGroup
-	refs := map[string][]string{}
 	for _, filter := range []string{"ip-permission.group-id", "egress.ip-permission.group-id"} {
 		in := &ec2.DescribeSecurityGroupsInput{Filters: []ec2types.Filter{{Name: aws.String(filter), Values: []string{id}}}}
 		groups, err := collect(ctx, ec2.NewDescribeSecurityGroupsPaginator(cl, in), func(p *ec2.DescribeSecurityGroupsOutput) []ec2types.SecurityGroup { return p.SecurityGroups })
 		if err != nil {
-			refs = nil
-			break
+			setGroupUse(&r, use, nil)
+			return r
 		}
 		naming = append(naming, groups...)
 	}
-	if refs != nil {
-		refs = referencedBy(naming)
-	}
-	setGroupUse(&r, use, refs)
+	setGroupUse(&r, use, referencedBy(naming))
 	return r
 }
