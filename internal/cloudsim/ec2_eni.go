@@ -8,6 +8,22 @@ import (
 	"strings"
 )
 
+// NetworkInterface is an elastic network interface in one region: an instance's, or one
+// that a service (Lambda, a load balancer, RDS…) created and manages. DescribeNetworkInterfaces
+// renders each kind as AWS does (ec2_eni.go).
+type NetworkInterface struct {
+	ID     string   `yaml:"id,omitempty"` // eni-…; default derived from the account, region and position
+	Region string   `yaml:"region"`
+	Groups []string `yaml:"groups"` // ids of security groups of the region
+	// Kind is what the interface serves: ec2_instance (default), lambda, elb, nlb, rds,
+	// elasticache, nat_gateway, vpc_endpoint, or detached (an interface attached to nothing).
+	Kind string `yaml:"kind,omitempty"`
+	// AttachedTo names what uses it: the instance id (i-…) of an ec2_instance interface, the
+	// function, load balancer, DB instance, gateway or endpoint of the others.
+	AttachedTo  string `yaml:"attached_to,omitempty"`
+	Description string `yaml:"description,omitempty"` // default: AWS's for the kind
+}
+
 // eniKinds are the kinds of NetworkInterface the world may hold.
 var eniKinds = []string{"ec2_instance", "lambda", "elb", "nlb", "rds", "elasticache", "nat_gateway", "vpc_endpoint", "detached"}
 

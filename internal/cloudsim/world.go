@@ -264,22 +264,6 @@ type SecurityGroup struct {
 	Tags        map[string]string `yaml:"tags,omitempty"`
 }
 
-// NetworkInterface is an elastic network interface in one region: an instance's, or one
-// that a service (Lambda, a load balancer, RDS…) created and manages. DescribeNetworkInterfaces
-// renders each kind as AWS does (ec2_eni.go).
-type NetworkInterface struct {
-	ID     string   `yaml:"id,omitempty"` // eni-…; default derived from the account, region and position
-	Region string   `yaml:"region"`
-	Groups []string `yaml:"groups"` // ids of security groups of the region
-	// Kind is what the interface serves: ec2_instance (default), lambda, elb, nlb, rds,
-	// elasticache, nat_gateway, vpc_endpoint, or detached (an interface attached to nothing).
-	Kind string `yaml:"kind,omitempty"`
-	// AttachedTo names what uses it: the instance id (i-…) of an ec2_instance interface, the
-	// function, load balancer, DB instance, gateway or endpoint of the others.
-	AttachedTo  string `yaml:"attached_to,omitempty"`
-	Description string `yaml:"description,omitempty"` // default: AWS's for the kind
-}
-
 // Rule is one security-group rule: a protocol, a port range and one peer.
 type Rule struct {
 	Protocol    string `yaml:"protocol"` // tcp, udp, icmp, icmpv6 or -1
