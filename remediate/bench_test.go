@@ -36,6 +36,8 @@ func BenchmarkApply200(b *testing.B) {
 			id := fmt.Sprintf("sg-%017d", i+1)
 			a.SecurityGroups = append(a.SecurityGroups, &cloudsim.SecurityGroup{ID: id, Name: "web-" + id, Region: "us-east-1", VPC: "vpc-1",
 				Description: "web", Ingress: []cloudsim.Rule{{Protocol: "tcp", FromPort: 22, ToPort: 22, CIDR: "0.0.0.0/0", Description: "anywhere"}}})
+			// Each serves an instance: a re-read asks its interfaces, not who names it.
+			a.NetworkInterfaces = append(a.NetworkInterfaces, &cloudsim.NetworkInterface{Region: "us-east-1", Groups: []string{id}})
 		}
 		w.AWS.Accounts = append(w.AWS.Accounts, a)
 		gcfg := gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}}

@@ -212,6 +212,7 @@ func schemas() map[string]*spec {
 		"aws.ec2.security_group": object(
 			opt("group_id", str()), opt("group_name", str()), opt("vpc_id", str()), opt("description", str()),
 			opt("is_default", boolean()), opt("ingress", list(sgRuleSpec())), opt("egress", list(sgRuleSpec())),
+			opt("attachments", sgAttachmentsSpec()), opt("attached", boolean()), opt("referenced_by", names()),
 		),
 		"aws.acm.certificate": object(
 			opt("domain_name", str()), opt("subject_alternative_names", names()),
@@ -300,4 +301,15 @@ func auditConfigsSpec() *spec {
 		req("log_type", enum("ADMIN_READ", "DATA_READ", "DATA_WRITE", "LOG_TYPE_UNSPECIFIED")),
 		opt("exempted_members", names()),
 	)))))
+}
+
+// sgAttachmentsSpec is a security group's attachments: how many network interfaces use it
+// and what they serve (the kinds collectors/aws names), or, when they could not be read,
+// complete false and why.
+func sgAttachmentsSpec() *spec {
+	var kinds []field
+	for _, k := range []string{"ec2_instance", "lambda", "elb", "rds", "elasticache", "redshift", "nat_gateway", "vpc_endpoint", "detached", "other"} {
+		kinds = append(kinds, opt(k, count()))
+	}
+	return object(req("complete", boolean()), opt("error", str()), opt("count", count()), opt("kinds", object(kinds...)))
 }

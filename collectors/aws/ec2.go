@@ -13,7 +13,8 @@ import (
 	"github.com/warden-sec/warden/snapshot"
 )
 
-// collectEC2 reads the security groups of one region, a thousand a call.
+// collectEC2 reads the security groups of one region, a thousand a call, and what uses
+// them: the region's network interfaces, read once for every group.
 func (a *account) collectEC2(ctx context.Context, sink collectors.Sink, region string) error {
 	sc := newScope(sink, a.id, "ec2", region)
 	a.readEC2(ctx, sc, region)
@@ -21,18 +22,36 @@ func (a *account) collectEC2(ctx context.Context, sink collectors.Sink, region s
 }
 
 func (a *account) readEC2(ctx context.Context, sc *scope, region string) {
+	var groups []ec2types.SecurityGroup
+	whole := true
 	for page, err := range pages(ctx, ec2.NewDescribeSecurityGroupsPaginator(a.ec2(sc, region), &ec2.DescribeSecurityGroupsInput{MaxResults: aws.Int32(1000)})) {
 		if err != nil {
-			if len(sc.resources) == 0 {
+			if len(groups) == 0 {
 				sc.fail("ec2:DescribeSecurityGroups", err)
-			} else {
-				sc.partial("ec2:DescribeSecurityGroups", err)
+				return
 			}
-			return
+			sc.partial("ec2:DescribeSecurityGroups", err)
+			whole = false
+			break
 		}
-		for _, g := range page.SecurityGroups {
-			sc.add(a.securityGroup(region, g))
-		}
+		groups = append(groups, page.SecurityGroups...)
+	}
+	if len(groups) == 0 {
+		return
+	}
+	use := readGroupUse(ctx, a.ec2(sc, region), nil)
+	if use.err != "" {
+		a.c.log.Warn("aws security groups' use unknown", "scope", sc.s.ID, "error", use.err)
+	}
+	// Which groups name a group is known only from all of them.
+	var refs map[string][]string
+	if whole {
+		refs = referencedBy(groups)
+	}
+	for _, g := range groups {
+		r := a.securityGroup(region, g)
+		setGroupUse(&r, use, refs)
+		sc.add(r)
 	}
 }
 
@@ -102,4 +121,6 @@ func rules(arn, direction string, perms []ec2types.IpPermission) []any {
 }
 
 // ec2Permissions are the IAM actions of this file's reads.
-func ec2Permissions() []string { return []string{"ec2:DescribeSecurityGroups"} }
+func ec2Permissions() []string {
+	return []string{"ec2:DescribeNetworkInterfaces", "ec2:DescribeSecurityGroups"}
+}

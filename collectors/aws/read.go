@@ -116,7 +116,7 @@ func (a *account) read(ctx context.Context, arn awsarn.ARN) (snapshot.Resource, 
 		}
 		for _, g := range out.SecurityGroups {
 			if aws.ToString(g.GroupId) == id {
-				return sc.place(a.securityGroup(arn.Region, g)), nil
+				return sc.place(a.readGroupUse(ctx, sc, arn.Region, a.securityGroup(arn.Region, g))), nil
 			}
 		}
 		// Asked by id, EC2 answers InvalidGroup.NotFound for a group that is gone: an
@@ -342,7 +342,7 @@ func (a *account) readAccount(ctx context.Context, cl *iam.Client) (snapshot.Res
 // with its own calls rather than the bulk reads of Collect.
 func readPermissions() []string {
 	return []string{"acm:DescribeCertificate", "acm:GetCertificate", "acm:ListTagsForCertificate",
-		"ec2:DescribeSecurityGroups",
+		"ec2:DescribeNetworkInterfaces", "ec2:DescribeSecurityGroups",
 		"iam:GenerateCredentialReport", "iam:GetAccessKeyLastUsed", "iam:GetAccountPasswordPolicy", "iam:GetAccountSummary",
 		"iam:GetCredentialReport", "iam:GetGroup", "iam:GetGroupPolicy", "iam:GetLoginProfile", "iam:GetPolicy",
 		"iam:GetPolicyVersion", "iam:GetRole", "iam:GetRolePolicy", "iam:GetServerCertificate", "iam:GetUser",

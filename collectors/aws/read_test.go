@@ -101,7 +101,8 @@ func TestRead_equalsCollect(t *testing.T) {
 	t.Logf("read %v", seen)
 }
 
-// TestRead_minimumCalls: one security group is one DescribeSecurityGroups; one access key
+// TestRead_minimumCalls: one security group in use is DescribeSecurityGroups by id and
+// its interfaces (TestRead_securityGroupUse: an unused one more); one access key
 // its user's key list and its last use; a policy GetPolicy, its default version and its
 // attachments.
 func TestRead_minimumCalls(t *testing.T) {
@@ -114,7 +115,7 @@ func TestRead_minimumCalls(t *testing.T) {
 		uid   string
 		calls map[string]int
 	}{
-		{"arn:aws:ec2:eu-west-1:222222222222:security-group/sg-22cd5da917ca29761", map[string]int{"ec2:DescribeSecurityGroups": 1}},
+		{"arn:aws:ec2:eu-west-1:222222222222:security-group/sg-2e4ef211b13fa7ac5", map[string]int{"ec2:DescribeNetworkInterfaces": 1, "ec2:DescribeSecurityGroups": 1}},
 		{"arn:aws:iam::111111111111:user/bob.martins/accesskey/AKIANILIFJP2UQQDFR5V", map[string]int{"iam:ListAccessKeys": 1, "iam:GetAccessKeyLastUsed": 1}},
 		{"arn:aws:iam::aws:policy/AdministratorAccess", map[string]int{"iam:GetPolicy": 1, "iam:GetPolicyVersion": 1, "iam:ListEntitiesForPolicy": 1}},
 	}

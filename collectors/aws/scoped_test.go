@@ -283,9 +283,9 @@ func TestCollectScope_alone(t *testing.T) {
 		id    string
 		calls []string // the operations served, all of them
 	}{
-		{"aws/222222222222/ec2/us-east-1", []string{"ec2:DescribeRegions", "ec2:DescribeSecurityGroups",
+		{"aws/222222222222/ec2/us-east-1", []string{"ec2:DescribeNetworkInterfaces", "ec2:DescribeRegions", "ec2:DescribeSecurityGroups",
 			"organizations:ListAccounts", "sts:AssumeRole", "sts:GetCallerIdentity"}},
-		{"aws/111111111111/ec2/eu-west-1", []string{"ec2:DescribeRegions", "ec2:DescribeSecurityGroups",
+		{"aws/111111111111/ec2/eu-west-1", []string{"ec2:DescribeNetworkInterfaces", "ec2:DescribeRegions", "ec2:DescribeSecurityGroups",
 			"organizations:ListAccounts", "sts:GetCallerIdentity"}},
 		{"aws/333333333333/acm/eu-west-1", []string{"acm:DescribeCertificate", "acm:GetCertificate", "acm:ListCertificates",
 			"acm:ListTagsForCertificate", "ec2:DescribeRegions", "organizations:ListAccounts", "sts:AssumeRole", "sts:GetCallerIdentity"}},

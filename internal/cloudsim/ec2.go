@@ -12,13 +12,14 @@ import (
 )
 
 // ec2Handlers serves the EC2 actions warden reads and changes: regions, security groups,
-// their rules and tags. Every action is scoped to the region of the request's SigV4
+// their rules and tags, and the network interfaces that use the groups. Every action is scoped to the region of the request's SigV4
 // credential scope, which must be one of the account's enabled regions.
 func (s *Sim) ec2Handlers() map[string]queryHandler {
 	return map[string]queryHandler{
 		"DescribeRegions":               s.ec2DescribeRegions,
 		"DescribeSecurityGroups":        s.ec2DescribeSecurityGroups,
 		"DescribeSecurityGroupRules":    s.ec2DescribeSecurityGroupRules,
+		"DescribeNetworkInterfaces":     s.ec2DescribeNetworkInterfaces,
 		"CreateSecurityGroup":           s.ec2CreateSecurityGroup,
 		"DeleteSecurityGroup":           s.ec2DeleteSecurityGroup,
 		"AuthorizeSecurityGroupIngress": s.ec2Authorize(false),
@@ -419,6 +420,9 @@ func (s *Sim) ec2DeleteSecurityGroup(c *call, form url.Values) (any, error) {
 				return nil, errf(kindInvalid, "DependencyViolation", "resource %s has a dependent object", g.ID)
 			}
 		}
+	}
+	if eni := ec2GroupInUse(a, g); eni != "" {
+		return nil, errf(kindInvalid, "DependencyViolation", "resource %s has a dependent object", g.ID)
 	}
 	if err := ec2DryRun(form); err != nil {
 		return nil, err

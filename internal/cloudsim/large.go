@@ -17,8 +17,8 @@ type LargeAccount struct {
 }
 
 // Build makes the account: every user in a group, roles with trust policies and a
-// customer-managed policy each tenth role, security groups with a few rules each. The
-// content is deterministic.
+// customer-managed policy each tenth role, security groups with a few rules each, two in
+// three of them used by an instance. The content is deterministic.
 func (l LargeAccount) Build() *Account {
 	if len(l.Regions) == 0 {
 		l.Regions = []string{"us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2"}
@@ -75,6 +75,12 @@ func (l LargeAccount) Build() *Account {
 			g.Ingress = append(g.Ingress, Rule{Protocol: "tcp", FromPort: 22, ToPort: 22, CIDR: "0.0.0.0/0"})
 		}
 		a.SecurityGroups = append(a.SecurityGroups, g)
+		// Two groups in three serve an instance; the others are left over, as in a real
+		// account of this size.
+		if i%3 != 2 {
+			a.NetworkInterfaces = append(a.NetworkInterfaces, &NetworkInterface{ID: fmt.Sprintf("eni-%017x", i+1), Region: region,
+				Groups: []string{g.ID}, Kind: "ec2_instance", AttachedTo: fmt.Sprintf("i-%017x", i+1)})
+		}
 	}
 	return a
 }

@@ -153,6 +153,9 @@ func (m *modelSuite) ec2() {
 	q("DescribeSecurityGroups", "")
 	q("DescribeSecurityGroups", "InvalidGroup.NotFound", "GroupId.1", "sg-0000000000000000f")
 	q("DescribeSecurityGroupRules", "")
+	q("DescribeNetworkInterfaces", "", "MaxResults", "5")
+	q("DescribeNetworkInterfaces", "", "Filter.1.Name", "interface-type", "Filter.1.Value.1", "lambda")
+	q("DescribeNetworkInterfaces", "InvalidNetworkInterfaceID.NotFound", "NetworkInterfaceId.1", "eni-0000000000000000f")
 	id := xmlText(m.t, q("CreateSecurityGroup", "", "GroupName", "mt-sg", "GroupDescription", "model test", "VpcId", vpc), "groupId")
 	perm := []string{"GroupId", id, "IpPermissions.1.IpProtocol", "tcp", "IpPermissions.1.FromPort", "22", "IpPermissions.1.ToPort", "22",
 		"IpPermissions.1.IpRanges.1.CidrIp", "10.0.0.0/8"}

@@ -135,6 +135,7 @@ func (s *Sim) prepareAccount(a *Account) error {
 			g.VPC = "vpc-" + strings.ToLower(makeID("", a.ID+"/"+g.Region+"/vpc", 8))
 		}
 	}
+	prepareInterfaces(a)
 	return nil
 }
 

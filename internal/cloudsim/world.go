@@ -79,8 +79,11 @@ type Account struct {
 	Policies           []*Policy            `yaml:"policies,omitempty"`
 	ServerCertificates []*ServerCertificate `yaml:"server_certificates,omitempty"`
 	SecurityGroups     []*SecurityGroup     `yaml:"security_groups,omitempty"`
-	Certificates       []*Certificate       `yaml:"certificates,omitempty"`
-	Secrets            []*Secret            `yaml:"secrets,omitempty"`
+	// NetworkInterfaces are the account's elastic network interfaces
+	// (DescribeNetworkInterfaces): what uses its security groups.
+	NetworkInterfaces []*NetworkInterface `yaml:"network_interfaces,omitempty"`
+	Certificates      []*Certificate      `yaml:"certificates,omitempty"`
+	Secrets           []*Secret           `yaml:"secrets,omitempty"`
 	// Alias is the account alias (ListAccountAliases); empty: none.
 	Alias string `yaml:"alias,omitempty"`
 	// SAMLProviders are the account's IAM SAML identity providers (ListSAMLProviders).
@@ -577,6 +580,9 @@ func (w *World) validate() error {
 			if sg.Region == "" {
 				return fmt.Errorf("aws.accounts[%d].security_groups[%d] (%s): region is required", i, j, sg.ID)
 			}
+		}
+		if err := validateInterfaces(a); err != nil {
+			return fmt.Errorf("aws.accounts[%d].%w", i, err)
 		}
 		for j, c := range a.Certificates {
 			if c.Region == "" {

@@ -124,6 +124,17 @@ func init() {
 			if sg, ok := resourceOf(rs, "aws.ec2.security_group", "web"); ok && sg.UID != w.GroupARN {
 				t.Errorf("security group uid %s, want %s", sg.UID, w.GroupARN)
 			}
+			// Its use is read from the region's network interfaces, on both backends alike:
+			// nothing uses the new group, and no other group names it.
+			if sg, ok := resourceOf(rs, "aws.ec2.security_group", "web"); ok {
+				att, _ := sg.Attributes["attachments"].(map[string]any)
+				if att["complete"] != true || att["count"] != float64(0) || sg.Attributes["attached"] != false {
+					t.Errorf("security group web: attachments %v, attached %v; want read whole, used by nothing", att, sg.Attributes["attached"])
+				}
+				if refs, ok := sg.Attributes["referenced_by"].([]any); !ok || len(refs) != 0 {
+					t.Errorf("security group web: referenced_by %v, want []", sg.Attributes["referenced_by"])
+				}
+			}
 			if p, ok := resourceOf(rs, "aws.iam.policy", "everything"); ok && p.UID != w.PolicyARN {
 				t.Errorf("policy uid %s, want %s", p.UID, w.PolicyARN)
 			}

@@ -506,11 +506,12 @@ aws_service_exposures(ports) := [{"open": open, "ports": exposed} |
 ]
 
 # aws_service_violation(exposure, service) is the finding of an AWS rule that opens a
-# service's ports (exposure from aws_service_exposures) to the internet.
+# service's ports (exposure from aws_service_exposures) to the internet, saying what the
+# group exposes (security_group_exposure, net_use.rego).
 aws_service_violation(exposure, service) := {
 	"msg": sprintf(
-		"%s allows %s from %s: %s (%s) is open to the internet",
-		[security_group_label, describe(exposure.open.rule), cidr_text(exposure.open.rule.cidr), service, ports_text(exposure.ports)],
+		"%s allows %s from %s: %s (%s) is open to the internet%s",
+		[security_group_label, describe(exposure.open.rule), cidr_text(exposure.open.rule.cidr), service, ports_text(exposure.ports), security_group_exposure],
 	),
 	"key": exposure.open.rule.id,
 	"target": exposure.open.rule.id,

@@ -85,8 +85,14 @@ var awsCalls = map[string]func(*awsCtx) error{
 	"ec2:ModifySecurityGroupRules":                   modifySGRules,
 	"ec2:CreateSecurityGroup":                        createSG,
 	"ec2:DeleteSecurityGroup":                        deleteSG,
-	"ec2:CreateTags":                                 sgTags,
-	"ec2:DeleteTags":                                 sgTags,
+	// What uses a group (its attachments): the groups a new instance or interface joins.
+	// The groups an instance or interface leaves (TerminateInstances, DeleteNetworkInterface,
+	// ModifyNetworkInterfaceAttribute) are not named by the call: the region's next read
+	// judges them.
+	"ec2:RunInstances":           instanceGroups,
+	"ec2:CreateNetworkInterface": interfaceGroups,
+	"ec2:CreateTags":             sgTags,
+	"ec2:DeleteTags":             sgTags,
 
 	// ACM certificates. ImportCertificate answers the ARN, and a re-import names it in
 	// its request too.
@@ -530,3 +536,64 @@ func certAt(in ...func(*awsCtx) node) func(*awsCtx) error {
 }
 
 func responseElements(c *awsCtx) node { return c.resp }
+
+// instanceGroups maps RunInstances: the security groups of each instance the response
+// lists (responseElements.instancesSet.items[].groupSet), which the instance now uses.
+func instanceGroups(c *awsCtx) error {
+	set, err := c.resp.obj("instancesSet")
+	if err != nil {
+		return err
+	}
+	instances, err := set.objects("items")
+	if err != nil {
+		return err
+	}
+	for _, in := range instances {
+		if err := c.groupSet(in); err != nil {
+			return err
+		}
+	}
+	if len(c.refs) == 0 {
+		c.whole(set.at("items") + " names no security group")
+	}
+	return nil
+}
+
+// interfaceGroups maps CreateNetworkInterface: the security groups of the new interface
+// (responseElements.networkInterface.groupSet).
+func interfaceGroups(c *awsCtx) error {
+	n, err := c.resp.obj("networkInterface")
+	if err != nil {
+		return err
+	}
+	if err := c.groupSet(n); err != nil {
+		return err
+	}
+	if len(c.refs) == 0 {
+		c.whole(n.at("groupSet") + " names no security group")
+	}
+	return nil
+}
+
+// groupSet adds the security groups an instance or interface of a response names:
+// groupSet.items[].groupId.
+func (c *awsCtx) groupSet(n node) error {
+	set, err := n.obj("groupSet")
+	if err != nil {
+		return err
+	}
+	items, err := set.objects("items")
+	if err != nil {
+		return err
+	}
+	for _, g := range items {
+		id, err := g.need("groupId")
+		if err != nil {
+			return err
+		}
+		if err := c.sg(g.at("groupId"), id, ""); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -150,6 +150,9 @@ var awsGolden = []golden{
 		UID: "arn:aws:ec2:eu-west-1:" + acct + ":security-group/sg-0bb22cc33dd44ee55", Type: "aws.ec2.security_group", Name: "web-public"}}, false},
 	{"ec2-delete-security-group.json", ec2Scope, "ec2:DeleteSecurityGroup", []events.Ref{sg("eu-west-1", "sg-0bb22cc33dd44ee55")}, false},
 	{"ec2-create-tags.json", ec2Scope, "ec2:CreateTags", []events.Ref{webSG}, false},
+	// What uses a group: a new instance or interface touches the groups it joins.
+	{"ec2-run-instances.json", ec2Scope, "ec2:RunInstances", []events.Ref{webSG}, false},
+	{"ec2-create-network-interface.json", ec2Scope, "ec2:CreateNetworkInterface", []events.Ref{webSG}, false},
 	// Named by groupName in a default VPC: the region's scope is read.
 	{"ec2-authorize-ingress-by-name.json", "aws/" + acct + "/ec2/us-east-1", "ec2:AuthorizeSecurityGroupIngress", nil, true},
 	// ACM.
@@ -486,7 +489,6 @@ func TestParse_unknown(t *testing.T) {
 		"iam-get-account-authorization-details.json": "iam:GetAccountAuthorizationDetails",
 		"iam-create-access-key-failed.json":          "iam:CreateAccessKey",
 		"ec2-authorize-ingress-denied.json":          "ec2:AuthorizeSecurityGroupIngress",
-		"ec2-run-instances.json":                     "ec2:RunInstances",
 		"ec2-create-tags-instance.json":              "ec2:CreateTags",
 		"s3-put-bucket-policy.json":                  "s3:PutBucketPolicy",
 		"ec2-instance-state-change.json":             "EC2 Instance State-change Notification",

@@ -24,8 +24,8 @@ deny contains violation if {
 	not info.internet
 	violation := {
 		"msg": sprintf(
-			"%s allows %s from the public range %s: every port is open to that address",
-			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr)],
+			"%s allows %s from the public range %s: every port is open to that address%s",
+			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr), net.security_group_exposure],
 		),
 		"key": rule.id,
 		"target": rule.id,

@@ -38,8 +38,8 @@ deny contains violation(open, exposed) if {
 
 violation(open, exposed) := {
 	"msg": sprintf(
-		"%s allows %s from %s, which opens database and cache ports to the internet (%s)",
-		[net.security_group_label, net.describe(open.rule), net.cidr_text(open.rule.cidr), concat(", ", [sprintf("%v", [p]) | some p in exposed])],
+		"%s allows %s from %s, which opens database and cache ports to the internet (%s)%s",
+		[net.security_group_label, net.describe(open.rule), net.cidr_text(open.rule.cidr), concat(", ", [sprintf("%v", [p]) | some p in exposed]), net.security_group_exposure],
 	),
 	"key": open.rule.id,
 	"target": open.rule.id,

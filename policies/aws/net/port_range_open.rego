@@ -30,8 +30,8 @@ deny contains violation if {
 	rule := open.rule
 	violation := {
 		"msg": sprintf(
-			"%s allows %s from %s: %d ports open to the internet (at most %d)",
-			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr), size, max_ports],
+			"%s allows %s from %s: %d ports open to the internet (at most %d)%s",
+			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr), size, max_ports, net.security_group_exposure],
 		),
 		"key": rule.id,
 		"target": rule.id,

@@ -23,11 +23,12 @@ deny contains violation if {
 	rule := open.rule
 	violation := {
 		"msg": sprintf(
-			"%s allows %s from %s: ports %s are open to the internet but are not public ports (%s) and no other policy names them",
+			"%s allows %s from %s: ports %s are open to the internet but are not public ports (%s) and no other policy names them%s",
 			[
 				net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr),
 				concat(",", [net.range_text(r) | some r in other]),
 				net.ports_text(net.public_ports),
+				net.security_group_exposure,
 			],
 		),
 		"key": rule.id,

@@ -22,8 +22,8 @@ deny contains violation if {
 	rule := open.rule
 	violation := {
 		"msg": sprintf(
-			"%s allows %s from %s: SSH (22) is open to the internet",
-			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr)],
+			"%s allows %s from %s: SSH (22) is open to the internet%s",
+			[net.security_group_label, net.describe(rule), net.cidr_text(rule.cidr), net.security_group_exposure],
 		),
 		"key": rule.id,
 		"target": rule.id,

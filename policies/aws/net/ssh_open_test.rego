@@ -134,3 +134,24 @@ test_group_without_name_or_group_id_still_violates if {
 	some w in ssh_open.deny with input as no_ids
 	w.msg == "security group arn:aws:ec2:eu-west-1:111111111111:security-group/sg-0b7c1d2e3f4a5b6c7 allows tcp 22 from 0.0.0.0/1 (2147483648 addresses): SSH (22) is open to the internet"
 }
+
+# What the group exposes ends the message: its instances and other users, or, for a group
+# nothing uses, that the rule waits for the next attachment. The finding and its key are
+# the same either way.
+test_message_says_what_is_exposed if {
+	r := rule("tcp", 22, 22, "0.0.0.0/0")
+	used := object.union(sg([r]), {"resource": {"attributes": {"attached": true, "attachments": {"complete": true, "error": "", "count": 4, "kinds": {"ec2_instance": 3, "elb": 1}}}}})
+	[v] := [v | some v in ssh_open.deny] with input as used
+	v.msg == "security group prod-bastion (sg-0b7c1d2e3f4a5b6c7) allows tcp 22 from 0.0.0.0/0 (every IPv4 address): SSH (22) is open to the internet; it exposes 3 EC2 instances, 1 load balancer interface"
+	v.key == r.id
+
+	unused := object.union(sg([r]), {"resource": {"attributes": {"attached": false, "attachments": {"complete": true, "error": "", "count": 0, "kinds": {}}}}})
+	[u] := [u | some u in ssh_open.deny] with input as unused
+	endswith(u.msg, "SSH (22) is open to the internet; nothing uses the group today, but whatever is attached to it next is exposed at once")
+	u.key == r.id
+
+	# unknown use: reported all the same, with no claim about it
+	unknown := object.union(sg([r]), {"resource": {"attributes": {"attachments": {"complete": false, "error": "ec2:DescribeNetworkInterfaces: AccessDenied"}}}})
+	[w] := [w | some w in ssh_open.deny] with input as unknown
+	endswith(w.msg, "SSH (22) is open to the internet")
+}

@@ -71,3 +71,10 @@ test_near_miss_peer_is_a_group if {
 	r := object.union(rule("tcp", 23, 23, ""), {"source_group": "sg-0aaaaaaaaaaaaaaaa"})
 	count(telnet_open.deny) == 0 with input as sg([r])
 }
+
+# A service policy's message says what the group exposes, as every open-rule policy's.
+test_message_says_what_is_exposed if {
+	used := object.union(sg([rule("tcp", 23, 23, "0.0.0.0/0")]), {"resource": {"attributes": {"attachments": {"complete": true, "error": "", "count": 2, "kinds": {"ec2_instance": 1, "detached": 1}}}}})
+	[v] := [v | some v in telnet_open.deny] with input as used
+	endswith(v.msg, "Telnet (23) is open to the internet; it exposes 1 EC2 instance, 1 detached interface")
+}
