@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/warden-sec/warden/snapshot"
 )
@@ -24,8 +26,28 @@ type hasher struct {
 }
 
 // hashVersion is mixed into every hash: a new encoding makes every stored hash differ,
-// so the first read after an upgrade evaluates its scope in full, as it should.
-const hashVersion = "warden.resource.v2"
+// so the first read after an upgrade evaluates its scope in full, as it should. v3:
+// last-use times hashed to the day (lastUse).
+const hashVersion = "warden.resource.v3"
+
+// lastUse reports whether an attribute named k holds when something was last used
+// ("last_used", "password_last_used"). Such a time is hashed to its day: assuming a
+// member account's role to read it moves the role's RoleLastUsed, on AWS as in the
+// simulator, and warden's own keys' last use moves with every call, so hashed whole
+// they would read as changed at every sweep (all 499 member roles of a 500-account
+// organisation were evaluated again, and their fixes planned again, each time). No
+// policy judges last use finer than in days; the stored resource is the read's as it
+// is, refreshed whenever anything else of it changes, and a scope's full evaluation
+// (full_every) judges every resource again whatever its hash.
+func lastUse(k string) bool { return k == "last_used" || strings.HasSuffix(k, "_last_used") }
+
+// day is an RFC 3339 time's date, or s itself when it is not one.
+func day(s string) string {
+	if _, err := time.Parse(time.RFC3339Nano, s); err != nil {
+		return s
+	}
+	return s[:len("2006-01-02")]
+}
 
 // sum returns the resource's hash.
 func (h *hasher) sum(r snapshot.Resource) (string, error) {
@@ -60,7 +82,11 @@ func (h *hasher) strings(m map[string]string) {
 	}
 	for _, k := range h.push(start) {
 		h.str(k)
-		h.str(m[k])
+		if lastUse(k) {
+			h.str(day(m[k]))
+		} else {
+			h.str(m[k])
+		}
 	}
 	h.keys = h.keys[:start]
 }
@@ -125,7 +151,11 @@ func (h *hasher) value(v any) error {
 		}
 		for _, k := range h.push(start) {
 			h.str(k)
-			if err := h.value(x[k]); err != nil {
+			v := x[k]
+			if s, ok := v.(string); ok && lastUse(k) {
+				v = day(s)
+			}
+			if err := h.value(v); err != nil {
 				return err
 			}
 		}

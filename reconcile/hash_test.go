@@ -14,6 +14,9 @@ func TestHasher(t *testing.T) {
 			Attributes: map[string]any{
 				"trust":    map[string]any{"Statement": []any{map[string]any{"Effect": "Allow", "Action": "sts:AssumeRole"}}},
 				"policies": []any{"p1", "p2"}, "max_session": 3600.0, "ok": true, "none": nil,
+				"last_used": "2026-12-06T09:15:00Z", "created": "2026-01-02T03:04:05Z",
+				"usage": map[string]any{"services": []any{map[string]any{"service": "s3", "last_used": "2026-12-05T23:00:00Z"}}},
+				"login":  map[string]string{"password_last_used": "2026-12-01T08:00:00Z", "last_used_region": "eu-west-1"},
 			}}
 	}
 	cases := []struct {
@@ -39,6 +42,21 @@ func TestHasher(t *testing.T) {
 		{"a Go slice of strings as its JSON twin", func(r *snapshot.Resource) { r.Attributes["policies"] = []string{"p1", "p2"} }, true},
 		{"an unusual Go type", func(r *snapshot.Resource) { r.Attributes["policies"] = [2]string{"p1", "p2"} }, false},
 		{"the scope", func(r *snapshot.Resource) { r.Scope = "aws/1/iam" }, false},
+		// Last use is hashed to the day (lastUse): used again the same day is no change.
+		{"used again the same day", func(r *snapshot.Resource) { r.Attributes["last_used"] = "2026-12-06T17:40:12Z" }, true},
+		{"used again another day", func(r *snapshot.Resource) { r.Attributes["last_used"] = "2026-12-07T00:00:01Z" }, false},
+		{"first used", func(r *snapshot.Resource) { r.Attributes["none"] = nil; r.Attributes["last_used"] = nil }, false},
+		{"a service used again the same day", func(r *snapshot.Resource) {
+			r.Attributes["usage"].(map[string]any)["services"].([]any)[0].(map[string]any)["last_used"] = "2026-12-05T23:59:59Z"
+		}, true},
+		{"a service used again the next day", func(r *snapshot.Resource) {
+			r.Attributes["usage"].(map[string]any)["services"].([]any)[0].(map[string]any)["last_used"] = "2026-12-06T00:00:00Z"
+		}, false},
+		{"a password used again the same day", func(r *snapshot.Resource) {
+			r.Attributes["login"].(map[string]string)["password_last_used"] = "2026-12-01T22:00:00Z"
+		}, true},
+		{"another time, not a last use", func(r *snapshot.Resource) { r.Attributes["created"] = "2026-01-02T03:04:06Z" }, false},
+		{"a last use that is not a time", func(r *snapshot.Resource) { r.Attributes["last_used"] = "2026-12-06T09:15:00" }, false},
 	}
 	var h hasher
 	want, err := h.sum(base())
