@@ -16,7 +16,7 @@ func TestHasher(t *testing.T) {
 				"policies": []any{"p1", "p2"}, "max_session": 3600.0, "ok": true, "none": nil,
 				"last_used": "2026-12-06T09:15:00Z", "created": "2026-01-02T03:04:05Z",
 				"usage": map[string]any{"services": []any{map[string]any{"service": "s3", "last_used": "2026-12-05T23:00:00Z"}}},
-				"login":  map[string]string{"password_last_used": "2026-12-01T08:00:00Z", "last_used_region": "eu-west-1"},
+				"login": map[string]string{"password_last_used": "2026-12-01T08:00:00Z", "last_used_region": "eu-west-1"},
 			}}
 	}
 	cases := []struct {
