@@ -160,6 +160,10 @@ func principalKind(typ string) string { return strings.TrimPrefix(typ, "aws.iam.
 // what the pack needs to exempt or defer them (creation, service-linked, the
 // warden-least-privilege tag).
 func aggregateUsage(policy snapshot.Resource, principals []snapshot.Resource, missing []string) map[string]any {
+	// The principals come from a map of attachments: in a stable order, so that the same
+	// policy reads (and hashes) the same every time.
+	principals = slices.SortedFunc(slices.Values(principals), func(a, b snapshot.Resource) int { return strings.Compare(a.UID, b.UID) })
+	missing = slices.Sorted(slices.Values(missing))
 	out := map[string]any{"source": "aws.access_advisor", "aggregated": true, "complete": false}
 	var who []any
 	for _, p := range principals {

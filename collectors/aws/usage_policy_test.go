@@ -126,3 +126,45 @@ func TestCollect_policyUsageIncomplete(t *testing.T) {
 		t.Errorf("usage %v: want incomplete with the reason", u)
 	}
 }
+
+// TestAggregatePolicyUsage_sameEveryTime: a policy attached to a group, a role and a user
+// lists them in one order whatever order the attachments are walked in (they come from a
+// map), so that the policy reads, and hashes, the same at every sweep. Go changes a map's
+// order from one walk to the next: 32 walks of three kinds all agree only if the order is
+// the code's own.
+func TestAggregatePolicyUsage_sameEveryTime(t *testing.T) {
+	usage := map[string]any{"source": "aws.access_advisor", "granularity": "service", "as_of": "2026-12-01T00:00:00Z",
+		"tracked_since": "2025-10-27T00:00:00Z", "complete": true, "error": "",
+		"services": []any{map[string]any{"service": "s3", "name": "Amazon S3", "last_used": "2026-11-30T08:00:00Z", "region": "eu-west-1"}}}
+	principal := func(typ, name string) snapshot.Resource {
+		kind := map[string]string{"aws.iam.group": "group", "aws.iam.role": "role", "aws.iam.user": "user"}[typ]
+		return snapshot.Resource{UID: "arn:aws:iam::111111111111:" + kind + "/" + name, Type: typ, Name: name, Account: "111111111111",
+			Scope: "aws/111111111111/iam", Attributes: map[string]any{"created": "2024-01-01T00:00:00Z", "usage": usage}}
+	}
+	build := func() []snapshot.Resource {
+		policy := snapshot.Resource{UID: sharedPolicyARN, Type: "aws.iam.policy", Name: "shared", Account: "111111111111",
+			Scope: "aws/111111111111/iam", Attributes: map[string]any{"managed": "customer", "attachment_count": 3.0,
+				"document":    map[string]any{"Version": "2012-10-17", "Statement": []any{map[string]any{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}}},
+				"attached_to": map[string]any{"groups": []any{"readers"}, "roles": []any{"deploy"}, "users": []any{"ci"}}}}
+		return []snapshot.Resource{policy, principal("aws.iam.group", "readers"), principal("aws.iam.role", "deploy"), principal("aws.iam.user", "ci")}
+	}
+	var first []any
+	for i := range 32 {
+		rs := build()
+		awscollector.AggregatePolicyUsage(rs)
+		u, _ := rs[0].Attributes["usage"].(map[string]any)
+		who, _ := u["principals"].([]any)
+		if len(who) != 3 {
+			t.Fatalf("walk %d: principals %v, want the three attached", i, who)
+		}
+		if i == 0 {
+			first = who
+			continue
+		}
+		for j := range who {
+			if who[j].(map[string]any)["arn"] != first[j].(map[string]any)["arn"] {
+				t.Fatalf("walk %d lists the principals %v, walk 0 %v", i, who, first)
+			}
+		}
+	}
+}
