@@ -15,8 +15,8 @@ import (
 
 // exportTasks are serve's export: section as one task: every export.every, what changed
 // among the findings sent to Security Hub and Security Command Center (publish.Sweep),
-// counted in met (warden_findings_exported_total); none without the section. A run with nothing read yet waits, as the reports do. close
-// closeAll closes the sinks' clients.
+// counted in met (warden_findings_exported_total); none without the section. A run with
+// nothing read yet waits, as the reports do. closeAll closes the sinks' clients.
 func (o RunOptions) exportTasks(ctx context.Context, met *metrics.Metrics) (tasks []daemon.Task, closeAll func() error, err error) {
 	ex := o.Config.Export
 	if ex == nil {
