@@ -55,9 +55,8 @@ func asFS(files []permissions.Document) fstest.MapFS {
 }
 
 // The committed deploy/terraform is what `warden permissions --format terraform` writes
-// today, file for file and byte for byte: a change to a declared permission, to the
-// modules' sources in permissions/terraform, or a hand edit here fails until the module
-// is regenerated.
+// today, file for file and byte for byte: a change to a declared permission, or a hand
+// edit of a generated document, fails until the module is regenerated.
 func TestTerraform_committedModuleIsGenerated(t *testing.T) {
 	_, module := wardenPermissions(t)
 	for _, p := range compareTree(os.DirFS(terraformDir), module) {
@@ -84,7 +83,8 @@ func compareTree(fsys fs.FS, generated []permissions.Document) []string {
 		if err != nil {
 			return err
 		}
-		if _, ok := want[p]; !ok && !e.IsDir() {
+		// The package embedding the modules is Go, not Terraform: no module holds it.
+		if _, ok := want[p]; !ok && !e.IsDir() && !strings.HasSuffix(p, ".go") {
 			problems = append(problems, fmt.Sprintf("%s: not generated (remove it)", p))
 		}
 		return nil

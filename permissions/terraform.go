@@ -1,22 +1,17 @@
 package permissions
 
 import (
-	"embed"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
+
+	"github.com/warden-sec/warden/deploy/terraform"
 )
 
 // TerraformFormat is the --format of the Terraform modules: the documents, each in the
 // module that creates it, beside the .tf files that read them with file().
 const TerraformFormat = "terraform"
-
-// terraformFiles are the modules' own files: the .tf of each module and the README of
-// all, written as they are. The documents they read are generated beside them.
-//
-//go:embed terraform
-var terraformFiles embed.FS
 
 // terraformModule is one module of deploy/terraform: its directory, its cloud, and the
 // documents (by name) it reads from its own directory.
@@ -51,12 +46,12 @@ func Terraform(docs []Document) ([]Document, error) {
 		if !slices.ContainsFunc(docs, func(d Document) bool { return d.Cloud == m.cloud }) {
 			continue
 		}
-		files, err := fs.ReadDir(terraformFiles, path.Join("terraform", m.dir))
+		files, err := fs.ReadDir(terraform.Modules, m.dir)
 		if err != nil {
 			return nil, fmt.Errorf("read the module %s: %w", m.dir, err)
 		}
 		for _, f := range files {
-			body, err := terraformFiles.ReadFile(path.Join("terraform", m.dir, f.Name()))
+			body, err := terraform.Modules.ReadFile(path.Join(m.dir, f.Name()))
 			if err != nil {
 				return nil, fmt.Errorf("read the module %s: %w", m.dir, err)
 			}
@@ -78,7 +73,7 @@ func Terraform(docs []Document) ([]Document, error) {
 			out = append(out, d)
 		}
 	}
-	readme, err := terraformFiles.ReadFile("terraform/README.md")
+	readme, err := terraform.Modules.ReadFile("README.md")
 	if err != nil {
 		return nil, fmt.Errorf("read the modules' README: %w", err)
 	}
