@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -164,7 +165,7 @@ func eachKey(n *yaml.Node, prefix string, known []string, errs *[]error, f func(
 			continue
 		}
 		seen[k.Value] = k.Line
-		if !containsString(known, k.Value) {
+		if !slices.Contains(known, k.Value) {
 			msg := fmt.Sprintf("unknown key (known: %s)", strings.Join(known, ", "))
 			if s := suggest.Closest(k.Value, known); s != "" {
 				msg = fmt.Sprintf("unknown key (did you mean %q?)", s)
@@ -181,15 +182,6 @@ func eachKey(n *yaml.Node, prefix string, known []string, errs *[]error, f func(
 func hasKey(n *yaml.Node, key string) bool {
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == key {
-			return true
-		}
-	}
-	return false
-}
-
-func containsString(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
 			return true
 		}
 	}
