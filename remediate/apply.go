@@ -216,9 +216,6 @@ func (m *Machine) takenUp(ctx context.Context) ([]*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(skip) == 0 {
-		return m.actionsIn(ctx, StatePending, StateApproved, StateInProgress)
-	}
 	ids := make([]string, 0, len(sts)-len(skip))
 	for _, s := range sts {
 		if !skip[s.ID] {

@@ -126,21 +126,7 @@ func getRecord(ctx context.Context, q queryer, id string) (*Record, error) {
 
 // Actions lists every recorded action with its history, newest change first.
 func (m *Machine) Actions(ctx context.Context) ([]*Record, error) {
-	return m.actionsIn(ctx)
-}
-
-// actionsIn lists the recorded actions in one of states (every action when none is
-// given) with their history, newest change first. With states, both reads are indexed
-// and the history read is of those actions only.
-func (m *Machine) actionsIn(ctx context.Context, states ...State) ([]*Record, error) {
-	if len(states) == 0 {
-		return m.actionsWhere(ctx, "")
-	}
-	args := make([]any, len(states))
-	for i, s := range states {
-		args[i] = string(s)
-	}
-	return m.actionsWhere(ctx, `state IN (`+marks(len(states))+`)`, args...)
+	return m.actionsWhere(ctx, "")
 }
 
 // actionsByID lists the recorded actions of ids with their history, newest change
