@@ -42,6 +42,7 @@ import (
 // WARDEN_BENCH_SWEEP_ACCOUNTS (50) and WARDEN_BENCH_SWEEP_RESOURCES (per account, 4000)
 // size the world; WARDEN_BENCH_SWEEP_RUNS ("sqlite:1,postgres:1,postgres:3") picks the
 // runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below);
+// WARDEN_BENCH_SWEEP_READERS sets daemon.readers (collections a replica runs at once);
 // WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there;
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
 // their calls, each in turn denied, throttled (half its calls) or failing (half with a
@@ -118,6 +119,7 @@ type sweepBench struct {
 	paced                bool
 	faults, drift        float64
 	unchanged            int // unchanged sweeps beyond the second
+	readers              int // daemon.readers; 0: the default
 	runs                 []sweepRun
 	pgBase               string
 }
@@ -143,6 +145,9 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	}
 	num("WARDEN_BENCH_SWEEP_ACCOUNTS", &b.accounts)
 	num("WARDEN_BENCH_SWEEP_RESOURCES", &b.perAccount)
+	if os.Getenv("WARDEN_BENCH_SWEEP_READERS") != "" {
+		num("WARDEN_BENCH_SWEEP_READERS", &b.readers)
+	}
 	if os.Getenv("WARDEN_BENCH_SWEEP_UNCHANGED") != "" {
 		num("WARDEN_BENCH_SWEEP_UNCHANGED", &b.unchanged)
 	}
@@ -307,6 +312,10 @@ type sweepResult struct {
 	findingsDigest         string
 	calls, throttled       int
 	retried                int // calls over a read's minimum, the collections' own retries
+	// floor is the rate-limit floor of the sweep's calls (simProcess.floor), and
+	// floorBucket the bucket that sets it.
+	floor       time.Duration
+	floorBucket string
 	replicas               []replicaSweep
 	// CPU of the sweep's window, by process; machine is every core's busy time.
 	simCPU, pgCPU, machineCPU, selfCPU time.Duration
@@ -350,6 +359,9 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	if !b.paced {
 		// Far above anything the run makes: the buckets never wait.
 		config += "    rate_limits: {iam: 100000, sts: 100000, ec2: 100000, acm: 100000, organizations: 100000}\n"
+	}
+	if b.readers > 0 {
+		config += fmt.Sprintf("daemon:\n  readers: %d\n", b.readers)
 	}
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)
@@ -709,6 +721,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 	// the ones its one collection says it made. A call the SDK retried is counted by both;
 	// it shows as a call over the minimum, reported, not an error.
 	calls := sim.settledCalls(t)
+	res.floor, res.floorBucket = sim.floor()
 	for k, c := range calls {
 		res.calls += c.Calls
 		res.throttled += c.Throttled
@@ -915,6 +928,10 @@ func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
 		}
 		fmt.Fprintf(&s, "- %s sweep %d: %d simulator calls (%d throttled, %d retried by the collector); the test's own CPU %s\n",
 			r.run, r.sweep, r.calls, r.throttled, r.retried, secs(r.selfCPU))
+		if b.paced {
+			fmt.Fprintf(&s, "  rate-limit floor of its calls %s (%s); collections took %.2f× the floor, the sweep to its last job %.2f×\n",
+				secs(r.floor), r.floorBucket, r.collectWall.Seconds()/r.floor.Seconds(), r.sweepWall.Seconds()/r.floor.Seconds())
+		}
 	}
 	return s.String()
 }

@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
 )
 
@@ -360,4 +361,34 @@ func waitLongEvery[T any](t *testing.T, what string, timeout, interval time.Dura
 		}
 		time.Sleep(interval)
 	}
+}
+
+// floor is the rate-limit floor of the calls counted since the last reset: the time the
+// busiest of warden's token buckets (one per service and account, awsapi.DefaultRateLimit
+// calls a second, a burst of one) needs to let its calls through, as if every bucket had
+// started at the sweep's first moment and nothing else took any time. It also names that
+// bucket and its calls. A sweep cannot finish sooner, whatever its concurrency.
+func (s *simProcess) floor() (time.Duration, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	buckets := map[string]int{}
+	for k, n := range s.n {
+		f := strings.Fields(k) // service:Action account region
+		if len(f) != 3 {
+			continue
+		}
+		service, _, _ := strings.Cut(f[0], ":")
+		buckets[service+" "+f[1]] += n
+	}
+	var worst time.Duration
+	var which string
+	for b, n := range buckets {
+		service, _, _ := strings.Cut(b, " ")
+		// A burst of one: the first call passes at once, each other waits its turn.
+		d := time.Duration(float64(n-1) / awsapi.DefaultRateLimit(service) * float64(time.Second))
+		if d > worst || (d == worst && b < which) {
+			worst, which = d, fmt.Sprintf("%s: %d calls", b, n)
+		}
+	}
+	return worst, which
 }

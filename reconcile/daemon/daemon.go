@@ -40,6 +40,9 @@ type Target struct {
 // Defaults of Options.
 const (
 	DefaultWorkers      = 4
+	DefaultReaders      = 16
+	// QueueCollect is the queue of the collections (Options.Readers).
+	QueueCollect = "collect"
 	DefaultJobTimeout   = 10 * time.Minute
 	DefaultApprovalPoll = 30 * time.Second
 	// DefaultMaxAttempts bounds a failing job's retries (River's backoff is attempt⁴
@@ -65,8 +68,17 @@ type Options struct {
 	Targets []Target
 	// DryRun plans and says what would be done, and never applies.
 	DryRun bool
-	// Workers is how many jobs this replica works at once (default DefaultWorkers).
+	// Workers is how many jobs this replica works at once (default DefaultWorkers), and
+	// how many of its collections judge what they read at once.
 	Workers int
+	// Readers is how many collections this replica runs at once (default
+	// DefaultReaders), in a queue of their own: a collection spends most of a paced
+	// sweep waiting on the cloud's rate limits, which are per account, so reading many
+	// accounts at once is what brings a sweep to the floor of its limits. Judging what
+	// they read (evaluation, the store, the plan) still takes one of Workers' turns, so
+	// more readers do not mean more CPU at once; and fixes and change events, in the
+	// default queue, never wait behind a sweep's reads.
+	Readers int
 	// JobTimeout bounds one job (default DefaultJobTimeout). RescueAfter is how long a
 	// job may stay running before the queue takes its replica for dead and runs it again
 	// (default JobTimeout + 5 minutes); it must exceed JobTimeout, or a slow job would
@@ -228,6 +240,8 @@ type Daemon struct {
 	log     *slog.Logger
 	tracer  trace.Tracer
 	tracing bool
+	// judging holds one token per collection judging what it read: at most Workers.
+	judging chan struct{}
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
 	// loopDriven is set when a Loop runs beside the daemon and looks for decided
@@ -246,6 +260,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.Workers <= 0 {
 		o.Workers = DefaultWorkers
+	}
+	if o.Readers <= 0 {
+		o.Readers = DefaultReaders
 	}
 	if o.DryRun {
 		o.ID = dryRunID(o.ID)
@@ -280,7 +297,8 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil)}
+	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil),
+		judging: make(chan struct{}, o.Workers)}
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {
@@ -340,7 +358,8 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		ID:                   o.ID,
 		Logger:               o.Logger.With("component", "river"),
 		Workers:              workers,
-		Queues:               map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers}},
+		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers},
+			QueueCollect: {MaxWorkers: o.Readers}},
 		PeriodicJobs:         periodic,
 		JobTimeout:           o.JobTimeout,
 		RescueStuckJobsAfter: o.RescueAfter,

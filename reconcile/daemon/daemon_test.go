@@ -79,6 +79,7 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 	if os.Getenv("WARDEN_TEST_DAEMON_LOG") != "" {
 		opts.Logger = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
+	stage := opts.Hooks.Stage // a test's own, heard too
 	opts.Hooks = daemon.Hooks{
 		Applied: func(it remediate.Item, _ time.Time) {
 			h.mu.Lock()
@@ -90,8 +91,11 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 			defer h.mu.Unlock()
 			h.jobs[kind+"/"+outcome]++
 		},
-		Stage: func(stage string, _ time.Duration, _ error) {
-			if stage == "plan" {
+		Stage: func(name string, took time.Duration, err error) {
+			if stage != nil {
+				stage(name, took, err)
+			}
+			if name == "plan" {
 				h.mu.Lock()
 				defer h.mu.Unlock()
 				h.plans++

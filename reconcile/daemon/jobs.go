@@ -75,8 +75,14 @@ type CollectArgs struct {
 // Kind implements river.JobArgs.
 func (CollectArgs) Kind() string { return KindCollect }
 
-// InsertOpts implements river.JobArgsWithInsertOpts: one collection of a scope at a time.
-func (CollectArgs) InsertOpts() river.InsertOpts { return unique() }
+// InsertOpts implements river.JobArgsWithInsertOpts: one collection of a scope at a time,
+// in the readers' queue (Options.Readers). Uniqueness ignores the queue, so a collection
+// queued by an earlier version in the default queue still counts as the scope's.
+func (CollectArgs) InsertOpts() river.InsertOpts {
+	o := unique()
+	o.Queue = QueueCollect
+	return o
+}
 
 // RefreshArgs asks for one resource to be read again alone and judged: a change event.
 // It is unique by resource and event: the same event delivered twice reads once, while

@@ -148,6 +148,14 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return fmt.Errorf("collect %s: %w", a.Scope, err)
 	}
+	// Reading waits on the cloud; judging takes a core. A collection judges only with one
+	// of the replica's Workers turns, however many read at once.
+	select {
+	case d.judging <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	defer func() { <-d.judging }()
 	ob := reconcile.Observation{Scope: sc, Accounts: a.Accounts}
 	for _, r := range sink.Resources {
 		if r.Scope == a.Scope {
