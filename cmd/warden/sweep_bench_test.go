@@ -316,7 +316,7 @@ type sweepResult struct {
 	// floorBucket the bucket that sets it.
 	floor       time.Duration
 	floorBucket string
-	replicas               []replicaSweep
+	replicas    []replicaSweep
 	// CPU of the sweep's window, by process; machine is every core's busy time.
 	simCPU, pgCPU, machineCPU, selfCPU time.Duration
 	simPeakKiB                         int64

@@ -39,10 +39,10 @@ type Target struct {
 
 // Defaults of Options.
 const (
-	DefaultWorkers      = 4
-	DefaultReaders      = 16
+	DefaultWorkers = 4
+	DefaultReaders = 16
 	// QueueCollect is the queue of the collections (Options.Readers).
-	QueueCollect = "collect"
+	QueueCollect        = "collect"
 	DefaultJobTimeout   = 10 * time.Minute
 	DefaultApprovalPoll = 30 * time.Second
 	// DefaultMaxAttempts bounds a failing job's retries (River's backoff is attempt⁴
@@ -355,9 +355,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	river.AddWorker(workers, &rollbackWorker{d: d})
 	river.AddWorker(workers, &watchWorker{d: d})
 	cfg := &river.Config{
-		ID:                   o.ID,
-		Logger:               o.Logger.With("component", "river"),
-		Workers:              workers,
+		ID:      o.ID,
+		Logger:  o.Logger.With("component", "river"),
+		Workers: workers,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers},
 			QueueCollect: {MaxWorkers: o.Readers}},
 		PeriodicJobs:         periodic,
