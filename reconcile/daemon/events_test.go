@@ -17,6 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
+	"github.com/riverqueue/river"
+
+	awscollector "github.com/warden-sec/warden/collectors/aws"
+	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/secret"
 	"github.com/warden-sec/warden/reconcile/daemon"
 	"github.com/warden-sec/warden/remediate/remediatetest"
@@ -125,17 +129,47 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 	if n <= 0 {
 		t.Skip("a measurement: set WARDEN_BENCH_DRIFTS=50")
 	}
+	// WARDEN_BENCH_DRIFTS_SWEEP=N measures while a second target sweeps an organisation
+	// of N generated accounts (4,000 resources each, unpaced, its fixes applied) in the
+	// same daemon, again and again: the latency a drift meets in a busy replica.
+	sweeping, _ := strconv.Atoi(os.Getenv("WARDEN_BENCH_DRIFTS_SWEEP"))
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			h := start(t, dsn(t), 1, daemon.Options{Workers: 4, ApprovalPoll: time.Hour})
-			h.idle()
-			srv := httptest.NewServer(h.d.EventsHandler(secret.New(token), daemon.EndpointHooks{}))
-			t.Cleanup(srv.Close)
+			w := remediatetest.World(1)
+			opts := daemon.Options{Workers: 4, ApprovalPoll: time.Hour}
+			// The drifting account is the organisation's management account: one target
+			// reads it and the members, as warden serve with org: true does.
+			org := &lateCollector{ready: make(chan struct{})}
+			if sweeping > 0 {
+				w.AWS.Organization = &cloudsim.Organization{ID: "o-driftsweep1", Management: remediatetest.Account,
+					Generated: &cloudsim.GeneratedAccounts{Accounts: sweeping, Seed: 1, Regions: []string{"us-east-1"}}}
+				opts.Targets = []daemon.Target{{Name: "aws", Collector: org, Reader: org, Schedule: river.PeriodicInterval(time.Hour)}}
+			}
+			h := startWorld(t, dsn(t), w, opts)
 			const group = "sg-00000000000000a0"
 			arn := "arn:aws:ec2:us-east-1:" + remediatetest.Account + ":security-group/" + group
+			if sweeping > 0 {
+				org.set(awscollector.New(awscollector.Config{Sessions: h.e.Sessions, Org: true, Regions: []string{"us-east-1"}}))
+				waitFor(t, "the group's first fix", func() bool { return h.verified(arn) >= 1 })
+			} else {
+				h.idle()
+			}
+			srv := httptest.NewServer(h.d.EventsHandler(secret.New(token), daemon.EndpointHooks{}))
+			t.Cleanup(srv.Close)
 			cl := ec2.NewFromConfig(h.e.SDK)
 			var took []time.Duration
+			collected := h.count(daemon.KindCollect + "/completed")
 			for i := range n {
+				if sweeping > 0 {
+					// Another sweep whenever the last one's collections are done: the load
+					// stays (a sweep already queued is not queued twice).
+					if _, err := h.d.Sweep(context.Background(), "aws", fmt.Sprintf("load-%d", i)); err != nil {
+						t.Fatal(err)
+					}
+				}
+				// A sweep reading the group while it is open may fix it too, or find it
+				// fixed already: either verifies once more.
+				verified := h.verified(arn)
 				_, err := cl.AuthorizeSecurityGroupIngress(context.Background(), &ec2.AuthorizeSecurityGroupIngressInput{
 					GroupId: aws.String(group), IpPermissions: []ec2types.IpPermission{{IpProtocol: aws.String("tcp"),
 						FromPort: aws.Int32(22), ToPort: aws.Int32(22), IpRanges: []ec2types.IpRange{{CidrIp: aws.String("0.0.0.0/0")}}}}})
@@ -157,12 +191,16 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 				took = append(took, time.Since(sent))
 				// The fix's verification may still be reading: the next drift comes after
 				// it, as drifts do, not between its write and its re-read.
-				waitFor(t, "the fix verified", func() bool { return h.verified(arn) == i+2 })
+				waitFor(t, "the fix verified", func() bool { return h.verified(arn) > verified })
 			}
 			slices.Sort(took)
 			p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1))] }
 			t.Logf("%s: %d drifts, event → fixed and verified: p50 %v, p95 %v, max %v", name, n,
 				p(0.5).Round(time.Millisecond), p(0.95).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+			if sweeping > 0 {
+				t.Logf("%s: meanwhile %d collections completed, sweeping %d generated accounts; queue %s; jobs %v", name,
+					h.count(daemon.KindCollect+"/completed")-collected, sweeping, depth(h), h.snapshot())
+			}
 		})
 	}
 }

@@ -27,6 +27,15 @@ var liveStates = []rivertype.JobState{
 	rivertype.JobStateRetryable, rivertype.JobStateScheduled,
 }
 
+// The River priorities of fix jobs (1 runs first, and is River's default). A sweep's
+// fixes queue behind what a change event asked for, and behind decided approvals: a
+// first sweep of an organisation plans thousands, and a drift announced meanwhile must
+// not wait for all of them.
+const (
+	priorityEvent = 1
+	prioritySwept = 2
+)
+
 func unique() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: liveStates}}
 }

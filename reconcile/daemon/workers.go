@@ -180,7 +180,7 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		d.done(KindCollect, "completed")
 		return nil
 	}
-	if err := d.remediate(ctx, a.Scope, a.Accounts, a.Correlation, 0); err != nil {
+	if err := d.remediate(ctx, a.Scope, a.Accounts, a.Correlation, 0, prioritySwept); err != nil {
 		return err
 	}
 	d.done(KindCollect, "completed")
@@ -205,8 +205,9 @@ func scopeIn(sink *collectors.MemorySink, id string) (snapshot.Scope, bool) {
 }
 
 // remediate plans the scope's fixes and enqueues one remediation job per action (an
-// action already queued or waiting for approval keeps its job).
-func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string, correlation string, announced int64) error {
+// action already queued or waiting for approval keeps its job), at priority
+// (priorityEvent or prioritySwept).
+func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string, correlation string, announced int64, priority int) error {
 	po := d.o.Plan
 	po.Accounts = accounts
 	pctx, span := d.stage(ctx, stagePlan, attrScope.String(scope))
@@ -243,8 +244,12 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 		// as the scope's whole plan (a third of a first sweep's CPU went to River's
 		// inserts).
 		one.Notices = nil
-		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
-			Correlation: correlation, AnnouncedAt: announced}})
+		p := river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
+			Correlation: correlation, AnnouncedAt: announced}}
+		if priority != priorityEvent {
+			p.InsertOpts = &river.InsertOpts{Priority: priority}
+		}
+		params = append(params, p)
 	}
 	if _, _, err := d.insert(ctx, params); err != nil {
 		return fmt.Errorf("enqueue the fixes of %s: %w", scope, err)
@@ -327,7 +332,7 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 		d.o.Hooks.Observed(a.Target, out)
 	}
 	log.Info("resource reconciled", "scope", out.Scope, "deleted", out.Deleted, "opened", len(out.Opened), "resolved", len(out.Resolved))
-	if err := d.remediate(ctx, out.Scope, a.Accounts, a.Correlation, a.AnnouncedAt); err != nil {
+	if err := d.remediate(ctx, out.Scope, a.Accounts, a.Correlation, a.AnnouncedAt, priorityEvent); err != nil {
 		return err
 	}
 	d.done(KindRefresh, "completed")

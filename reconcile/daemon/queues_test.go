@@ -1,0 +1,107 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+
+	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/store"
+	"github.com/warden-sec/warden/store/storetest"
+)
+
+// A sweep's collections go to the readers' queue, and the fixes a collection plans queue
+// behind those of a change event: on both databases, as River stores them.
+func TestQueues_readsApartAndSweptFixesAfterEvents(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			ctx := context.Background()
+			e := remediatetest.Start(t, dsn(t), remediatetest.World(2), gates.Config{Auto: []findings.Risk{findings.RiskLow, findings.RiskMedium}}, remediatetest.Options{})
+			rec := reconcile.New(reconcile.Options{Store: e.Store, Log: e.Log, Engine: e.Engine})
+			d, err := New(ctx, Options{Store: e.Store, Log: e.Log, Reconciler: rec, Machine: e.Machine("warden", remediate.Limits{}),
+				Plan: reconcile.PlanOptions{Registry: e.Registry, Gates: e.Gates}, Targets: []Target{{Name: "aws", Collector: e.Reader, Reader: e.Reader}}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(d.close)
+			if err := (&sweepWorker{d: d}).Work(ctx, job(1, SweepArgs{Target: "aws", Correlation: "t-1"})); err != nil {
+				t.Fatal(err)
+			}
+			collects := jobRows(t, e.Store, KindCollect)
+			if len(collects) < 3 {
+				t.Fatalf("%d collections queued, want one per scope", len(collects))
+			}
+			for _, j := range collects {
+				if j.queue != QueueCollect {
+					t.Errorf("a collection in queue %q, want %q", j.queue, QueueCollect)
+				}
+			}
+			scope := "aws/" + remediatetest.Account + "/ec2/us-east-1"
+			if err := (&collectWorker{d: d}).Work(ctx, job(2, CollectArgs{Target: "aws", Scope: scope, Correlation: "t-1"})); err != nil {
+				t.Fatal(err)
+			}
+			swept := jobRows(t, e.Store, KindRemediate)
+			if len(swept) != 2 {
+				t.Fatalf("%d fixes queued by the collection, want the 2 open groups'", len(swept))
+			}
+			for _, j := range swept {
+				if j.queue != "default" || j.priority != prioritySwept {
+					t.Errorf("a swept fix in queue %q at priority %d, want default at %d", j.queue, j.priority, prioritySwept)
+				}
+			}
+			// The same scope planned for an event, once the swept jobs are gone: the
+			// event's fixes come first.
+			if err := e.Store.InTx(ctx, func(tx *store.Tx) error {
+				_, err := tx.ExecContext(ctx, `DELETE FROM river_job WHERE kind = 'warden.remediate'`)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.remediate(ctx, scope, nil, "t-2", 1, priorityEvent); err != nil {
+				t.Fatal(err)
+			}
+			event := jobRows(t, e.Store, KindRemediate)
+			if len(event) != 2 {
+				t.Fatalf("%d fixes queued for the event, want 2", len(event))
+			}
+			for _, j := range event {
+				if j.priority != priorityEvent || j.priority >= prioritySwept {
+					t.Errorf("an event's fix at priority %d, want %d, ahead of a sweep's %d", j.priority, priorityEvent, prioritySwept)
+				}
+			}
+		})
+	}
+}
+
+type queuedJob struct {
+	queue    string
+	priority int
+}
+
+// jobRows lists the kind's jobs in the queue's table, in order.
+func jobRows(t *testing.T, st *store.Store, kind string) []queuedJob {
+	t.Helper()
+	var out []queuedJob
+	err := st.Read(context.Background(), func(q *store.Reader) error {
+		rows, err := q.QueryContext(context.Background(), `SELECT queue, priority FROM river_job WHERE kind = ? ORDER BY id`, kind)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var j queuedJob
+			if err := rows.Scan(&j.queue, &j.priority); err != nil {
+				return err
+			}
+			out = append(out, j)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
