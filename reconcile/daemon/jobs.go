@@ -36,6 +36,10 @@ const (
 	prioritySwept = 2
 )
 
+// raceRetry is how soon a fix job runs again after another job of its action moved the
+// action first (remediate.ErrStateChanged).
+const raceRetry = 250 * time.Millisecond
+
 func unique() river.InsertOpts {
 	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: liveStates}}
 }

@@ -52,23 +52,17 @@ func TestQueues_readsApartAndSweptFixesAfterEvents(t *testing.T) {
 					t.Errorf("a swept fix in queue %q at priority %d, want default at %d", j.queue, j.priority, prioritySwept)
 				}
 			}
-			// The same scope planned for an event, once the swept jobs are gone: the
-			// event's fixes come first.
-			if err := e.Store.InTx(ctx, func(tx *store.Tx) error {
-				_, err := tx.ExecContext(ctx, `DELETE FROM river_job WHERE kind = 'warden.remediate'`)
-				return err
-			}); err != nil {
-				t.Fatal(err)
-			}
+			// The same scope planned for an event meanwhile: one job per action still,
+			// and those jobs move up, ahead of the sweep's other fixes.
 			if err := d.remediate(ctx, scope, nil, "t-2", 1, priorityEvent); err != nil {
 				t.Fatal(err)
 			}
 			event := jobRows(t, e.Store, KindRemediate)
 			if len(event) != 2 {
-				t.Fatalf("%d fixes queued for the event, want 2", len(event))
+				t.Fatalf("%d fixes queued after the event, want the same 2", len(event))
 			}
 			for _, j := range event {
-				if j.priority != priorityEvent || j.priority >= prioritySwept {
+				if j.priority != priorityEvent {
 					t.Errorf("an event's fix at priority %d, want %d, ahead of a sweep's %d", j.priority, priorityEvent, prioritySwept)
 				}
 			}

@@ -19,6 +19,7 @@ import (
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
+	"github.com/warden-sec/warden/store"
 )
 
 // sweepWorker lists a target's scopes and enqueues one collection for each: the scopes
@@ -264,6 +265,7 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 func (d *Daemon) insert(ctx context.Context, params []river.InsertManyParams) (enqueued, waiting int, err error) {
 	ctx, span, params := d.startEnqueue(ctx, params)
 	defer func() { endEnqueue(span, enqueued, waiting, err) }()
+	var promote []int64
 	for round := 0; len(params) > 0; round++ {
 		res, err := d.q.InsertMany(ctx, params)
 		if err != nil {
@@ -280,11 +282,48 @@ func (d *Daemon) insert(ctx context.Context, params []river.InsertManyParams) (e
 				again = append(again, river.InsertManyParams{Args: f.following(r.Job.ID), InsertOpts: params[i].InsertOpts})
 				continue
 			}
+			if r.Job != nil && r.Job.State != rivertype.JobStateRunning && r.Job.Priority > priorityOf(params[i]) {
+				promote = append(promote, r.Job.ID)
+			}
 			waiting++
 		}
 		params = again
 	}
+	if err := d.promote(ctx, promote, priorityEvent); err != nil {
+		return enqueued, waiting, err
+	}
 	return enqueued, waiting, nil
+}
+
+// priorityOf is the River priority p is inserted at.
+func priorityOf(p river.InsertManyParams) int {
+	if p.InsertOpts != nil && p.InsertOpts.Priority != 0 {
+		return p.InsertOpts.Priority
+	}
+	return priorityEvent
+}
+
+// promote moves the queued jobs ids up to priority. An event's fix whose action a sweep
+// had already queued is that job (one job per action): the event must not wait behind
+// the sweep's other fixes. River has no call for it; its table is the daemon's to write
+// (queue.go), and only jobs not yet taken are changed.
+func (d *Daemon) promote(ctx context.Context, ids []int64, priority int) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	err := d.o.Store.InTx(ctx, func(tx *store.Tx) error {
+		for _, id := range ids {
+			if _, err := tx.ExecContext(ctx, `UPDATE river_job SET priority = ?
+				WHERE id = ? AND priority > ? AND state IN ('available', 'retryable', 'scheduled')`, priority, id, priority); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("move %d queued fix jobs up to priority %d: %w", len(ids), priority, err)
+	}
+	return nil
 }
 
 // refreshWorker reads one resource again alone and judges it; a resource its collector
@@ -370,6 +409,15 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		log.Info("remediation is paused: the fix waits", "err", err)
 		d.done(KindRemediate, "snoozed")
 		return river.JobSnooze(d.o.ApprovalPoll)
+	}
+	if errors.Is(err, remediate.ErrStateChanged) {
+		// Another job of the action (a sweep's beside an event's) moved it first: this
+		// run lost a race, it did not fail. It runs again shortly, not after River's
+		// backoff (16 s at a second attempt), so that the drift it answers waits on the
+		// other run only.
+		log.Info("another run of the action moved it meanwhile: this one runs again shortly", "err", err)
+		d.done(KindRemediate, "snoozed")
+		return river.JobSnooze(raceRetry)
 	}
 	if err != nil {
 		d.staged(stageApply, began, err)
