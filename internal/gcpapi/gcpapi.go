@@ -67,6 +67,8 @@ type Clients struct {
 	Firewalls       *compute.FirewallsClient
 	Networks        *compute.NetworksClient
 	SslCertificates *compute.SslCertificatesClient
+	// Instances are Compute Engine's VM instances (zonal, read project-wide), over REST.
+	Instances *compute.InstancesClient
 	// IAMv1 is IAM v1 over REST (workload identity pools and their providers), which the
 	// gRPC IAM admin API does not serve.
 	IAMv1 *iamv1.Service
@@ -114,6 +116,7 @@ func New(ctx context.Context, opts Options) (*Clients, error) {
 			c.SslCertificates, err = compute.NewSslCertificatesRESTClient(ctx, rest...)
 			return
 		},
+		func() (err error) { c.Instances, err = compute.NewInstancesRESTClient(ctx, rest...); return },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -196,6 +199,7 @@ func (c *Clients) Close() error {
 	add(c.Firewalls != nil, func() error { return c.Firewalls.Close() })
 	add(c.Networks != nil, func() error { return c.Networks.Close() })
 	add(c.SslCertificates != nil, func() error { return c.SslCertificates.Close() })
+	add(c.Instances != nil, func() error { return c.Instances.Close() })
 	var errs []error
 	for _, f := range closers {
 		if err := f(); err != nil {
