@@ -185,5 +185,6 @@ func networkAttributes(n *computepb.Network, fws []any) map[string]any {
 
 // computePermissions are the IAM permissions of this file's reads.
 func computePermissions() []string {
-	return []string{"compute.firewalls.list", "compute.instances.list", "compute.networks.list", "compute.sslCertificates.list"}
+	return []string{"compute.firewalls.list", "compute.instances.list", "compute.networks.list", "compute.projects.get",
+		"compute.sslCertificates.list"}
 }

@@ -307,10 +307,10 @@ func TestCollect(t *testing.T) {
 	}
 	wantScopes := map[string]snapshot.Scope{
 		iamP:  {ID: iamP, Provider: "gcp", Account: "acme-prod", Service: "iam", Status: "ok", Resources: 9, Calls: 14},
-		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 10, Calls: 13}, // 3 pages of instances
+		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 10, Calls: 14}, // the project, 3 pages of instances
 		// acme-dev's organisation cannot be read: its domain is empty, and that is no failure.
 		iamD:  {ID: iamD, Provider: "gcp", Account: "acme-dev", Service: "iam", Status: "ok", AccessDenied: 1, Resources: 1, Calls: 5},
-		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2, Calls: 4},
+		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2, Calls: 5},
 		// acme-prod's organisation: its domain was read (and cached) by acme-prod's scope.
 		orgA: {ID: orgA, Provider: "gcp", Account: "organizations/123456789012", Service: "iam", Status: "ok", Resources: 1, Calls: 1},
 		// acme-dev's organisation: its policy is unknown, not empty.

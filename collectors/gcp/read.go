@@ -265,7 +265,7 @@ func (c *Collector) readProvider(ctx context.Context, cl *clients, number, pool,
 // readPermissions are the IAM permissions of Read (this file), which re-reads one
 // resource with its own calls (a folder's or organisation's policy with ancestors.go's).
 func readPermissions() []string {
-	return []string{"compute.firewalls.get", "compute.instances.list", "compute.sslCertificates.get", "iam.serviceAccountKeys.get",
+	return []string{"compute.firewalls.get", "compute.instances.list", "compute.projects.get", "compute.sslCertificates.get", "iam.serviceAccountKeys.get",
 		"iam.serviceAccounts.get", "iam.workloadIdentityPoolProviders.get", "iam.workloadIdentityPools.get",
 		"resourcemanager.organizations.get", "resourcemanager.projects.get", "resourcemanager.projects.getIamPolicy"}
 }

@@ -26,9 +26,25 @@ type fleet struct {
 	err       string
 }
 
+// sharedVPCHost is why a Shared VPC host project's rules have no known targets.
+const sharedVPCHost = "the project is a Shared VPC host: its rules also apply to the instances of its service projects, which are not read"
+
 // readFleet lists every instance of a project, in every zone, with the aggregated list (one
-// paged read, whatever the number of zones).
+// paged read, whatever the number of zones). A Shared VPC host's rules also apply to other
+// projects' instances, so its own do not say what they target: the fleet is unknown then,
+// and its instances are not read.
 func readFleet(ctx context.Context, cl *clients, project string, size uint32) (fleet, error) {
+	var proj *computepb.Project
+	err := cl.api.Call(ctx, "compute.GetProject", func(ctx context.Context) (err error) {
+		proj, err = cl.api.ComputeProjects.Get(ctx, &computepb.GetProjectRequest{Project: project}, gcpapi.NoRetry())
+		return err
+	})
+	if err != nil {
+		return fleet{err: err.Error()}, err
+	}
+	if proj.GetXpnProjectStatus() == "HOST" {
+		return fleet{err: sharedVPCHost}, nil
+	}
 	pairs, err := gcpapi.Pages(ctx, cl.api, "compute.AggregatedListInstances", func(ctx context.Context, token string, items *[]compute.InstancesScopedListPair) (string, error) {
 		it := cl.api.Instances.AggregatedList(ctx, &computepb.AggregatedListInstancesRequest{Project: project, MaxResults: &size}, gcpapi.NoRetry())
 		return gcpapi.NextPage(it, int(size), token, items)

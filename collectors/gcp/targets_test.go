@@ -135,3 +135,32 @@ func jsonText(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A Shared VPC host's rules also apply to its service projects' instances, which are not
+// read: its rules' targets are unknown (never "none"), and the scope is whole all the
+// same, since nothing failed.
+func TestCollect_sharedVPCHostTargetsUnknown(t *testing.T) {
+	w := targetsWorld()
+	w.GCP.Projects[0].SharedVPCHost = true
+	got := collect(t, w, nil, gcp.Config{})
+	if s := got.scopes["gcp/acme-prod/compute"]; s.Status != "ok" {
+		t.Errorf("scope %+v, want ok", s)
+	}
+	r := got.resources["//compute.googleapis.com/projects/acme-prod/global/firewalls/tag-of-nothing"]
+	if tg, _ := r.Attributes["targets"].(map[string]any); tg["known"] != false || !strings.Contains(fmt.Sprint(tg["error"]), "Shared VPC host") {
+		t.Errorf("targets %v, want unknown for a Shared VPC host", tg)
+	}
+	if n := got.sim.Calls()["compute:AggregatedListInstances"].Calls; n != 0 {
+		t.Errorf("listed a host's instances %d times, for nothing", n)
+	}
+
+	// Compute's project unreadable: unknown too, and the scope partial.
+	got = collect(t, targetsWorld(), []cloudsim.Fault{{Service: "compute", Action: "GetProject", AccessDenied: true}}, gcp.Config{})
+	if s := got.scopes["gcp/acme-prod/compute"]; s.Status != "partial" || !strings.HasPrefix(s.Error, "compute.GetProject: ") {
+		t.Errorf("scope %s %q, want partial on compute.GetProject", s.Status, s.Error)
+	}
+	r = got.resources["//compute.googleapis.com/projects/acme-prod/global/firewalls/tag-of-nothing"]
+	if tg, _ := r.Attributes["targets"].(map[string]any); tg["known"] != false {
+		t.Errorf("targets %v with the project unreadable, want unknown", tg)
+	}
+}

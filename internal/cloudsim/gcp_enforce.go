@@ -98,6 +98,7 @@ var gcpActionPermissions = map[string][]string{
 	"compute:GetGlobalOperation":      {"compute.globalOperations.get"},
 	"compute:AggregatedListInstances": {"compute.instances.list"},
 	"compute:ListInstances":           {"compute.instances.list"},
+	"compute:GetProject":              {"compute.projects.get"},
 
 	"iamadmin:ListServiceAccounts":               {"iam.serviceAccounts.list"},
 	"iamadmin:GetServiceAccount":                 {"iam.serviceAccounts.get"},

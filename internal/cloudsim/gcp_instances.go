@@ -12,10 +12,26 @@ import (
 )
 
 // instanceRoutes serves the reads of Compute Engine VM instances: the project-wide
-// aggregated list (every zone at once, as warden reads them) and one zone's list.
+// aggregated list (every zone at once, as warden reads them) and one zone's list, and the
+// Compute project, which says whether other projects' instances share its networks.
 func (s *Sim) instanceRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /compute/v1/projects/{project}/aggregated/instances", s.aggregatedListInstances)
 	mux.HandleFunc("GET /compute/v1/projects/{project}/zones/{zone}/instances", s.listZoneInstances)
+	mux.HandleFunc("GET /compute/v1/projects/{project}", s.getComputeProject)
+}
+
+// getComputeProject answers projects.get of Compute: the project's id, name and whether it
+// is a Shared VPC host (xpnProjectStatus).
+func (s *Sim) getComputeProject(w http.ResponseWriter, r *http.Request) {
+	s.serveCompute(w, r, "GetProject", "compute.projects.get", func(p *Project) (any, error) {
+		xpn := "UNSPECIFIED_XPN_PROJECT_STATUS"
+		if p.SharedVPCHost {
+			xpn = "HOST"
+		}
+		return &computepb.Project{Kind: proto.String("compute#project"), Id: idOf(p.Number), Name: proto.String(p.ID),
+			DefaultNetworkTier: proto.String("PREMIUM"), XpnProjectStatus: proto.String(xpn),
+			SelfLink: proto.String(computeBase + p.ID)}, nil
+	})
 }
 
 // validateInstances refuses instances Compute could not hold: a name that is not RFC 1035,

@@ -187,3 +187,28 @@ func TestGenerated_gcpInstancesCoverTheRules(t *testing.T) {
 		}
 	}
 }
+
+// Compute's view of a project says whether it is a Shared VPC host.
+func TestGCPComputeProject_sharedVPCHost(t *testing.T) {
+	ctx := context.Background()
+	w := instancesWorld(t)
+	w.GCP.Projects = append(w.GCP.Projects, &Project{ID: "acme-net", Number: "333333333333", SharedVPCHost: true})
+	_, srv := startGCP(t, w)
+	c, err := compute.NewProjectsRESTClient(ctx, restOpts(srv)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for id, want := range map[string]string{"acme-prod": "UNSPECIFIED_XPN_PROJECT_STATUS", "acme-net": "HOST"} {
+		p, err := c.Get(ctx, &computepb.GetProjectRequest{Project: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.GetName() != id || p.GetXpnProjectStatus() != want {
+			t.Errorf("%s: name %s, xpnProjectStatus %s, want %s", id, p.GetName(), p.GetXpnProjectStatus(), want)
+		}
+	}
+	if _, err := c.Get(ctx, &computepb.GetProjectRequest{Project: "nope"}); httpCode(err) != http.StatusForbidden {
+		t.Errorf("unknown project: %v, want 403", err)
+	}
+}

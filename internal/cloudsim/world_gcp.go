@@ -62,6 +62,9 @@ type Project struct {
 	SslCertificates []*SslCertificate `yaml:"ssl_certificates,omitempty"`
 	// Instances are the project's Compute Engine VM instances, in any zone.
 	Instances []*Instance `yaml:"instances,omitempty"`
+	// SharedVPCHost makes the project a Shared VPC host (Compute's xpnProjectStatus HOST):
+	// its networks' firewall rules also reach the instances of its service projects.
+	SharedVPCHost bool `yaml:"shared_vpc_host,omitempty"`
 	// WorkloadIdentityPools are the project's IAM workload identity pools (location global).
 	WorkloadIdentityPools []*WorkloadIdentityPool `yaml:"workload_identity_pools,omitempty"`
 	// Recommendations are what the IAM recommender (google.iam.policy.Recommender) says of
