@@ -27,6 +27,6 @@ func ExampleRun() {
 		res.Summary.Findings, res.Summary.BySeverity["critical"], res.Summary.Resources, res.Summary.IncompleteScopes)
 	fmt.Println("exit", res.ExitCode(findings.Critical))
 	// Output:
-	// 278 open findings (18 critical) on 281 resources; 1 scope unread
+	// 280 open findings (18 critical) on 281 resources; 1 scope unread
 	// exit 1
 }

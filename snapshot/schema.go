@@ -258,6 +258,7 @@ func schemas() map[string]*spec {
 			opt("disabled", boolean()), opt("priority", integer(0, 65535)),
 			opt("source_ranges", names()), opt("source_tags", names()), opt("target_tags", names()), opt("target_service_accounts", names()),
 			opt("allowed", firewallEntrySpec()), opt("denied", firewallEntrySpec()),
+			opt("targets", firewallTargetsSpec()),
 		),
 		"gcp.compute.network": object(
 			opt("auto_create_subnetworks", boolean()), opt("firewalls", names()),
@@ -312,4 +313,11 @@ func sgAttachmentsSpec() *spec {
 		kinds = append(kinds, opt(k, count()))
 	}
 	return object(req("complete", boolean()), opt("error", str()), opt("count", count()), opt("kinds", object(kinds...)))
+}
+
+// firewallTargetsSpec is what a GCP firewall rule applies to among its project's
+// instances: how many, and a sample of their names, or, when the instances could not be
+// read, known false and why.
+func firewallTargetsSpec() *spec {
+	return object(req("known", boolean()), opt("error", str()), opt("instances", count()), opt("sample", names()))
 }

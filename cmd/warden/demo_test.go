@@ -55,7 +55,7 @@ func TestDemo_withoutTerminal(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d\n%s\n%s", code, out, stderr)
 	}
-	for _, want := range []string{"1/8 collect", "295 resources", "276 findings", "4/8 apply", "no terminal: 108 fixes left pending",
+	for _, want := range []string{"1/8 collect", "295 resources", "278 findings", "4/8 apply", "no terminal: 108 fixes left pending",
 		"8/8 report", "cis-aws-3.0", "found ", "fixed ", "waiting ", "warden serve --config", "warden audit verify"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the demo's output lacks %q:\n%s", want, out)

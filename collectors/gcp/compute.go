@@ -15,9 +15,9 @@ import (
 )
 
 // collectCompute reads scope gcp/P/compute. Firewall rules are the primary read (networks
-// list the rules on them, so they are unknown without it); networks and SSL certificates
-// are secondary: when one of those lists fails, the scope is partial and that type is
-// missing, not empty.
+// list the rules on them, so they are unknown without it); networks, SSL certificates and
+// instances are secondary: when one of those lists fails, the scope is partial and that
+// type is missing, not empty (for instances: every rule's targets are unknown).
 func (c *Collector) collectCompute(ctx context.Context, cl *clients, project string) result {
 	sc := newScope(project, "compute")
 	ctx, cnt := scoped(ctx, project)
@@ -57,6 +57,16 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, project, scope
 		*secondary = append(*secondary, err)
 	}
 
+	// Instances are secondary too: without them no rule's targets are known, and the
+	// rules say so (targets.known false) rather than that they target nothing.
+	instances, err := readFleet(ctx, cl, project, size)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, err
+		}
+		*secondary = append(*secondary, err)
+	}
+
 	base := computeBase(project)
 	newRes := func(kind, typ, name string, attrs map[string]any) snapshot.Resource {
 		return snapshot.Resource{UID: base + kind + "/" + name, Type: typ, Name: name, Account: project,
@@ -67,7 +77,9 @@ func (c *Collector) readCompute(ctx context.Context, cl *clients, project, scope
 	for _, f := range firewalls {
 		network := lastSegment(f.GetNetwork())
 		onNetwork[network] = append(onNetwork[network], f.GetName())
-		res = append(res, firewallResource(project, scopeID, f))
+		r := firewallResource(project, scopeID, f)
+		r.Attributes["targets"] = instances.targets(f)
+		res = append(res, r)
 	}
 	for _, n := range networks {
 		fws := onNetwork[n.GetName()]
@@ -173,5 +185,6 @@ func networkAttributes(n *computepb.Network, fws []any) map[string]any {
 
 // computePermissions are the IAM permissions of this file's reads.
 func computePermissions() []string {
-	return []string{"compute.firewalls.list", "compute.networks.list", "compute.sslCertificates.list"}
+	return []string{"compute.firewalls.list", "compute.instances.list", "compute.networks.list", "compute.projects.get",
+		"compute.sslCertificates.list"}
 }

@@ -68,6 +68,14 @@ func world() *cloudsim.World {
 					DestinationRanges: []string{"0.0.0.0/0"}, Denied: []cloudsim.FirewallRule{{Protocol: "47"}},
 					TargetServiceAccounts: []string{"deployer@acme-prod.iam.gserviceaccount.com"}},
 			},
+			// What the rules apply to: allow-web's tag is on web-1, deny-gre's account runs
+			// batch (stopped, still a target), ops is the one instance of default.
+			Instances: []*cloudsim.Instance{
+				{Name: "web-1", Zone: "europe-west1-b", Networks: []string{"prod"}, Tags: []string{"web"}},
+				{Name: "batch", Zone: "europe-west1-c", Networks: []string{"prod"}, Status: "TERMINATED",
+					ServiceAccounts: []string{"deployer@acme-prod.iam.gserviceaccount.com"}},
+				{Name: "ops", Zone: "europe-west1-b", ServiceAccounts: []string{"deployer@acme-prod.iam.gserviceaccount.com"}},
+			},
 			SslCertificates: []*cloudsim.SslCertificate{
 				{Name: "shop", Cert: cloudsim.CertSpec{Subject: "CN=shop.acme.example", Issuer: "CN=R11,O=Let's Encrypt,C=US",
 					KeyAlgorithm: "EC", KeySize: 256, DNSNames: []string{"shop.acme.example"}, NotBefore: t0, NotAfter: t0.AddDate(0, 3, 0)}},
@@ -193,6 +201,9 @@ func TestCollect(t *testing.T) {
 	rule := func(proto string, ports ...string) map[string]any {
 		return map[string]any{"protocol": proto, "ports": any2(ports...)}
 	}
+	targets := func(n int, sample ...string) map[string]any {
+		return map[string]any{"known": true, "instances": n, "sample": any2(sample...)}
+	}
 	tests := []struct {
 		uid, typ, name, scope string
 		attrs                 map[string]any
@@ -242,16 +253,20 @@ func TestCollect(t *testing.T) {
 			"valid_after": "2025-04-01T09:00:00Z", "valid_before": "9999-12-31T23:59:59Z", "disabled": true, "key_algorithm": "KEY_ALG_RSA_1024"}},
 		{fw + "allow-ssh", "gcp.compute.firewall", "allow-ssh", compP, map[string]any{
 			"network": "default", "direction": "INGRESS", "disabled": false, "priority": 1000, "source_ranges": any2("0.0.0.0/0"),
-			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2(), "allowed": []any{rule("tcp", "22")}, "denied": []any{}}},
+			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2(), "allowed": []any{rule("tcp", "22")}, "denied": []any{},
+			"targets": targets(1, "ops")}},
 		{fw + "allow-web", "gcp.compute.firewall", "allow-web", compP, map[string]any{
 			"network": "prod", "direction": "INGRESS", "disabled": false, "priority": 900, "source_ranges": any2(),
-			"source_tags": any2("lb"), "target_tags": any2("web"), "target_service_accounts": any2(), "allowed": []any{rule("tcp", "80", "8000-8080"), rule("icmp")}, "denied": []any{}}},
+			"source_tags": any2("lb"), "target_tags": any2("web"), "target_service_accounts": any2(), "allowed": []any{rule("tcp", "80", "8000-8080"), rule("icmp")}, "denied": []any{},
+			"targets": targets(1, "web-1")}},
 		{fw + "deny-gre", "gcp.compute.firewall", "deny-gre", compP, map[string]any{
 			"network": "prod", "direction": "EGRESS", "disabled": true, "priority": 65534, "source_ranges": any2(),
-			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2("deployer@acme-prod.iam.gserviceaccount.com"), "allowed": []any{}, "denied": []any{rule("47")}}},
+			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2("deployer@acme-prod.iam.gserviceaccount.com"), "allowed": []any{}, "denied": []any{rule("47")},
+			"targets": targets(1, "batch")}},
 		{"//compute.googleapis.com/projects/acme-dev/global/firewalls/allow-all", "gcp.compute.firewall", "allow-all", compD, map[string]any{
 			"network": "default", "direction": "INGRESS", "disabled": false, "priority": 1000, "source_ranges": any2("0.0.0.0/0"),
-			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2(), "allowed": []any{rule("all")}, "denied": []any{}}},
+			"source_tags": any2(), "target_tags": any2(), "target_service_accounts": any2(), "allowed": []any{rule("all")}, "denied": []any{},
+			"targets": targets(0)}},
 		{net + "default", "gcp.compute.network", "default", compP, map[string]any{"auto_create_subnetworks": true, "mode": "auto", "firewalls": any2("allow-ssh")}},
 		{net + "prod", "gcp.compute.network", "prod", compP, map[string]any{"auto_create_subnetworks": false, "mode": "custom", "firewalls": any2("allow-web", "deny-gre")}},
 		{net + "empty", "gcp.compute.network", "empty", compP, map[string]any{"auto_create_subnetworks": false, "mode": "custom", "firewalls": any2()}},
@@ -292,10 +307,10 @@ func TestCollect(t *testing.T) {
 	}
 	wantScopes := map[string]snapshot.Scope{
 		iamP:  {ID: iamP, Provider: "gcp", Account: "acme-prod", Service: "iam", Status: "ok", Resources: 9, Calls: 14},
-		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 10, Calls: 10},
+		compP: {ID: compP, Provider: "gcp", Account: "acme-prod", Service: "compute", Status: "ok", Resources: 10, Calls: 14}, // the project, 3 pages of instances
 		// acme-dev's organisation cannot be read: its domain is empty, and that is no failure.
 		iamD:  {ID: iamD, Provider: "gcp", Account: "acme-dev", Service: "iam", Status: "ok", AccessDenied: 1, Resources: 1, Calls: 5},
-		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2, Calls: 3},
+		compD: {ID: compD, Provider: "gcp", Account: "acme-dev", Service: "compute", Status: "ok", Resources: 2, Calls: 5},
 		// acme-prod's organisation: its domain was read (and cached) by acme-prod's scope.
 		orgA: {ID: orgA, Provider: "gcp", Account: "organizations/123456789012", Service: "iam", Status: "ok", Resources: 1, Calls: 1},
 		// acme-dev's organisation: its policy is unknown, not empty.

@@ -141,7 +141,16 @@ func (c *Collector) read(ctx context.Context, cl *clients, uid string) (snapshot
 			if err != nil {
 				return snapshot.Resource{}, failed(err)
 			}
-			return firewallResource(project, scopeID, f), nil
+			// The rule's targets as Collect gives them, with the project's instances: a
+			// re-read without them would resolve an unused-rule finding for lack of data.
+			// A failed list leaves them unknown, which no policy takes for unused.
+			r := firewallResource(project, scopeID, f)
+			instances, err := readFleet(ctx, cl, project, uint32(c.pageSize(500)))
+			if err != nil && ctx.Err() != nil {
+				return snapshot.Resource{}, failed(err)
+			}
+			r.Attributes["targets"] = instances.targets(f)
+			return r, nil
 		}
 		var ct *computepb.SslCertificate
 		err := cl.api.Call(ctx, "compute.GetSslCertificate", func(ctx context.Context) (err error) {
@@ -256,7 +265,7 @@ func (c *Collector) readProvider(ctx context.Context, cl *clients, number, pool,
 // readPermissions are the IAM permissions of Read (this file), which re-reads one
 // resource with its own calls (a folder's or organisation's policy with ancestors.go's).
 func readPermissions() []string {
-	return []string{"compute.firewalls.get", "compute.sslCertificates.get", "iam.serviceAccountKeys.get",
+	return []string{"compute.firewalls.get", "compute.instances.list", "compute.projects.get", "compute.sslCertificates.get", "iam.serviceAccountKeys.get",
 		"iam.serviceAccounts.get", "iam.workloadIdentityPoolProviders.get", "iam.workloadIdentityPools.get",
 		"resourcemanager.organizations.get", "resourcemanager.projects.get", "resourcemanager.projects.getIamPolicy"}
 }

@@ -200,7 +200,7 @@ func TestCollectScope_alone(t *testing.T) {
 		calls []string
 	}{
 		{"gcp/acme-web/compute", []string{"cloudresourcemanager:SearchProjects",
-			"compute:ListFirewalls", "compute:ListNetworks", "compute:ListSslCertificates"}},
+			"compute:AggregatedListInstances", "compute:GetProject", "compute:ListFirewalls", "compute:ListNetworks", "compute:ListSslCertificates"}},
 		{"gcp/acme-billing/iam", []string{"cloudresourcemanager:GetIamPolicy", "cloudresourcemanager:GetOrganization",
 			"cloudresourcemanager:GetProject", "cloudresourcemanager:SearchProjects", "iamadmin:ListServiceAccounts",
 			"iamadmin:ListWorkloadIdentityPools"}},

@@ -33,6 +33,7 @@ func (s *Sim) gcpRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v3/folders/{folder}", s.getFolder)
 	mux.HandleFunc("POST /v3/folders/{rest}", s.folderVerb)
 	s.computeRoutes(mux)
+	s.instanceRoutes(mux)
 	s.wifRoutes(mux)
 	s.activityRoutes(mux)
 	s.sccRoutes(mux)

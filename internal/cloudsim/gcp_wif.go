@@ -18,6 +18,9 @@ func validateGCPProject(p *Project) error {
 	if err := validateRecommendations(p); err != nil {
 		return err
 	}
+	if err := validateInstances(p); err != nil {
+		return err
+	}
 	pools := map[string]bool{}
 	for i, pool := range p.WorkloadIdentityPools {
 		if pool.ID == "" || pools[pool.ID] {

@@ -191,6 +191,18 @@ func (s *Sim) genProject(g *GeneratedProjects, i int) *Project {
 		{{Role: "roles/owner", Members: []string{"group:platform-admins@example.com"}}, {Role: "roles/iam.serviceAccountUser", Members: []string{ci}}},
 	}
 	p.IAMPolicy.Bindings = sets[rng.IntN(len(sets))]
+	// One instance per hundred resources, tagged so that every generated rule's app tag
+	// (app-0 … app-39) is on some instance: the generated rules all target something, and
+	// a generated organisation has no unused rule to report.
+	nVM := max(1, g.Resources/100)
+	for j := range nVM {
+		var tags []string
+		for k := j; k < 40; k += nVM {
+			tags = append(tags, fmt.Sprintf("app-%d", k))
+		}
+		p.Instances = append(p.Instances, &Instance{Name: fmt.Sprintf("vm-%05d", j), Zone: "us-central1-" + string(rune('a'+j%3)),
+			Tags: tags, ServiceAccounts: []string{p.ServiceAccounts[j%nSA].Email}})
+	}
 	s.prepareProject(p)
 	return p
 }

@@ -296,6 +296,9 @@ func (m *modelSuite) gcpOps() {
 		name, _ := items[0].(map[string]any)["name"].(string)
 		m.rest("compute.networks.get", http.MethodGet, g+"networks/"+name, 0, nil)
 	}
+	m.rest("compute.instances.aggregatedList", http.MethodGet, "/compute/v1/projects/"+project+"/aggregated/instances", 0, nil)
+	m.rest("compute.instances.list", http.MethodGet, "/compute/v1/projects/"+project+"/zones/europe-west1-b/instances", 0, nil)
+	m.rest("compute.projects.get", http.MethodGet, "/compute/v1/projects/"+project, 0, nil)
 	cert, key := testCertPEM(m.t, "mt.acme.example")
 	m.rest("compute.sslCertificates.list", http.MethodGet, g+"sslCertificates", 0, nil)
 	m.rest("compute.sslCertificates.insert", http.MethodPost, g+"sslCertificates", 0, map[string]any{"name": "mt-cert", "certificate": cert, "privateKey": key})

@@ -65,6 +65,7 @@ var modelRESTServed = []string{
 	"compute.firewalls.update", "compute.firewalls.delete", "compute.networks.list", "compute.networks.get",
 	"compute.sslCertificates.list", "compute.sslCertificates.insert", "compute.sslCertificates.get",
 	"compute.sslCertificates.delete", "compute.globalOperations.get",
+	"compute.instances.aggregatedList", "compute.instances.list", "compute.projects.get",
 	"iam.projects.locations.workloadIdentityPools.list", "iam.projects.locations.workloadIdentityPools.get",
 	"iam.projects.locations.workloadIdentityPools.providers.list", "iam.projects.locations.workloadIdentityPools.providers.get",
 	"policyanalyzer.projects.locations.activityTypes.activities.query",

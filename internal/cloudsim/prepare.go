@@ -186,6 +186,17 @@ func (s *Sim) prepareProject(p *Project) {
 			f.Priority = 1000
 		}
 	}
+	for _, in := range p.Instances {
+		if in.ID == "" {
+			in.ID = numericID(p.ID+"/instance/"+in.Zone+"/"+in.Name, 19)
+		}
+		if len(in.Networks) == 0 {
+			in.Networks = []string{"default"}
+		}
+		if in.Status == "" {
+			in.Status = "RUNNING"
+		}
+	}
 	for _, c := range p.SslCertificates {
 		if c.ID == "" {
 			c.ID = numericID(p.ID+"/sslCertificate/"+c.Name, 19)

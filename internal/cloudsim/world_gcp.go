@@ -60,6 +60,11 @@ type Project struct {
 	Networks        []*Network        `yaml:"networks,omitempty"`
 	Firewalls       []*Firewall       `yaml:"firewalls,omitempty"`
 	SslCertificates []*SslCertificate `yaml:"ssl_certificates,omitempty"`
+	// Instances are the project's Compute Engine VM instances, in any zone.
+	Instances []*Instance `yaml:"instances,omitempty"`
+	// SharedVPCHost makes the project a Shared VPC host (Compute's xpnProjectStatus HOST):
+	// its networks' firewall rules also reach the instances of its service projects.
+	SharedVPCHost bool `yaml:"shared_vpc_host,omitempty"`
 	// WorkloadIdentityPools are the project's IAM workload identity pools (location global).
 	WorkloadIdentityPools []*WorkloadIdentityPool `yaml:"workload_identity_pools,omitempty"`
 	// Recommendations are what the IAM recommender (google.iam.policy.Recommender) says of
@@ -231,6 +236,22 @@ type Firewall struct {
 	Allowed               []FirewallRule `yaml:"allowed,omitempty"`
 	Denied                []FirewallRule `yaml:"denied,omitempty"`
 	Description           string         `yaml:"description,omitempty"`
+}
+
+// Instance is a Compute Engine VM instance: what a firewall rule applies to, by the network
+// of one of its interfaces, one of its network tags or the service account it runs as.
+type Instance struct {
+	Name string `yaml:"name"`
+	ID   string `yaml:"id,omitempty"`
+	Zone string `yaml:"zone"` // "europe-west1-b"
+	// Networks are the networks (names) of its network interfaces, nic0 first; empty: the
+	// default network.
+	Networks []string `yaml:"networks,omitempty"`
+	// Tags are its network tags, which firewall rules' target and source tags name.
+	Tags []string `yaml:"tags,omitempty"`
+	// ServiceAccounts are the emails of the accounts it runs as (at most one, as Compute allows).
+	ServiceAccounts []string `yaml:"service_accounts,omitempty"`
+	Status          string   `yaml:"status,omitempty"` // RUNNING (default), TERMINATED, STOPPING…
 }
 
 // FirewallRule is a protocol and its ports (empty: every port).

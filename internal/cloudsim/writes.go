@@ -12,13 +12,15 @@ import (
 var readPrefixes = []string{"Get", "List", "Describe", "Search", "Head"}
 
 // readOps are the reads whose name does not say so: a credential report or an Access
-// Advisor report is generated for the caller to read, an STS session is a credential, not a change to the account.
+// Advisor report is generated for the caller to read, an STS session is a credential, not a change to the account;
+// Compute's aggregated lists are lists.
 var readOps = map[string]bool{
 	"iam:GenerateCredentialReport":            true,
 	"iam:GenerateServiceLastAccessedDetails":  true,
 	"sts:AssumeRole":                          true,
 	"iamadmin:TestIamPermissions":             true,
 	"cloudresourcemanager:TestIamPermissions": true,
+	"compute:AggregatedListInstances":         true, // instances.aggregatedList
 }
 
 // IsWrite reports whether the operation of a service (as Calls keys them: "iam",

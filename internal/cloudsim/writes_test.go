@@ -38,6 +38,7 @@ func TestIsWrite(t *testing.T) {
 		{"cloudresourcemanager", "SetIamPolicy", true},
 		{"compute", "PatchFirewall", true},
 		{"compute", "GetGlobalOperation", false},
+		{"compute", "AggregatedListInstances", false},
 		{"iamadmin", "DisableServiceAccountKey", true},
 		{"secretsmanager", "CreateSecret", true},
 		{"secretsmanager", "PutSecretValue", true},

@@ -67,6 +67,10 @@ type Clients struct {
 	Firewalls       *compute.FirewallsClient
 	Networks        *compute.NetworksClient
 	SslCertificates *compute.SslCertificatesClient
+	// Instances are Compute Engine's VM instances (zonal, read project-wide), and
+	// ComputeProjects Compute's view of a project (whether it is a Shared VPC host), over REST.
+	Instances       *compute.InstancesClient
+	ComputeProjects *compute.ProjectsClient
 	// IAMv1 is IAM v1 over REST (workload identity pools and their providers), which the
 	// gRPC IAM admin API does not serve.
 	IAMv1 *iamv1.Service
@@ -114,6 +118,8 @@ func New(ctx context.Context, opts Options) (*Clients, error) {
 			c.SslCertificates, err = compute.NewSslCertificatesRESTClient(ctx, rest...)
 			return
 		},
+		func() (err error) { c.Instances, err = compute.NewInstancesRESTClient(ctx, rest...); return },
+		func() (err error) { c.ComputeProjects, err = compute.NewProjectsRESTClient(ctx, rest...); return },
 	}
 	for _, step := range steps {
 		if err := step(); err != nil {
@@ -196,6 +202,8 @@ func (c *Clients) Close() error {
 	add(c.Firewalls != nil, func() error { return c.Firewalls.Close() })
 	add(c.Networks != nil, func() error { return c.Networks.Close() })
 	add(c.SslCertificates != nil, func() error { return c.SslCertificates.Close() })
+	add(c.Instances != nil, func() error { return c.Instances.Close() })
+	add(c.ComputeProjects != nil, func() error { return c.ComputeProjects.Close() })
 	var errs []error
 	for _, f := range closers {
 		if err := f(); err != nil {

@@ -528,16 +528,18 @@ firewall_service_ports(ports) := sort({p |
 })
 
 # firewall_service_violation(ports, exposed, service) is the finding of a GCP firewall rule
-# that opens the exposed ports of a service (firewall_service_ports(ports)) to the internet.
+# that opens the exposed ports of a service (firewall_service_ports(ports)) to the internet,
+# saying what the rule exposes (firewall_exposure, net_use.rego).
 firewall_service_violation(ports, exposed, service) := {
 	"msg": sprintf(
-		"%s allows %s from %s: %s (%s) is open to the internet",
+		"%s allows %s from %s: %s (%s) is open to the internet%s",
 		[
 			firewall_label,
 			concat(", ", [describe(open.entry) | some open in firewall_internet_allowed; open.all_ports == false; count(ports_in_ranges(open.ranges, ports)) > 0]),
 			firewall_internet_sources_text,
 			service,
 			ports_text(exposed),
+			firewall_exposure,
 		],
 	),
 	"ports": exposed,

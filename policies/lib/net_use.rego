@@ -61,3 +61,51 @@ security_group_exposure := sprintf("; it exposes %s", [attachments_text]) if {
 } else := "; nothing uses the group today, but whatever is attached to it next is exposed at once" if {
 	group_unattached
 } else := ""
+
+# --- what a GCP firewall rule applies to ----------------------------------------
+#
+# attributes.targets (docs/resources.md) counts the instances of its project that the GCP
+# firewall rule being evaluated applies to, with a sample of their names. Absent, or
+# known false (the instances could not be read), it says nothing: no rule below takes it
+# for "targets nothing".
+
+# firewall_targets_known holds when the project's instances were read whole.
+firewall_targets_known if input.resource.attributes.targets.known == true
+
+# firewall_targets_some holds when the rule applies to at least one instance.
+firewall_targets_some if {
+	firewall_targets_known
+	input.resource.attributes.targets.instances > 0
+}
+
+# firewall_targets_none holds when the instances were read whole and the rule applies to
+# none of them.
+firewall_targets_none if {
+	firewall_targets_known
+	input.resource.attributes.targets.instances == 0
+}
+
+# firewall_targets_text names what the rule applies to: "1 instance: web-1", "3
+# instances: a, b, c", "7 instances: a, b, c, d, e and 2 more".
+firewall_targets_text := sprintf("%d %s: %s%s", [n, plural(n, "instance", "instances"), concat(", ", sample), more]) if {
+	n := input.resource.attributes.targets.instances
+	sample := [s | some s in object.get(input.resource.attributes.targets, "sample", []); is_string(s)]
+	count(sample) > 0
+	more := more_text(n - count(sample))
+} else := sprintf("%d %s", [n, plural(n, "instance", "instances")]) if {
+	n := input.resource.attributes.targets.instances
+}
+
+more_text(0) := ""
+
+more_text(n) := sprintf(" and %d more", [n]) if n > 0
+
+# firewall_exposure ends the message of a finding on a firewall rule the internet reaches
+# with what the rule exposes: the instances it applies to today, or, for a rule that
+# matches none, that it waits for the next instance it comes to match. Empty when the
+# instances are unknown.
+firewall_exposure := sprintf("; it exposes %s", [firewall_targets_text]) if {
+	firewall_targets_some
+} else := "; it matches no instance today, but any instance it comes to match is exposed at once" if {
+	firewall_targets_none
+} else := ""

@@ -39,3 +39,32 @@ test_unknown_use_says_nothing if {
 	# complete as a string is not complete
 	not net.group_unattached with input as group({"complete": "true", "count": 0, "kinds": {}})
 }
+
+firewall(targets) := {"resource": {"uid": "fw", "attributes": {"network": "prod", "targets": targets}}}
+
+test_firewall_exposure_names_the_instances if {
+	net.firewall_exposure == "; it exposes 3 instances: api, web-1, web-2" with input as firewall({"known": true, "instances": 3, "sample": ["api", "web-1", "web-2"]})
+	net.firewall_exposure == "; it exposes 1 instance: bastion" with input as firewall({"known": true, "instances": 1, "sample": ["bastion"]})
+	net.firewall_exposure == "; it exposes 7 instances: a, b, c, d, e and 2 more" with input as firewall({"known": true, "instances": 7, "sample": ["a", "b", "c", "d", "e"]})
+
+	# a hand-written snapshot without a sample: the count alone
+	net.firewall_exposure == "; it exposes 2 instances" with input as firewall({"known": true, "instances": 2})
+	net.firewall_targets_some with input as firewall({"known": true, "instances": 2})
+}
+
+test_firewall_exposure_of_a_rule_matching_nothing if {
+	t := {"known": true, "instances": 0, "sample": []}
+	net.firewall_exposure == "; it matches no instance today, but any instance it comes to match is exposed at once" with input as firewall(t)
+	net.firewall_targets_none with input as firewall(t)
+	not net.firewall_targets_some with input as firewall(t)
+}
+
+# Near-misses: unknown targets, or none at all, say nothing, and no rule targets nothing.
+test_firewall_unknown_targets_say_nothing if {
+	unknown := {"known": false, "error": "compute.AggregatedListInstances: PermissionDenied: denied"}
+	net.firewall_exposure == "" with input as firewall(unknown)
+	not net.firewall_targets_none with input as firewall(unknown)
+	net.firewall_exposure == "" with input as {"resource": {"uid": "fw", "attributes": {"network": "prod"}}}
+	not net.firewall_targets_none with input as {"resource": {"uid": "fw", "attributes": {"network": "prod"}}}
+	not net.firewall_targets_none with input as firewall({"known": "true", "instances": 0})
+}

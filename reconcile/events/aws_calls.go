@@ -13,7 +13,9 @@ import (
 // awsCalls maps the CloudTrail write calls warden acts on ("service:eventName") to the
 // resources each touches. Read-only.
 var awsCalls = map[string]func(*awsCtx) error{
-	// IAM users.
+	// IAM users. DeleteUser names the user only: IAM refuses it (DeleteConflict) while the
+	// user is in a group, so the RemoveUserFromGroup calls that must come first (the
+	// console makes them too) re-read each group the user leaves, its last user included.
 	"iam:CreateUser":          created(userKind, "userName", "user"),
 	"iam:DeleteUser":          named(userKind, "userName"),
 	"iam:UpdateUser":          renamed(userKind, "userName", "newUserName"),

@@ -203,6 +203,11 @@ var gcpGolden = []golden{
 	{"firewall-delete", "gcp/acme-prod/compute", "compute.firewalls.delete", []events.Ref{firewall("allow-ssh-anywhere")}, false},
 	{"ssl-certificate-insert", "gcp/acme-prod/compute", "compute.sslCertificates.insert", []events.Ref{{
 		UID: "//compute.googleapis.com/projects/acme-prod/global/sslCertificates/shop-2026", Type: "gcp.compute.ssl_certificate", Name: "shop-2026"}}, false},
+	// An instance is no resource of the snapshot, but what firewall rules target: the
+	// project's compute scope is read whole.
+	{"instance-insert", "gcp/acme-prod/compute", "compute.instances.insert", nil, true},
+	{"instance-set-tags", "gcp/acme-prod/compute", "compute.instances.setTags", nil, true},
+	{"instance-set-service-account", "gcp/acme-prod/compute", "compute.instances.setServiceAccount", nil, true},
 }
 
 func read(t testing.TB, path string) []byte {
@@ -500,8 +505,8 @@ func TestParse_unknown(t *testing.T) {
 		"gcp-get-service-account.push.json":          "google.iam.admin.v1.GetServiceAccount",
 		"gcp-create-key-denied.logentry.json":        "google.iam.admin.v1.CreateServiceAccountKey",
 		"gcp-create-key-denied.push.json":            "google.iam.admin.v1.CreateServiceAccountKey",
-		"gcp-compute-instances-insert.logentry.json": "compute.instances.insert",
-		"gcp-compute-instances-insert.push.json":     "compute.instances.insert",
+		"gcp-compute-instances-stop.logentry.json":   "compute.instances.stop",
+		"gcp-compute-instances-stop.push.json":       "compute.instances.stop",
 		"gcp-text-payload.logentry.json":             "",
 	}
 	files, err := filepath.Glob("testdata/unknown/*.json")

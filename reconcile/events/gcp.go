@@ -404,6 +404,25 @@ func computeGlobal(kind, typ string) func(*gcpCtx) error {
 	}
 }
 
+// computeInstance maps a call on a Compute Engine instance, named
+// projects/P/zones/Z/instances/NAME by resourceName. Instances are not resources of the
+// snapshot, but they decide what every firewall rule of their project targets
+// (attributes.targets): the project's compute scope is read whole.
+func computeInstance(g *gcpCtx) error {
+	field := g.pp.at("resourceName")
+	f := strings.Split(g.resourceName, "/")
+	if g.resourceName != "" && (len(f) != 6 || f[0] != "projects" || f[2] != "zones" || f[4] != "instances" || !computeName.MatchString(f[5])) {
+		return malformed(field, fmt.Sprintf("%q is not an instance name (projects/P/zones/Z/instances/NAME)", g.resourceName))
+	}
+	p, err := g.project(g.resourceName)
+	if err != nil {
+		return err
+	}
+	g.in(p, "compute")
+	g.why = append(g.why, "an instance decides which firewall rules of its project target something")
+	return nil
+}
+
 // gcpCall is one audit-logged call warden maps.
 type gcpCall struct {
 	service string
@@ -429,6 +448,12 @@ var gcpCalls = func() map[string]gcpCall {
 		"compute.firewalls.delete":                                   {compute, computeGlobal("firewalls", "gcp.compute.firewall")},
 		"compute.sslCertificates.insert":                             {compute, computeGlobal("sslCertificates", "gcp.compute.ssl_certificate")},
 		"compute.sslCertificates.delete":                             {compute, computeGlobal("sslCertificates", "gcp.compute.ssl_certificate")},
+		// Instances: created or deleted, or given other tags or another service account,
+		// they change what firewall rules target.
+		"compute.instances.insert":            {compute, computeInstance},
+		"compute.instances.delete":            {compute, computeInstance},
+		"compute.instances.setTags":           {compute, computeInstance},
+		"compute.instances.setServiceAccount": {compute, computeInstance},
 	}
 	// Service accounts and their keys (IAM's audit logs spell the policy call
 	// SetIAMPolicy; it sets who may use the account, and maps to the account).

@@ -321,7 +321,7 @@ deny contains violation if {
 	}
 	src := iam.resource_sources[d]
 	violation := object.union_n([
-		{"msg": sprintf("%s allows %s on every resource, which lets its holder escalate its privileges", [iam.where(src), path_name(path)])},
+		{"msg": sprintf("%s allows %s on %s, which lets its holder escalate its privileges", [iam.where(src), path_name(path), iam.resources_text(d, path)])},
 		actions_field(path),
 		iam.violation_fields(src, concat("+", path)),
 		usage.rightsizing_paths(src.document, [path]),
@@ -342,8 +342,8 @@ deny contains violation if {
 	violation := object.union_n([
 		{
 			"msg": sprintf(
-				"%s allows %s on every resource, which lets its holder run code as the roles of existing resources",
-				[iam.where(src), concat("; ", [path_name(path) | some path in paths])],
+				"%s allows %s on %s, which lets its holder run code as the roles of existing resources",
+				[iam.where(src), concat("; ", [path_name(path) | some path in paths]), iam.resources_text(d, flat_all(paths))],
 			),
 			"paths": paths,
 		},
@@ -380,6 +380,9 @@ deny contains violation if {
 		usage.rightsizing_paths(src.document, paths),
 	])
 }
+
+# flat_all(paths) is every action of the paths.
+flat_all(paths) := {action | some path in paths; some action in path}
 
 # flat(paths) is the partners of the iam:PassRole paths, in order.
 flat(paths) := [action | some path in paths; some action in array.slice(path, 1, count(path))]

@@ -134,6 +134,30 @@ test_existing_compute_actions_on_every_resource_of_their_type_violate if {
 	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
 	v.key == "existing-resources"
 	v.paths == [["lambda:UpdateFunctionCode"], ["ssm:SendCommand"]]
+
+	# the message names what the patterns cover, not "every resource"
+	v.msg == "policy ci-deploy (attached to role ci) allows lambda:UpdateFunctionCode; ssm:SendCommand on every resource matching arn:aws:ec2:*:*:instance/*, arn:aws:lambda:eu-west-1:111111111111:function:*, which lets its holder run code as the roles of existing resources"
+}
+
+# A type's wildcard beside "*": each pattern that covers a reported action is named.
+test_message_names_type_wildcards_beside_every_resource if {
+	doc := [
+		{"Effect": "Allow", "Action": "lambda:UpdateFunctionCode", "Resource": "arn:aws:lambda:eu-west-1:111111111111:function:*"},
+		{"Effect": "Allow", "Action": "ssm:SendCommand", "Resource": "*"},
+	]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
+	contains(v.msg, "allows lambda:UpdateFunctionCode; ssm:SendCommand on every resource matching *, arn:aws:lambda:eu-west-1:111111111111:function:*, which")
+
+	# the same action also on "*": every resource
+	both := array.concat(doc, [{"Effect": "Allow", "Action": "lambda:UpdateFunctionCode", "Resource": "*"}])
+	[w] := [w | some w in privilege_escalation.deny] with input as {"resource": policy(both)}
+	contains(w.msg, "allows lambda:UpdateFunctionCode; ssm:SendCommand on every resource, which")
+}
+
+test_iam_path_message_names_the_type_wildcard if {
+	doc := [{"Effect": "Allow", "Action": "iam:AttachUserPolicy", "Resource": "arn:aws:iam::111111111111:user/*"}]
+	[v] := [v | some v in privilege_escalation.deny] with input as {"resource": policy(doc)}
+	v.msg == "policy ci-deploy (attached to role ci) allows iam:AttachUserPolicy on every resource matching arn:aws:iam::111111111111:user/*, which lets its holder escalate its privileges"
 }
 
 test_existing_compute_actions_on_some_resources_of_their_type_pass if {

@@ -20,7 +20,7 @@ deny contains violation if {
 	allowed := net.firewall_internet_allowed
 	count(allowed) > 0
 	violation := {"msg": sprintf(
-		"%s allows %s from %s to every instance of the network (no target tags or service accounts)",
-		[net.firewall_label, concat(", ", [net.describe(open.entry) | some open in allowed]), net.firewall_internet_sources_text],
+		"%s allows %s from %s to every instance of the network (no target tags or service accounts)%s",
+		[net.firewall_label, concat(", ", [net.describe(open.entry) | some open in allowed]), net.firewall_internet_sources_text, net.firewall_exposure],
 	)}
 }

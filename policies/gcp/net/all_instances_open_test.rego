@@ -50,3 +50,9 @@ test_near_miss_not_the_internet if {
 	count(all_instances_open.deny) == 0 with input as firewall("allow-hc", ["35.191.0.0/16", "130.211.0.0/22", "8.8.8.0/25"], [{"protocol": "tcp", "ports": ["443"]}])
 	count(all_instances_open.deny) == 0 with input as with_attrs(firewall("allow-web", ["0.0.0.0/0"], [{"protocol": "tcp"}]), {"disabled": true})
 }
+
+test_message_says_what_is_exposed if {
+	fw := with_attrs(firewall("allow-web", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["443"]}]), {"targets": {"known": true, "instances": 6, "sample": ["a", "b", "c", "d", "e"]}})
+	[v] := [v | some v in all_instances_open.deny] with input as fw
+	endswith(v.msg, "to every instance of the network (no target tags or service accounts); it exposes 6 instances: a, b, c, d, e and 1 more")
+}

@@ -24,7 +24,7 @@ deny contains violation if {
 	]
 	count(exposing) > 0
 	violation := {"msg": sprintf(
-		"%s allows %s from %s: every port is open to the internet",
-		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text],
+		"%s allows %s from %s: every port is open to the internet%s",
+		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text, net.firewall_exposure],
 	)}
 }

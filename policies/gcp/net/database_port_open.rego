@@ -27,12 +27,13 @@ deny contains violation if {
 	exposing := [net.describe(open.entry) | some open in allowed; count(net.ports_in_ranges(open.ranges, database_ports)) > 0]
 	violation := {
 		"msg": sprintf(
-			"%s allows %s from %s, which opens database and cache ports to the internet (%s)",
+			"%s allows %s from %s, which opens database and cache ports to the internet (%s)%s",
 			[
 				net.firewall_label,
 				concat(", ", exposing),
 				net.firewall_internet_sources_text,
 				concat(", ", [sprintf("%v", [p]) | some p in exposed]),
+				net.firewall_exposure,
 			],
 		),
 		"ports": exposed,

@@ -21,13 +21,14 @@ deny contains violation if {
 	]
 	count(other) > 0
 	violation := {"msg": sprintf(
-		"%s allows %s from %s: ports %s are open to the internet but are not public ports (%s) and no other policy names them",
+		"%s allows %s from %s: ports %s are open to the internet but are not public ports (%s) and no other policy names them%s",
 		[
 			net.firewall_label,
 			concat(", ", [net.describe(entry) | some [entry, _] in other]),
 			net.firewall_internet_sources_text,
 			concat(", ", [sprintf("%s %s", [net.protocol(entry), concat(",", [net.range_text(r) | some r in ranges])]) | some [entry, ranges] in other]),
 			net.ports_text(net.public_ports),
+			net.firewall_exposure,
 		],
 	)}
 }

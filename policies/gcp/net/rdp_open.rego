@@ -22,8 +22,8 @@ deny contains violation if {
 	from <= 3389
 	3389 <= to
 	violation := {"msg": sprintf(
-		"%s allows %s from %s: RDP (3389) is open to the internet",
-		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text],
+		"%s allows %s from %s: RDP (3389) is open to the internet%s",
+		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text, net.firewall_exposure],
 	)}
 }
 

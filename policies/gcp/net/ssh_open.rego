@@ -22,8 +22,8 @@ deny contains violation if {
 	from <= 22
 	22 <= to
 	violation := {"msg": sprintf(
-		"%s allows %s from %s: SSH (22) is open to the internet",
-		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text],
+		"%s allows %s from %s: SSH (22) is open to the internet%s",
+		[net.firewall_label, concat(", ", exposing), net.firewall_internet_sources_text, net.firewall_exposure],
 	)}
 }
 

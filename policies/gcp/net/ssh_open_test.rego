@@ -96,3 +96,20 @@ test_firewall_without_name_or_network_still_violates if {
 	some w in ssh_open.deny with input as json.remove(fw, ["resource/name", "resource/attributes/network"])
 	w.msg == "firewall rule //compute.googleapis.com/projects/acme-data-1193/global/firewalls/allow-wide allows tcp 22 from 0.0.0.0/1 (2147483648 addresses): SSH (22) is open to the internet"
 }
+
+# What the rule exposes ends the message: the instances it applies to, or, for a rule
+# matching none, that it waits for the next one. The finding is the same either way.
+test_message_says_what_is_exposed if {
+	fw := firewall("allow-ssh", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["22"]}])
+	used := with_attrs(fw, {"targets": {"known": true, "instances": 3, "sample": ["a", "b", "c"]}})
+	ssh_open.deny == {{"msg": "firewall rule allow-ssh on network default allows tcp 22 from 0.0.0.0/0 (every IPv4 address): SSH (22) is open to the internet; it exposes 3 instances: a, b, c"}} with input as used
+
+	unused := with_attrs(fw, {"targets": {"known": true, "instances": 0, "sample": []}})
+	[u] := [u | some u in ssh_open.deny] with input as unused
+	endswith(u.msg, "SSH (22) is open to the internet; it matches no instance today, but any instance it comes to match is exposed at once")
+
+	# unknown targets: reported all the same, with no claim about them
+	unknown := with_attrs(fw, {"targets": {"known": false, "error": "compute.AggregatedListInstances: PermissionDenied: denied"}})
+	[w] := [w | some w in ssh_open.deny] with input as unknown
+	endswith(w.msg, "SSH (22) is open to the internet")
+}

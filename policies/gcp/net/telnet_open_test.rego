@@ -56,3 +56,12 @@ test_near_miss_disabled_or_egress if {
 	count(telnet_open.deny) == 0 with input as with_attrs(fw, {"disabled": true})
 	count(telnet_open.deny) == 0 with input as with_attrs(fw, {"direction": "EGRESS"})
 }
+
+# Service findings say what the rule exposes, with the same ports and finding.
+test_message_says_what_is_exposed if {
+	fw := with_attrs(firewall("allow-svc", ["0.0.0.0/0"], [{"protocol": "tcp", "ports": ["23"]}]), {"targets": {"known": true, "instances": 1, "sample": ["legacy-switch"]}})
+	telnet_open.deny == {{
+		"msg": "firewall rule allow-svc on network prod allows tcp 23 from 0.0.0.0/0 (every IPv4 address): Telnet (23) is open to the internet; it exposes 1 instance: legacy-switch",
+		"ports": [23],
+	}} with input as fw
+}
