@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -253,16 +254,26 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 	ev := e.newEvaluation(ctx, 1, now)
 	defer ev.close()
 	snapInfo := snapshotTerm(h, now)
+	// Each resource goes through the JSON a snapshot holds, and the scan's own parser and
+	// converter: checked as reading it would check it, and judged exactly as `warden
+	// scan` judges it in a file, in one encoding and one parse.
+	p := snapshot.NewParser("evaluate")
+	conv := newConverter()
 	for i := range resources {
 		res := resources[i]
 		if !snapshot.KnownType(res.Type) {
 			return nil, fmt.Errorf("evaluate resource %s: unknown resource type %q", res.UID, res.Type)
 		}
-		if err := snapshot.Validate(res); err != nil {
-			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
-		}
 		if res.Scope == "" {
 			res.Scope = snapshot.DefaultScope(res.Type, res.Account, res.Region)
+		}
+		data, err := json.Marshal(res)
+		if err != nil {
+			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
+		}
+		_, v, err := p.Parse(snapshot.Element{Line: 1, Data: data})
+		if err != nil {
+			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
 		}
 		out.Resources++
 		out.ByType[res.Type]++
@@ -270,11 +281,7 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 		if te == nil {
 			continue
 		}
-		v, err := ast.InterfaceToValue(resourceDoc(&res))
-		if err != nil {
-			return nil, fmt.Errorf("evaluate resource %s: %w", res.UID, err)
-		}
-		fs, errs, err := ev.resource(ctx, 0, te, &res, inputOf(ast.NewTerm(v), snapInfo))
+		fs, errs, err := ev.resource(ctx, 0, te, &res, inputOf(conv.term(v), snapInfo))
 		if err != nil {
 			return nil, err
 		}
@@ -295,23 +302,6 @@ func inputOf(resource, snap *ast.Term) ast.Value {
 		[2]*ast.Term{ast.StringTerm("resource"), resource},
 		[2]*ast.Term{ast.StringTerm("snapshot"), snap},
 	)
-}
-
-// resourceDoc is the resource as policies see it: the snapshot's JSON shape.
-func resourceDoc(r *snapshot.Resource) map[string]any {
-	doc := map[string]any{"uid": r.UID, "type": r.Type, "name": r.Name, "account": r.Account,
-		"region": r.Region, "scope": r.Scope}
-	if r.Tags != nil {
-		tags := make(map[string]any, len(r.Tags))
-		for k, v := range r.Tags {
-			tags[k] = v
-		}
-		doc["tags"] = tags
-	}
-	if r.Attributes != nil {
-		doc["attributes"] = r.Attributes
-	}
-	return doc
 }
 
 // snapshotTerm is input.snapshot: what policies may know of the snapshot as a whole.

@@ -43,6 +43,7 @@ import (
 // size the world; WARDEN_BENCH_SWEEP_RUNS ("sqlite:1,postgres:1,postgres:3") picks the
 // runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below);
 // WARDEN_BENCH_SWEEP_READERS sets daemon.readers (collections a replica runs at once);
+// WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
 // WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there;
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
 // their calls, each in turn denied, throttled (half its calls) or failing (half with a
@@ -120,6 +121,7 @@ type sweepBench struct {
 	faults, drift        float64
 	unchanged            int // unchanged sweeps beyond the second
 	readers              int // daemon.readers; 0: the default
+	procs                int // each replica's GOMAXPROCS; 0: Go's default
 	runs                 []sweepRun
 	pgBase               string
 }
@@ -147,6 +149,9 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	num("WARDEN_BENCH_SWEEP_RESOURCES", &b.perAccount)
 	if os.Getenv("WARDEN_BENCH_SWEEP_READERS") != "" {
 		num("WARDEN_BENCH_SWEEP_READERS", &b.readers)
+	}
+	if os.Getenv("WARDEN_BENCH_SWEEP_GOMAXPROCS") != "" {
+		num("WARDEN_BENCH_SWEEP_GOMAXPROCS", &b.procs)
 	}
 	if os.Getenv("WARDEN_BENCH_SWEEP_UNCHANGED") != "" {
 		num("WARDEN_BENCH_SWEEP_UNCHANGED", &b.unchanged)
@@ -371,6 +376,9 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	// when the first one becomes the leader (RunOnStart) and before the others joined.
 	args := []string{"serve", "--listen", "127.0.0.1:0", "--db", dsn, "--config", cfg, "--dry-run", "--log-level", "info"}
 	env := []string{"WARDEN_EVENTS_TOKEN=" + token, "XDG_CONFIG_HOME=" + dir, "XDG_STATE_HOME=" + dir}
+	if b.procs > 0 {
+		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", b.procs))
+	}
 	var reps []*served
 	var ids []string
 	named := regexp.MustCompile(`reconciling as replica (\S+)`)

@@ -141,10 +141,18 @@ func dryRunID(id string) string {
 		return id
 	}
 	if id == "" {
-		host, _ := os.Hostname()
-		id = host + "_" + time.Now().UTC().Format("2006_01_02T15_04_05_000000")
+		id = defaultID()
 	}
 	return id + dryRunMarker
+}
+
+// defaultID names a replica given no ID: its host, its start time and a random suffix.
+// River's own default is the host and the start time to the second (its microseconds
+// written as zeros), so two replicas started in the same second on one host had one name
+// in the queue, and the jobs either attempted were told apart by nothing.
+func defaultID() string {
+	host, _ := os.Hostname()
+	return host + "_" + time.Now().UTC().Format("2006_01_02T15_04_05") + "_" + strings.ToLower(rand.Text()[:8])
 }
 
 // Task is work the daemon runs on a schedule, once per Every across every replica (the
@@ -263,6 +271,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.Readers <= 0 {
 		o.Readers = DefaultReaders
+	}
+	if o.ID == "" {
+		o.ID = defaultID()
 	}
 	if o.DryRun {
 		o.ID = dryRunID(o.ID)
