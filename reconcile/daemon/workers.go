@@ -410,11 +410,12 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 		d.done(KindRemediate, "snoozed")
 		return river.JobSnooze(d.o.ApprovalPoll)
 	}
-	if errors.Is(err, remediate.ErrStateChanged) {
+	if errors.Is(err, remediate.ErrStateChanged) && time.Since(job.CreatedAt) < d.o.JobTimeout {
 		// Another job of the action (a sweep's beside an event's) moved it first: this
 		// run lost a race, it did not fail. It runs again shortly, not after River's
 		// backoff (16 s at a second attempt), so that the drift it answers waits on the
-		// other run only.
+		// other run only. A snooze uses no attempt, so it is bounded in time: no other
+		// run holds an action longer than a job may run; past that, it is an error.
 		log.Info("another run of the action moved it meanwhile: this one runs again shortly", "err", err)
 		d.done(KindRemediate, "snoozed")
 		return river.JobSnooze(raceRetry)
