@@ -83,14 +83,18 @@ func TestHTML_rendersInChromium(t *testing.T) {
 	tctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 
-	// Subscribe before navigating, so that no message or request is missed.
+	// Subscribe before navigating, so that no message or request is missed: the calls
+	// subscribe, here, and the goroutines only drain (subscribing inside them raced the
+	// navigation, and the request watch sometimes saw nothing).
 	watch, stop := context.WithCancel(tctx)
 	defer stop()
 	var mu sync.Mutex
 	var consoleErrs, requests []string
 	var wg sync.WaitGroup
+	console := chromedp.Console(watch)
+	sent := chromedp.Events(watch, network.RequestWillBeSent)
 	wg.Go(func() {
-		for m, err := range chromedp.Console(watch) {
+		for m, err := range console {
 			if err != nil {
 				return
 			}
@@ -102,7 +106,7 @@ func TestHTML_rendersInChromium(t *testing.T) {
 		}
 	})
 	wg.Go(func() {
-		for ev, err := range chromedp.Events(watch, network.RequestWillBeSent) {
+		for ev, err := range sent {
 			if err != nil {
 				return
 			}
