@@ -46,7 +46,7 @@ func BenchmarkObserve(b *testing.B) {
 		name    string
 		full    bool
 		changed int // per mille
-	}{{"full", true, 0}, {"1pct-changed", false, 10}} {
+	}{{"full", true, 0}, {"1pct-changed", false, 10}, {"unchanged", false, 0}} {
 		b.Run(fmt.Sprintf("%s/%d-resources", c.name, len(by[scope])), func(b *testing.B) {
 			st := storetest.Open(b, storetest.Backends(b)["sqlite"](b))
 			now := h.CollectedAt
