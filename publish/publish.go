@@ -76,6 +76,19 @@ func (f *Fix) Approval() string {
 	return "not requested"
 }
 
+// Controls are the finding's framework controls as "framework id" ("cis-aws-3.0 5.2"),
+// sorted: what each destination lists as the requirements the finding bears on.
+func (it *Item) Controls() []string {
+	var out []string
+	for name, ids := range it.Finding.Frameworks {
+		for _, id := range ids {
+			out = append(out, name+" "+id)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Describe is the fix in a sentence: its action, its risk and where it stands.
 func (it *Item) Describe() string {
 	r := it.Finding.Remediation

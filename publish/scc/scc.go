@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 
@@ -221,7 +220,7 @@ func Finding(src string, it *publish.Item) *securitycenterpb.Finding {
 	if f.Scope != "" {
 		props["scope"] = structpb.NewStringValue(f.Scope)
 	}
-	if reqs := requirements(f.Frameworks); len(reqs) > 0 {
+	if reqs := it.Controls(); len(reqs) > 0 {
 		props["frameworks"] = structpb.NewStringValue(strings.Join(reqs, ", "))
 	}
 	if w := f.Waiver; w != nil {
@@ -285,16 +284,4 @@ func severity(s findings.Severity) securitycenterpb.Finding_Severity {
 		return securitycenterpb.Finding_MEDIUM
 	}
 	return securitycenterpb.Finding_LOW
-}
-
-// requirements are the finding's framework controls ("cis-gcp-2.0 1.4"), sorted.
-func requirements(fw map[string][]string) []string {
-	var out []string
-	for name, ids := range fw {
-		for _, id := range ids {
-			out = append(out, name+" "+id)
-		}
-	}
-	sort.Strings(out)
-	return out
 }

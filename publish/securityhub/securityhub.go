@@ -11,7 +11,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -206,7 +205,7 @@ func (s *Sink) Finding(it *publish.Item) types.AwsSecurityFinding {
 			Region:    aws.String(region),
 			Partition: types.PartitionAws,
 		}},
-		Compliance:    &types.Compliance{Status: complianceStatus(f.Status), RelatedRequirements: requirements(f.Frameworks)},
+		Compliance:    &types.Compliance{Status: complianceStatus(f.Status), RelatedRequirements: requirements(it)},
 		Workflow:      &types.Workflow{Status: workflowStatus(it)},
 		RecordState:   types.RecordStateActive,
 		Remediation:   &types.Remediation{Recommendation: &types.Recommendation{Text: aws.String(clip(it.Describe(), 512))}},
@@ -282,16 +281,9 @@ func resourceType(t string) string {
 	return "Other"
 }
 
-// requirements are the finding's framework controls ("cis-aws-3.0 5.2"), at most 32 as
-// ASFF allows, in a stable order.
-func requirements(fw map[string][]string) []string {
-	var out []string
-	for name, ids := range fw {
-		for _, id := range ids {
-			out = append(out, name+" "+id)
-		}
-	}
-	sort.Strings(out)
+// requirements are the finding's framework controls, at most 32 as ASFF allows.
+func requirements(it *publish.Item) []string {
+	out := it.Controls()
 	if len(out) > 32 {
 		out = out[:32]
 	}
