@@ -245,12 +245,8 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 		// as the scope's whole plan (a third of a first sweep's CPU went to River's
 		// inserts).
 		one.Notices = nil
-		p := river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
-			Correlation: correlation, AnnouncedAt: announced}}
-		if priority != priorityEvent {
-			p.InsertOpts = &river.InsertOpts{Priority: priority}
-		}
-		params = append(params, p)
+		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
+			Correlation: correlation, AnnouncedAt: announced}, InsertOpts: &river.InsertOpts{Priority: priority}})
 	}
 	if _, _, err := d.insert(ctx, params); err != nil {
 		return fmt.Errorf("enqueue the fixes of %s: %w", scope, err)
