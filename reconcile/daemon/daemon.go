@@ -42,7 +42,11 @@ const (
 	DefaultWorkers = 4
 	DefaultReaders = 16
 	// QueueCollect is the queue of the collections (Options.Readers).
-	QueueCollect        = "collect"
+	QueueCollect = "collect"
+	// QueueEvents is the queue of what a change event or a decided approval asked for:
+	// the refresh of a resource and the fixes it plans, with Options.Workers of their
+	// own, so that they never wait for a worker behind a sweep's fixes.
+	QueueEvents         = "events"
 	DefaultJobTimeout   = 10 * time.Minute
 	DefaultApprovalPoll = 30 * time.Second
 	// DefaultMaxAttempts bounds a failing job's retries (River's backoff is attempt⁴
@@ -68,8 +72,9 @@ type Options struct {
 	Targets []Target
 	// DryRun plans and says what would be done, and never applies.
 	DryRun bool
-	// Workers is how many jobs this replica works at once (default DefaultWorkers), and
-	// how many of its collections judge what they read at once.
+	// Workers is how many jobs of the default queue (a sweep's fixes, its listing) this
+	// replica works at once (default DefaultWorkers), as many again of the events'
+	// queue (QueueEvents), and how many of its collections judge what they read at once.
 	Workers int
 	// Readers is how many collections this replica runs at once (default
 	// DefaultReaders), in a queue of their own: a collection spends most of a paced
@@ -370,7 +375,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		Logger:  o.Logger.With("component", "river"),
 		Workers: workers,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers},
-			QueueCollect: {MaxWorkers: o.Readers}},
+			QueueCollect: {MaxWorkers: o.Readers}, QueueEvents: {MaxWorkers: o.Workers}},
 		PeriodicJobs:         periodic,
 		JobTimeout:           o.JobTimeout,
 		RescueStuckJobsAfter: o.RescueAfter,

@@ -158,7 +158,7 @@ func (d *Daemon) wakeDecided(ctx context.Context) (int, error) {
 			return 0, err
 		}
 		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: s.ID, Plan: p, Scope: scope,
-			Correlation: "decision-" + gates.RequestID(s.ID, s.Binding())}})
+			Correlation: "decision-" + gates.RequestID(s.ID, s.Binding())}, InsertOpts: fixOpts(priorityEvent)})
 	}
 	res, err := d.q.InsertMany(ctx, params)
 	if err != nil {

@@ -158,6 +158,7 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			t.Cleanup(srv.Close)
 			cl := ec2.NewFromConfig(h.e.SDK)
 			var took []time.Duration
+			where := stages{}
 			collected := h.count(daemon.KindCollect + "/completed")
 			for i := range n {
 				if sweeping > 0 {
@@ -192,11 +193,13 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 				// The fix's verification may still be reading: the next drift comes after
 				// it, as drifts do, not between its write and its re-read.
 				waitFor(t, "the fix verified", func() bool { return h.verified(arn) > verified })
+				where.add(t, h.e.Store, fmt.Sprintf("drift-%d", i), group, sent, took[len(took)-1])
 			}
 			slices.Sort(took)
 			p := func(q float64) time.Duration { return took[int(q*float64(len(took)-1))] }
 			t.Logf("%s: %d drifts, event → fixed and verified: p50 %v, p95 %v, max %v", name, n,
 				p(0.5).Round(time.Millisecond), p(0.95).Round(time.Millisecond), took[len(took)-1].Round(time.Millisecond))
+			t.Logf("%s: the jobs of the drifts' events:%s", name, where)
 			if sweeping > 0 {
 				t.Logf("%s: meanwhile %d collections completed, sweeping %d generated accounts; queue %s; jobs %v", name,
 					h.count(daemon.KindCollect+"/completed")-collected, sweeping, depth(h), h.snapshot())

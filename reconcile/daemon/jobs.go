@@ -36,6 +36,15 @@ const (
 	prioritySwept = 2
 )
 
+// fixOpts are the insert options of a fix job at priority: an event's fixes run in the
+// events' queue, which the sweep's fixes never fill.
+func fixOpts(priority int) *river.InsertOpts {
+	if priority == priorityEvent {
+		return &river.InsertOpts{Priority: priority, Queue: QueueEvents}
+	}
+	return &river.InsertOpts{Priority: priority}
+}
+
 // raceRetry is how soon a fix job runs again after another job of its action moved the
 // action first (remediate.ErrStateChanged).
 const raceRetry = 250 * time.Millisecond
@@ -121,8 +130,13 @@ type RefreshArgs struct {
 // Kind implements river.JobArgs.
 func (RefreshArgs) Kind() string { return KindRefresh }
 
-// InsertOpts implements river.JobArgsWithInsertOpts: one refresh per resource and event.
-func (RefreshArgs) InsertOpts() river.InsertOpts { return unique() }
+// InsertOpts implements river.JobArgsWithInsertOpts: one refresh per resource and event,
+// in the events' queue.
+func (RefreshArgs) InsertOpts() river.InsertOpts {
+	o := unique()
+	o.Queue = QueueEvents
+	return o
+}
 
 // RemediateArgs asks for one planned action to be applied, through the same machine as
 // warden apply: gates, drift re-check, intent, call, verification, audit.

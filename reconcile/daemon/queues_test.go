@@ -14,7 +14,8 @@ import (
 )
 
 // A sweep's collections go to the readers' queue, and the fixes a collection plans queue
-// behind those of a change event: on both databases, as River stores them.
+// behind those of a change event, which have a queue of their own: on both databases, as
+// River stores them.
 func TestQueues_readsApartAndSweptFixesAfterEvents(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -53,7 +54,8 @@ func TestQueues_readsApartAndSweptFixesAfterEvents(t *testing.T) {
 				}
 			}
 			// The same scope planned for an event meanwhile: one job per action still,
-			// and those jobs move up, ahead of the sweep's other fixes.
+			// and those jobs move up and into the events' queue, ahead of the sweep's
+			// other fixes and out of their workers' way.
 			if err := d.remediate(ctx, scope, nil, "t-2", 1, priorityEvent); err != nil {
 				t.Fatal(err)
 			}
@@ -62,8 +64,36 @@ func TestQueues_readsApartAndSweptFixesAfterEvents(t *testing.T) {
 				t.Fatalf("%d fixes queued after the event, want the same 2", len(event))
 			}
 			for _, j := range event {
-				if j.priority != priorityEvent {
-					t.Errorf("an event's fix at priority %d, want %d, ahead of a sweep's %d", j.priority, priorityEvent, prioritySwept)
+				if j.priority != priorityEvent || j.queue != QueueEvents {
+					t.Errorf("an event's fix in queue %q at priority %d, want %q at %d, ahead of a sweep's %d", j.queue, j.priority, QueueEvents, priorityEvent, prioritySwept)
+				}
+			}
+			// A refresh that an event asks for, and the fixes it plans anew, are the
+			// events' too.
+			if _, err := d.insertOne(ctx, RefreshArgs{Target: "aws", UID: "arn:x", Source: "ev-1", Scope: scope, Correlation: "ev-1"}); err != nil {
+				t.Fatal(err)
+			}
+			for _, j := range jobRows(t, e.Store, KindRefresh) {
+				if j.queue != QueueEvents {
+					t.Errorf("a refresh in queue %q, want %q", j.queue, QueueEvents)
+				}
+			}
+			if err := e.Store.InTx(ctx, func(tx *store.Tx) error {
+				_, err := tx.ExecContext(ctx, `DELETE FROM river_job WHERE kind = ?`, KindRemediate)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.remediate(ctx, scope, nil, "ev-1", 1, priorityEvent); err != nil {
+				t.Fatal(err)
+			}
+			fresh := jobRows(t, e.Store, KindRemediate)
+			if len(fresh) != 2 {
+				t.Fatalf("%d fixes queued by the event alone, want 2", len(fresh))
+			}
+			for _, j := range fresh {
+				if j.priority != priorityEvent || j.queue != QueueEvents {
+					t.Errorf("an event's new fix in queue %q at priority %d, want %q at %d", j.queue, j.priority, QueueEvents, priorityEvent)
 				}
 			}
 		})

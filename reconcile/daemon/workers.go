@@ -246,7 +246,7 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 		// inserts).
 		one.Notices = nil
 		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
-			Correlation: correlation, AnnouncedAt: announced}, InsertOpts: &river.InsertOpts{Priority: priority}})
+			Correlation: correlation, AnnouncedAt: announced}, InsertOpts: fixOpts(priority)})
 	}
 	if _, _, err := d.insert(ctx, params); err != nil {
 		return fmt.Errorf("enqueue the fixes of %s: %w", scope, err)
@@ -299,18 +299,23 @@ func priorityOf(p river.InsertManyParams) int {
 	return priorityEvent
 }
 
-// promote moves the queued jobs ids up to priority. An event's fix whose action a sweep
-// had already queued is that job (one job per action): the event must not wait behind
-// the sweep's other fixes. River has no call for it; its table is the daemon's to write
-// (queue.go), and only jobs not yet taken are changed.
+// promote moves the queued jobs ids up to priority, and into the queue of that
+// priority's fixes (fixOpts). An event's fix whose action a sweep had already queued is
+// that job (one job per action): the event must not wait behind the sweep's other fixes.
+// River has no call for it; its table is the daemon's to write (queue.go), and only jobs
+// not yet taken are changed.
 func (d *Daemon) promote(ctx context.Context, ids []int64, priority int) error {
 	if len(ids) == 0 {
 		return nil
 	}
+	queue := fixOpts(priority).Queue
+	if queue == "" {
+		queue = river.QueueDefault
+	}
 	err := d.o.Store.InTx(ctx, func(tx *store.Tx) error {
 		for _, id := range ids {
-			if _, err := tx.ExecContext(ctx, `UPDATE river_job SET priority = ?
-				WHERE id = ? AND priority > ? AND state IN ('available', 'retryable', 'scheduled')`, priority, id, priority); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE river_job SET priority = ?, queue = ?
+				WHERE id = ? AND priority > ? AND state IN ('available', 'retryable', 'scheduled')`, priority, queue, id, priority); err != nil {
 				return err
 			}
 		}
