@@ -424,18 +424,31 @@ func (c *compiler) scan(s *ir.ScanStmt) op {
 				}
 			}
 		case ast.Object:
-			for _, k := range x.Keys() {
-				if err := st.tick(); err != nil {
-					return 0, err
+			// In the keys' order, as Keys would give them, without copying them or
+			// looking each value up again. Nothing a plan runs inserts into a value
+			// it scans: objects are built whole before they are read.
+			var (
+				err     error
+				lvl     int
+				stopped bool
+			)
+			x.Until(func(k, v *ast.Term) bool {
+				if err = st.tick(); err != nil {
+					return true
 				}
-				fr[key], fr[val] = k, x.Get(k)
-				l, err := run(st, fr, body)
-				if err != nil {
-					return 0, err
+				fr[key], fr[val] = k, v
+				var l int
+				if l, err = run(st, fr, body); err != nil {
+					return true
 				}
-				if lvl, stop := after(l); stop {
-					return lvl, nil
-				}
+				lvl, stopped = after(l)
+				return stopped
+			})
+			if err != nil {
+				return 0, err
+			}
+			if stopped {
+				return lvl, nil
 			}
 		case ast.Set:
 			for _, e := range x.Slice() {
