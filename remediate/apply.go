@@ -171,11 +171,8 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 	if res.Recovered, err = m.Recover(ctx, nil, res); err != nil {
 		return nil, err
 	}
-	if err := m.inTx(ctx, func(tx *store.Tx) error {
-		_, err := m.gate.ExpireDue(ctx, tx)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("expire approval requests: %w", err)
+	if err := m.expireDue(ctx); err != nil {
+		return nil, err
 	}
 	all, err := m.takenUp(ctx)
 	if err != nil {

@@ -90,7 +90,7 @@ func (m *Machine) recoverOne(ctx context.Context, r *Record, accounts []string, 
 	}
 	switch {
 	case o.converged():
-		err := m.inTx(ctx, func(tx *store.Tx) error {
+		err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.transition(ctx, tx, r, StateApplying, StateVerified, audit.KindActionVerified, "resolved after an interruption: the fix was in place", map[string]any{"wrote": false, "recovered": true})
 		})
 		if err != nil {

@@ -10,18 +10,63 @@ import (
 )
 
 // expireAndRegister expires the approval requests past their time, then records the
-// plan and its actions, in one transaction: what every run does before deciding.
+// plan and its actions: what every run does before deciding. A plan of one target (each
+// of warden serve's fix jobs) is recorded in its target's partition (TargetPartition),
+// after the expiry, which may touch any action's request and so takes the whole store,
+// and only when a request is overdue; a plan of several targets (warden apply) does both
+// in one transaction of the whole store.
 func (m *Machine) expireAndRegister(ctx context.Context, p *Plan) ([]*Record, error) {
 	var recs []*Record
+	register := func(tx *store.Tx) error {
+		var err error
+		recs, err = m.register(ctx, tx, p)
+		return err
+	}
+	if target, ok := p.oneTarget(); ok {
+		if err := m.expireDue(ctx); err != nil {
+			return nil, err
+		}
+		err := m.inTxOn(ctx, target, register)
+		return recs, err
+	}
 	err := m.inTx(ctx, func(tx *store.Tx) error {
 		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
 			return fmt.Errorf("expire approval requests: %w", err)
 		}
-		var err error
-		recs, err = m.register(ctx, tx, p)
-		return err
+		return register(tx)
 	})
 	return recs, err
+}
+
+// expireDue expires the approval requests past their time, in a transaction of the
+// whole store, which it takes only when one is overdue: most runs find none, and need
+// not wait for every other writer.
+func (m *Machine) expireDue(ctx context.Context) error {
+	due, err := m.gate.AnyDue(ctx)
+	if err != nil {
+		return fmt.Errorf("expire approval requests: %w", err)
+	}
+	if !due {
+		return nil
+	}
+	return m.inTx(ctx, func(tx *store.Tx) error {
+		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
+			return fmt.Errorf("expire approval requests: %w", err)
+		}
+		return nil
+	})
+}
+
+// oneTarget is the one target of the plan's actions, if they have one (ok false for a
+// plan of none or of several).
+func (p *Plan) oneTarget() (target string, ok bool) {
+	for i, a := range p.Actions {
+		if i > 0 && a.Target != target {
+			return "", false
+		}
+		target = a.Target
+	}
+	return target, len(p.Actions) > 0
 }
 
 // register records the plan and its actions, idempotently: an action already recorded
