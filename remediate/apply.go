@@ -136,7 +136,7 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 // withDueSteps adds to a plan's records the multi-step fixes in progress that the plan
 // does not name and whose next step is due.
 func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, error) {
-	all, err := m.Actions(ctx)
+	all, err := m.actionsWhere(ctx, "state = ?", string(StateInProgress))
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, 
 		planned[r.ID] = true
 	}
 	for _, r := range all {
-		if r.State != StateInProgress || planned[r.ID] {
+		if planned[r.ID] {
 			continue
 		}
 		if due, _ := m.due(r); due {
