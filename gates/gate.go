@@ -17,6 +17,7 @@ package gates
 import (
 	"context"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -175,6 +176,24 @@ func (g *Gate) void(ctx context.Context, tx *store.Tx, actionID, keep, reason st
 		}
 	}
 	return nil
+}
+
+// AnyDue reports whether a pending request may be past its expiry (ExpireDue's
+// candidates, read outside any transaction): a caller that finds none need not take the
+// whole store's lock to expire them.
+func (g *Gate) AnyDue(ctx context.Context) (bool, error) {
+	where, args := Filter{States: []State{StatePending}, DueBy: g.now()}.sql()
+	var one int
+	err := g.st.Read(ctx, func(r *store.Reader) error {
+		return r.QueryRowContext(ctx, `SELECT 1 FROM approval_requests`+where+` LIMIT 1`, args...).Scan(&one)
+	})
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("look for overdue approval requests: %w", err)
+	}
+	return true, nil
 }
 
 // ExpireDue marks expired every pending request past its expiry, in the caller's

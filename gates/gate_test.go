@@ -331,7 +331,17 @@ func TestExpireDue(t *testing.T) {
 			late := e.request("act-2", findings.RiskMedium, "h1")
 			decided := e.request("act-3", findings.RiskMedium, "h1")
 			decide(e, decided.ID, "bob", true, "")
+			// AnyDue says whether ExpireDue has anything to do: a fix job takes the whole
+			// store's lock for it only then.
+			anyDue := func(want bool, when string) {
+				t.Helper()
+				if got, err := e.gate.AnyDue(ctx); err != nil || got != want {
+					t.Errorf("AnyDue %s = %v, %v; want %v", when, got, err, want)
+				}
+			}
+			anyDue(false, "before the first expiry")
 			e.clock.Advance(30 * time.Minute)
+			anyDue(true, "at the first expiry")
 			var n int
 			if err := e.st.InTx(ctx, func(tx *store.Tx) error {
 				var err error
@@ -343,6 +353,7 @@ func TestExpireDue(t *testing.T) {
 			if n != 1 {
 				t.Errorf("expired %d, want 1", n)
 			}
+			anyDue(false, "once expired")
 			for id, want := range map[string]gates.State{early.ID: gates.StateExpired, late.ID: gates.StatePending, decided.ID: gates.StateApproved} {
 				if got := e.get(id).State; got != want {
 					t.Errorf("request %s is %s, want %s", id, got, want)

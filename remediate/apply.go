@@ -136,7 +136,7 @@ func (m *Machine) Apply(ctx context.Context, p *Plan, confirm bool) (*Result, er
 // withDueSteps adds to a plan's records the multi-step fixes in progress that the plan
 // does not name and whose next step is due.
 func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, error) {
-	all, err := m.Actions(ctx)
+	all, err := m.actionsWhere(ctx, "state = ?", string(StateInProgress))
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +145,7 @@ func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, 
 		planned[r.ID] = true
 	}
 	for _, r := range all {
-		if r.State != StateInProgress || planned[r.ID] {
+		if planned[r.ID] {
 			continue
 		}
 		if due, _ := m.due(r); due {
@@ -171,11 +171,8 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 	if res.Recovered, err = m.Recover(ctx, nil, res); err != nil {
 		return nil, err
 	}
-	if err := m.inTx(ctx, func(tx *store.Tx) error {
-		_, err := m.gate.ExpireDue(ctx, tx)
-		return err
-	}); err != nil {
-		return nil, fmt.Errorf("expire approval requests: %w", err)
+	if err := m.expireDue(ctx); err != nil {
+		return nil, err
 	}
 	all, err := m.takenUp(ctx)
 	if err != nil {

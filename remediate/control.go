@@ -84,9 +84,11 @@ func (m *Machine) SetPause(ctx context.Context, on bool, reason string) error {
 	})
 }
 
-// stop records, audited, why a run stopped before its end.
+// stop records, audited, why a run stopped before its end. It writes only the audit log,
+// which serializes its appends itself: a partition of its own spares it the wait for the
+// whole store (a spent budget stops each of a sweep's fix jobs).
 func (m *Machine) stop(ctx context.Context, reason string, skipped int) error {
-	return m.inTx(ctx, func(tx *store.Tx) error {
+	return m.st.InTxOn(ctx, "apply/stop", func(tx *store.Tx) error {
 		_, err := m.log.Append(ctx, tx, audit.Event{Actor: m.actor, Kind: audit.KindControlStopped, Subject: "apply",
 			Data: map[string]any{"reason": reason, "skipped": skipped}})
 		return err

@@ -31,7 +31,7 @@ func (m *Machine) decide(ctx context.Context, r *Record) (Item, bool, error) {
 		if v.Reason != "" {
 			reason = v.Reason
 		}
-		err := m.inTx(ctx, func(tx *store.Tx) error {
+		err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.transition(ctx, tx, r, r.State, StateRefused, audit.KindActionVoided, reason, nil)
 		})
 		return item(r, "refused: "+reason), false, err
@@ -42,7 +42,7 @@ func (m *Machine) decide(ctx context.Context, r *Record) (Item, bool, error) {
 	var it Item
 	run := false
 	var forged []gates.Forgery
-	err := m.inTx(ctx, func(tx *store.Tx) error {
+	err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		forged = nil
 		req, err := m.gate.Request(ctx, tx, r.Action, r.Binding(), m.actor)
 		if err != nil {

@@ -96,9 +96,33 @@ func New(o Options) *Machine {
 // ErrPaused is returned by Apply and Rollback while remediation is paused.
 var ErrPaused = errors.New("remediation is paused")
 
-// inTx runs fn in one store transaction.
+// inTx runs fn in one store transaction that runs alone (store.InTx): for what may touch
+// any action's rows (expiring every overdue approval request, a plan of several
+// targets) or a global row (the pause control).
 func (m *Machine) inTx(ctx context.Context, fn func(tx *store.Tx) error) error {
 	return m.st.InTx(ctx, fn)
+}
+
+// TargetPartition is the store partition (store.InTxOn) of the transactions that change
+// the actions of one cloud target (a resource uid): warden serve's fix jobs of different
+// targets, in one replica or several, commit side by side on PostgreSQL.
+//
+// Such a transaction touches only rows of the target's actions: their rows and history
+// (actions, action_events), their approval requests and decisions (gates), the plan
+// rows of a plan of that target alone (plans, keyed by a hash of its actions), and the
+// audit log, which serializes its appends itself (Tx.Serialize). An action's id names
+// its target, so two transactions of one action always take the same partition and
+// wait for each other; every other writer of those rows (an approver's decision, the
+// expiry of overdue requests, warden apply's plan of many targets) takes the whole
+// store (InTx) and so waits for them all. Observations write none of these rows (they
+// write resources, findings and scopes, by scope): a fix and an observation need not
+// exclude each other.
+func TargetPartition(target string) string { return "target/" + target }
+
+// inTxOn runs fn in one store transaction of the actions of target (TargetPartition):
+// fn must touch no other action.
+func (m *Machine) inTxOn(ctx context.Context, target string, fn func(tx *store.Tx) error) error {
+	return m.st.InTxOn(ctx, TargetPartition(target), fn)
 }
 
 func (m *Machine) remediator(r *Record) (remediators.Remediator, error) {

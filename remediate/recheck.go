@@ -22,7 +22,7 @@ func (m *Machine) recheck(ctx context.Context, r *Record, rem remediators.Remedi
 	}
 	from := r.State
 	if before.converged() {
-		err := m.inTx(ctx, func(tx *store.Tx) error {
+		err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.transition(ctx, tx, r, from, StateVerified, audit.KindActionVerified, "already converged: no write needed", map[string]any{"wrote": false})
 		})
 		return item(r, "already converged: no write"), false, err
@@ -32,7 +32,7 @@ func (m *Machine) recheck(ctx context.Context, r *Record, rem remediators.Remedi
 		if before.part == nil {
 			why = "the part is gone but the policy still finds the problem: a fresh plan is needed"
 		}
-		err := m.inTx(ctx, func(tx *store.Tx) error {
+		err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			if err := m.gate.Void(ctx, tx, r.ID, why); err != nil {
 				return fmt.Errorf("action %s: void its approvals: %w", r.ID, err)
 			}

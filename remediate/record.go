@@ -38,7 +38,7 @@ func (m *Machine) transition(ctx context.Context, tx *store.Tx, r *Record, from,
 
 // fail records an action's failure.
 func (m *Machine) fail(ctx context.Context, r *Record, from State, detail string, attempted bool) (Item, error) {
-	err := m.inTx(ctx, func(tx *store.Tx) error {
+	err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		return m.transition(ctx, tx, r, from, StateFailed, audit.KindActionFailed, detail, map[string]any{"attempted": attempted})
 	})
 	return item(r, "failed: "+detail), err

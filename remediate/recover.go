@@ -14,15 +14,14 @@ import (
 // outcome): it observes each target; a fix in place is recorded verified without a
 // second call, an untouched target gets its call now, a drifted one fails.
 func (m *Machine) Recover(ctx context.Context, accounts []string, res *Result) (int, error) {
-	all, err := m.Actions(ctx)
+	// Only the actions left applying are read: every fix job of warden serve recovers
+	// first, and must not read every action the store holds to find none.
+	all, err := m.actionsWhere(ctx, "state = ?", string(StateApplying))
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, r := range all {
-		if r.State != StateApplying {
-			continue
-		}
 		if m.lease > 0 && m.now().Sub(r.UpdatedAt) < m.lease {
 			continue // maybe in flight in another process: not interrupted yet
 		}
@@ -90,7 +89,7 @@ func (m *Machine) recoverOne(ctx context.Context, r *Record, accounts []string, 
 	}
 	switch {
 	case o.converged():
-		err := m.inTx(ctx, func(tx *store.Tx) error {
+		err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.transition(ctx, tx, r, StateApplying, StateVerified, audit.KindActionVerified, "resolved after an interruption: the fix was in place", map[string]any{"wrote": false, "recovered": true})
 		})
 		if err != nil {

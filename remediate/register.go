@@ -10,18 +10,61 @@ import (
 )
 
 // expireAndRegister expires the approval requests past their time, then records the
-// plan and its actions, in one transaction: what every run does before deciding.
+// plan and its actions: what every run does before deciding. A plan of one target (each
+// of warden serve's fix jobs) is recorded in its target's partition (TargetPartition),
+// after the expiry, which may touch any action's request and so takes the whole store,
+// and only when a request is overdue; a plan of several targets (warden apply) does both
+// in one transaction of the whole store.
 func (m *Machine) expireAndRegister(ctx context.Context, p *Plan) ([]*Record, error) {
 	var recs []*Record
+	register := func(tx *store.Tx) error {
+		var err error
+		recs, err = m.register(ctx, tx, p)
+		return err
+	}
+	if target, ok := p.oneTarget(); ok {
+		if err := m.expireDue(ctx); err != nil {
+			return nil, err
+		}
+		err := m.inTxOn(ctx, target, register)
+		return recs, err
+	}
 	err := m.inTx(ctx, func(tx *store.Tx) error {
 		if _, err := m.gate.ExpireDue(ctx, tx); err != nil {
 			return fmt.Errorf("expire approval requests: %w", err)
 		}
-		var err error
-		recs, err = m.register(ctx, tx, p)
-		return err
+		return register(tx)
 	})
 	return recs, err
+}
+
+// expireDue expires the approval requests past their time, in a transaction of the
+// whole store, which it takes only when one is overdue: most runs find none, and need
+// not wait for every other writer.
+func (m *Machine) expireDue(ctx context.Context) error {
+	due, err := m.gate.AnyDue(ctx)
+	if err != nil {
+		return fmt.Errorf("expire approval requests: %w", err)
+	}
+	if !due {
+		return nil
+	}
+	return m.inTx(ctx, func(tx *store.Tx) error {
+		_, err := m.gate.ExpireDue(ctx, tx) // its errors say "expire approval requests"
+		return err
+	})
+}
+
+// oneTarget is the one target of the plan's actions, if they have one (ok false for a
+// plan of none or of several).
+func (p *Plan) oneTarget() (target string, ok bool) {
+	for i, a := range p.Actions {
+		if i > 0 && a.Target != target {
+			return "", false
+		}
+		target = a.Target
+	}
+	return target, len(p.Actions) > 0
 }
 
 // register records the plan and its actions, idempotently: an action already recorded
@@ -40,7 +83,46 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 	if err != nil {
 		return nil, fmt.Errorf("record plan: %w", err)
 	}
-	if n, _ := res.RowsAffected(); n == 1 {
+	created, _ := res.RowsAffected()
+	// What is not audited comes first: the audit log's lock, which every writer's appends
+	// share, is held from a transaction's first entry to its commit, and the rows of new
+	// actions need not be written under it. The entries keep their order: the plan's,
+	// then those of the generations it ends, in the plan's order.
+	out := make([]*Record, len(p.Actions))
+	var ended []int // the actions whose recorded generation this plan replaces
+	curs := make([]*Record, len(p.Actions))
+	for i, a := range p.Actions {
+		cur, err := getRecord(ctx, tx, a.ID)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case cur == nil:
+			r := &Record{PlannedAction: a, Generation: 1, PlanHash: p.Hash, State: StatePlanned, CreatedAt: now, UpdatedAt: now}
+			if err := m.insert(ctx, tx, r); err != nil {
+				return nil, err
+			}
+			out[i] = r
+		case cur.Hash == a.Hash && (!cur.State.terminal() || cur.PlanHash == p.Hash):
+			// The same fix, still under way, or already finished by this very plan.
+			if cur.PlanHash != p.Hash && !cur.State.terminal() {
+				if err := m.setPlan(ctx, tx, cur, p.Hash); err != nil {
+					return nil, err
+				}
+			}
+			out[i] = cur
+		case cur.State == StateApplying:
+			return nil, fmt.Errorf("action %s is still applying (an earlier run stopped mid-way): run apply to resolve it first", a.ID)
+		case cur.State == StateInProgress:
+			// A multi-step fix under way changes its target by design: a new plan of the
+			// same finding sees another before-state, and must not restart it.
+			out[i] = cur
+		default:
+			curs[i] = cur
+			ended = append(ended, i)
+		}
+	}
+	if created == 1 {
 		for _, v := range m.versions {
 			v.Actor = m.actor
 			if _, err := m.log.AppendChanged(ctx, tx, v); err != nil {
@@ -52,48 +134,21 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 			return nil, fmt.Errorf("audit plan: %w", err)
 		}
 	}
-	out := make([]*Record, 0, len(p.Actions))
-	for _, a := range p.Actions {
-		cur, err := getRecord(ctx, tx, a.ID)
-		if err != nil {
+	for _, i := range ended {
+		a, cur := p.Actions[i], curs[i]
+		if cur.Hash != a.Hash && (cur.State == StatePending || cur.State == StateApproved || cur.State == StatePlanned) {
+			if err := m.gate.Void(ctx, tx, cur.ID, "the action changed: a new plan replaced it"); err != nil {
+				return nil, fmt.Errorf("action %s: void its approvals: %w", cur.ID, err)
+			}
+			if err := m.transition(ctx, tx, cur, cur.State, StateVoided, audit.KindActionVoided, "replaced by a changed plan", nil); err != nil {
+				return nil, err
+			}
+		}
+		r := &Record{PlannedAction: a, Generation: cur.Generation + 1, PlanHash: p.Hash, State: StatePlanned, CreatedAt: now, UpdatedAt: now}
+		if err := m.replace(ctx, tx, cur, r); err != nil {
 			return nil, err
 		}
-		switch {
-		case cur == nil:
-			r := &Record{PlannedAction: a, Generation: 1, PlanHash: p.Hash, State: StatePlanned, CreatedAt: now, UpdatedAt: now}
-			if err := m.insert(ctx, tx, r); err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		case cur.Hash == a.Hash && (!cur.State.terminal() || cur.PlanHash == p.Hash):
-			// The same fix, still under way, or already finished by this very plan.
-			if cur.PlanHash != p.Hash && !cur.State.terminal() {
-				if err := m.setPlan(ctx, tx, cur, p.Hash); err != nil {
-					return nil, err
-				}
-			}
-			out = append(out, cur)
-		case cur.State == StateApplying:
-			return nil, fmt.Errorf("action %s is still applying (an earlier run stopped mid-way): run apply to resolve it first", a.ID)
-		case cur.State == StateInProgress:
-			// A multi-step fix under way changes its target by design: a new plan of the
-			// same finding sees another before-state, and must not restart it.
-			out = append(out, cur)
-		default:
-			if cur.Hash != a.Hash && (cur.State == StatePending || cur.State == StateApproved || cur.State == StatePlanned) {
-				if err := m.gate.Void(ctx, tx, cur.ID, "the action changed: a new plan replaced it"); err != nil {
-					return nil, fmt.Errorf("action %s: void its approvals: %w", cur.ID, err)
-				}
-				if err := m.transition(ctx, tx, cur, cur.State, StateVoided, audit.KindActionVoided, "replaced by a changed plan", nil); err != nil {
-					return nil, err
-				}
-			}
-			r := &Record{PlannedAction: a, Generation: cur.Generation + 1, PlanHash: p.Hash, State: StatePlanned, CreatedAt: now, UpdatedAt: now}
-			if err := m.replace(ctx, tx, cur, r); err != nil {
-				return nil, err
-			}
-			out = append(out, r)
-		}
+		out[i] = r
 	}
 	return out, nil
 }

@@ -48,13 +48,13 @@ func (m *Machine) Rollback(ctx context.Context, id string) (Item, error) {
 	if r.State != StateVerified {
 		return Item{}, fmt.Errorf("rollback %s: the action is %s; only an applied and verified action can be rolled back", id, r.State)
 	}
-	if err := m.inTx(ctx, func(tx *store.Tx) error {
+	if err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		return m.audit(ctx, tx, audit.KindActionIntent, r, "rollback", map[string]any{"op": "rollback", "before": r.Before})
 	}); err != nil {
 		return Item{}, err
 	}
 	if err := rem.Rollback(ctx, r.Action); err != nil {
-		auditErr := m.inTx(ctx, func(tx *store.Tx) error {
+		auditErr := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.audit(ctx, tx, audit.KindActionFailed, r, "rollback: "+err.Error(), map[string]any{"op": "rollback"})
 		})
 		return item(r, "rollback failed: "+err.Error()), errors.Join(fmt.Errorf("rollback %s: %w", id, err), auditErr)
@@ -69,12 +69,12 @@ func (m *Machine) Rollback(ctx context.Context, id string) (Item, error) {
 	}
 	if o.part == nil || o.drifted(r) {
 		detail := "rollback call succeeded but the before-state is not back"
-		auditErr := m.inTx(ctx, func(tx *store.Tx) error {
+		auditErr := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.audit(ctx, tx, audit.KindActionFailed, r, detail, map[string]any{"op": "rollback"})
 		})
 		return item(r, detail), errors.Join(fmt.Errorf("rollback %s: %s", id, detail), auditErr)
 	}
-	err = m.inTx(ctx, func(tx *store.Tx) error {
+	err = m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		return m.transition(ctx, tx, r, StateVerified, StateRolledBack, audit.KindActionRolledBack, "before-state restored and observed", nil)
 	})
 	return item(r, "rolled back: the before-state is restored"), err
@@ -88,13 +88,13 @@ func (m *Machine) rollbackSteps(ctx context.Context, r *Record, st remediators.S
 		p = *r.Progress
 	}
 	from := r.State
-	if err := m.inTx(ctx, func(tx *store.Tx) error {
+	if err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		return m.audit(ctx, tx, audit.KindActionIntent, r, "rollback", map[string]any{"op": "rollback", "after_step": p.Step})
 	}); err != nil {
 		return Item{}, err
 	}
 	if err := st.Undo(ctx, r.Action, p); err != nil {
-		auditErr := m.inTx(ctx, func(tx *store.Tx) error {
+		auditErr := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.audit(ctx, tx, audit.KindActionFailed, r, "rollback: "+err.Error(), map[string]any{"op": "rollback"})
 		})
 		if errors.Is(err, remediators.ErrNoRollback) {
@@ -114,12 +114,12 @@ func (m *Machine) rollbackSteps(ctx context.Context, r *Record, st remediators.S
 	// must be back is the part itself, in use again, not its bytes as planned.
 	if o.part == nil {
 		detail := "rollback calls succeeded but the target's part is not back"
-		auditErr := m.inTx(ctx, func(tx *store.Tx) error {
+		auditErr := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.audit(ctx, tx, audit.KindActionFailed, r, detail, map[string]any{"op": "rollback"})
 		})
 		return item(r, detail), errors.Join(fmt.Errorf("rollback %s: %s", r.ID, detail), auditErr)
 	}
-	err = m.inTx(ctx, func(tx *store.Tx) error {
+	err = m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		return m.transition(ctx, tx, r, from, StateRolledBack, audit.KindActionRolledBack, "undone after step "+stepName(&p)+" and observed", nil)
 	})
 	return item(r, "rolled back after step "+stepName(&p)), err

@@ -24,7 +24,7 @@ func (m *Machine) advance(ctx context.Context, r *Record, st remediators.Stepper
 	}
 	park := func() (Item, error) {
 		why := m.waiting(&p)
-		err := m.inTx(ctx, func(tx *store.Tx) error {
+		err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 			return m.transition(ctx, tx, r, StateApplying, StateInProgress, "", why, nil)
 		})
 		return item(r, why), err
@@ -48,12 +48,12 @@ func (m *Machine) advance(ctx context.Context, r *Record, st remediators.Stepper
 			// new key): the step is retried later, and rollback stays possible.
 			p.Hold = "the step after " + stepName(&p) + " failed: " + err.Error()
 			p.Due = now.Add(StepRetry)
-			if err := m.inTx(ctx, func(tx *store.Tx) error { return m.saveProgress(ctx, tx, r, p) }); err != nil {
+			if err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error { return m.saveProgress(ctx, tx, r, p) }); err != nil {
 				return Item{}, err
 			}
 			return park()
 		}
-		if err := m.inTx(ctx, func(tx *store.Tx) error { return m.saveProgress(ctx, tx, r, next) }); err != nil {
+		if err := m.inTxOn(ctx, r.Target, func(tx *store.Tx) error { return m.saveProgress(ctx, tx, r, next) }); err != nil {
 			return Item{}, err
 		}
 		p = next

@@ -28,7 +28,7 @@ func (m *Machine) verify(ctx context.Context, r *Record, rem remediators.Remedia
 		it.Wrote = wrote
 		return it, err
 	}
-	err = m.inTx(ctx, func(tx *store.Tx) error {
+	err = m.inTxOn(ctx, r.Target, func(tx *store.Tx) error {
 		if _, err := m.log.Append(ctx, tx, audit.Event{Actor: m.actor, Kind: audit.KindActionApplied, Subject: r.ID,
 			Data: map[string]any{"remediator": r.Remediator, "target": r.Target, "part": r.Part, "wrote": wrote}}); err != nil {
 			return fmt.Errorf("action %s: audit %s: %w", r.ID, audit.KindActionApplied, err)

@@ -304,6 +304,12 @@ func priorityOf(p river.InsertManyParams) int {
 // that job (one job per action): the event must not wait behind the sweep's other fixes.
 // River has no call for it; its table is the daemon's to write (queue.go), and only jobs
 // not yet taken are changed.
+//
+// River writes its table without the store's locks, and each UPDATE is its own
+// compare-and-set (a job not yet taken, moved only up): the store's exclusive lock
+// would guard nothing, and would make the event wait for every fix and observation
+// under way. Promotions take a partition of their own instead, so that two of them (two
+// replicas') never lock River's rows in opposite orders.
 func (d *Daemon) promote(ctx context.Context, ids []int64, priority int) error {
 	if len(ids) == 0 {
 		return nil
@@ -312,7 +318,7 @@ func (d *Daemon) promote(ctx context.Context, ids []int64, priority int) error {
 	if queue == "" {
 		queue = river.QueueDefault
 	}
-	err := d.o.Store.InTx(ctx, func(tx *store.Tx) error {
+	err := d.o.Store.InTxOn(ctx, "river/promote", func(tx *store.Tx) error {
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `UPDATE river_job SET priority = ?, queue = ?
 				WHERE id = ? AND priority > ? AND state IN ('available', 'retryable', 'scheduled')`, priority, queue, id, priority); err != nil {
