@@ -30,7 +30,7 @@ func (r *Reconciler) Plan(ctx context.Context, scope string, o PlanOptions) (*re
 	var st state.Scope
 	var known bool
 	var open []findings.Finding
-	resources := map[string]snapshot.Resource{}
+	var resources map[string]snapshot.Resource
 	err := r.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
 		if st, known, err = state.ReadScope(ctx, q, scope); err != nil || !known {
@@ -47,19 +47,16 @@ func (r *Reconciler) Plan(ctx context.Context, scope string, o PlanOptions) (*re
 				open = append(open, f)
 			}
 		}
+		var uids []string
+		seen := map[string]bool{}
 		for _, f := range open {
-			if _, ok := resources[f.Resource]; ok {
-				continue
-			}
-			res, ok, err := state.Resource(ctx, q, scope, f.Resource)
-			if err != nil {
-				return err
-			}
-			if ok {
-				resources[f.Resource] = res
+			if !seen[f.Resource] {
+				seen[f.Resource] = true
+				uids = append(uids, f.Resource)
 			}
 		}
-		return nil
+		resources, err = state.Resources(ctx, q, scope, uids)
+		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("plan scope %s: %w", scope, err)

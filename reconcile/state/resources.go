@@ -94,6 +94,40 @@ func Resource(ctx context.Context, q store.Querier, scope, uid string) (snapshot
 	return res, true, nil
 }
 
+// Resources returns the resources of scope among uids as the scope was last read, by
+// uid (those the store does not hold there are absent), read a few hundred at a time: a
+// scope's plan wants the resource of every open finding, which one query each made a
+// round trip, and on SQLite a parse, per resource.
+func Resources(ctx context.Context, q store.Querier, scope string, uids []string) (map[string]snapshot.Resource, error) {
+	out := make(map[string]snapshot.Resource, len(uids))
+	for len(uids) > 0 {
+		n := min(len(uids), 500) // within every database's bound on parameters
+		args := make([]any, 0, n+1)
+		args = append(args, scope)
+		for _, uid := range uids[:n] {
+			args = append(args, uid)
+		}
+		marks := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+		rows, err := store.QueryAll(ctx, q, func(rows *sql.Rows) ([2]string, error) {
+			var uid, data string
+			err := rows.Scan(&uid, &data)
+			return [2]string{uid, data}, err
+		}, `SELECT uid, data FROM resource_state WHERE scope = ? AND uid IN (`+marks+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read %d resources of %s: %w", n, scope, err)
+		}
+		for _, r := range rows {
+			var res snapshot.Resource
+			if err := json.Unmarshal([]byte(r[1]), &res); err != nil {
+				return nil, fmt.Errorf("read resource %s: %w", r[0], err)
+			}
+			out[r[0]] = res
+		}
+		uids = uids[n:]
+	}
+	return out, nil
+}
+
 // ResourcesOfTypes returns the resources of the given types as their scopes were last
 // read, sorted by uid (the dashboard's Access page reads the IAM principals).
 func ResourcesOfTypes(ctx context.Context, q store.Querier, types ...string) ([]snapshot.Resource, error) {

@@ -2,7 +2,9 @@ package state_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -173,6 +175,60 @@ func TestScopesWithOpen(t *testing.T) {
 				}
 				if sc, ok, err := state.FindingScope(ctx, q, "fp-never"); err != nil || ok {
 					t.Errorf("FindingScope(fp-never) = %q %v %v, want none", sc, ok, err)
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// A scope's resources are read by uid in batches: those of the scope only, the missing
+// left out, and as many as asked for, past the bound on one query's parameters.
+func TestResources(t *testing.T) {
+	for name, dsn := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			st := storetest.Open(t, dsn(t))
+			at := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+			fill(t, st, at)
+			var many []string
+			err := st.InTx(ctx, func(tx *store.Tx) error {
+				for i := range 1203 {
+					uid := fmt.Sprintf("arn:role/r%04d", i)
+					many = append(many, uid)
+					res := snapshot.Resource{UID: uid, Type: "aws.iam.role", Scope: "aws/2/iam"}
+					if err := state.PutResource(ctx, tx, "aws/2/iam", res, "h", []byte(`{"uid":"`+uid+`","type":"aws.iam.role","name":"r`+strconv.Itoa(i)+`"}`), at); err != nil {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = st.Read(ctx, func(q *store.Reader) error {
+				got, err := state.Resources(ctx, q, "aws/1/iam", []string{"arn:user/a", "arn:policy/shared", "arn:never", many[0]})
+				if err != nil {
+					return err
+				}
+				if len(got) != 2 || got["arn:user/a"].UID != "arn:user/a" || got["arn:policy/shared"].UID != "arn:policy/shared" {
+					t.Errorf("Resources(aws/1/iam) = %v, want user/a and policy/shared only", got)
+				}
+				all, err := state.Resources(ctx, q, "aws/2/iam", append(slices.Clone(many), "arn:policy/shared"))
+				if err != nil {
+					return err
+				}
+				if len(all) != len(many)+1 {
+					t.Errorf("%d resources of aws/2/iam, want %d", len(all), len(many)+1)
+				}
+				if r := all[many[1202]]; r.Name != "r1202" || r.Type != "aws.iam.role" {
+					t.Errorf("the last role reads %+v", r)
+				}
+				none, err := state.Resources(ctx, q, "aws/2/iam", nil)
+				if err != nil || len(none) != 0 {
+					t.Errorf("Resources of no uid = %v, %v", none, err)
 				}
 				return nil
 			})
