@@ -36,13 +36,18 @@ const (
 	prioritySwept = 2
 )
 
-// fixOpts are the insert options of a fix job at priority: an event's fixes run in the
-// events' queue, which the sweep's fixes never fill.
-func fixOpts(priority int) *river.InsertOpts {
+// fixQueue is the queue of a fix job at priority: an event's fixes run in the events'
+// queue, which the sweep's fixes never fill.
+func fixQueue(priority int) string {
 	if priority == priorityEvent {
-		return &river.InsertOpts{Priority: priority, Queue: QueueEvents}
+		return QueueEvents
 	}
-	return &river.InsertOpts{Priority: priority}
+	return river.QueueDefault
+}
+
+// fixOpts are the insert options of a fix job at priority.
+func fixOpts(priority int) *river.InsertOpts {
+	return &river.InsertOpts{Priority: priority, Queue: fixQueue(priority)}
 }
 
 // raceRetry is how soon a fix job runs again after another job of its action moved the

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"database/sql"
 	"testing"
 
 	"github.com/warden-sec/warden/findings"
@@ -110,19 +111,13 @@ func jobRows(t *testing.T, st *store.Store, kind string) []queuedJob {
 	t.Helper()
 	var out []queuedJob
 	err := st.Read(context.Background(), func(q *store.Reader) error {
-		rows, err := q.QueryContext(context.Background(), `SELECT queue, priority FROM river_job WHERE kind = ? ORDER BY id`, kind)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		var err error
+		out, err = store.QueryAll(context.Background(), q, func(rows *sql.Rows) (queuedJob, error) {
 			var j queuedJob
-			if err := rows.Scan(&j.queue, &j.priority); err != nil {
-				return err
-			}
-			out = append(out, j)
-		}
-		return rows.Err()
+			err := rows.Scan(&j.queue, &j.priority)
+			return j, err
+		}, `SELECT queue, priority FROM river_job WHERE kind = ? ORDER BY id`, kind)
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

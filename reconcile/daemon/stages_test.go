@@ -2,6 +2,7 @@ package daemon_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"slices"
 	"strings"
@@ -32,23 +33,17 @@ func (s stages) add(t *testing.T, st *store.Store, correlation, target string, s
 	t.Helper()
 	var jobs []jobTimes
 	err := st.Read(context.Background(), func(q *store.Reader) error {
-		rows, err := q.QueryContext(context.Background(), `SELECT kind, created_at, attempted_at, finalized_at FROM river_job
-			WHERE CAST(args AS TEXT) LIKE ? OR (kind = ? AND CAST(args AS TEXT) LIKE ?) ORDER BY id`,
-			"%"+correlation+"%", daemon.KindRemediate, "%"+target+"%")
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
+		var err error
+		jobs, err = store.QueryAll(context.Background(), q, func(rows *sql.Rows) (jobTimes, error) {
 			var j jobTimes
 			var c, a, f any
-			if err := rows.Scan(&j.kind, &c, &a, &f); err != nil {
-				return err
-			}
+			err := rows.Scan(&j.kind, &c, &a, &f)
 			j.created, j.attempted, j.finalized = when(c), when(a), when(f)
-			jobs = append(jobs, j)
-		}
-		return rows.Err()
+			return j, err
+		}, `SELECT kind, created_at, attempted_at, finalized_at FROM river_job
+			WHERE CAST(args AS TEXT) LIKE ? OR (kind = ? AND CAST(args AS TEXT) LIKE ?) ORDER BY id`,
+			"%"+correlation+"%", daemon.KindRemediate, "%"+target+"%")
+		return err
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -300,7 +300,7 @@ func priorityOf(p river.InsertManyParams) int {
 }
 
 // promote moves the queued jobs ids up to priority, and into the queue of that
-// priority's fixes (fixOpts). An event's fix whose action a sweep had already queued is
+// priority's fixes (fixQueue). An event's fix whose action a sweep had already queued is
 // that job (one job per action): the event must not wait behind the sweep's other fixes.
 // River has no call for it; its table is the daemon's to write (queue.go), and only jobs
 // not yet taken are changed.
@@ -314,10 +314,7 @@ func (d *Daemon) promote(ctx context.Context, ids []int64, priority int) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	queue := fixOpts(priority).Queue
-	if queue == "" {
-		queue = river.QueueDefault
-	}
+	queue := fixQueue(priority)
 	err := d.o.Store.InTxOn(ctx, "river/promote", func(tx *store.Tx) error {
 		for _, id := range ids {
 			if _, err := tx.ExecContext(ctx, `UPDATE river_job SET priority = ?, queue = ?

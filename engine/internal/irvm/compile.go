@@ -329,13 +329,8 @@ func (c *compiler) equal(x, y ir.Operand, want bool) op {
 			if v == nil {
 				return 0, nil
 			}
-			var eq bool
-			if vs, ok := v.Value.(ast.String); ok {
-				eq = vs == s
-			} else {
-				eq = false // a string equals only a string
-			}
-			if eq != want {
+			vs, ok := v.Value.(ast.String) // a string equals only a string
+			if (ok && vs == s) != want {
 				return 0, nil
 			}
 			return fellThrough, nil
