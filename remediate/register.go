@@ -89,8 +89,11 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 	// actions need not be written under it. The entries keep their order: the plan's,
 	// then those of the generations it ends, in the plan's order.
 	out := make([]*Record, len(p.Actions))
-	var ended []int // the actions whose recorded generation this plan replaces
-	curs := make([]*Record, len(p.Actions))
+	type generation struct {
+		i   int     // the action's index in the plan
+		cur *Record // its recorded generation, which this plan replaces
+	}
+	var ended []generation
 	for i, a := range p.Actions {
 		cur, err := getRecord(ctx, tx, a.ID)
 		if err != nil {
@@ -118,8 +121,7 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 			// same finding sees another before-state, and must not restart it.
 			out[i] = cur
 		default:
-			curs[i] = cur
-			ended = append(ended, i)
+			ended = append(ended, generation{i, cur})
 		}
 	}
 	if created == 1 {
@@ -134,8 +136,8 @@ func (m *Machine) register(ctx context.Context, tx *store.Tx, p *Plan) ([]*Recor
 			return nil, fmt.Errorf("audit plan: %w", err)
 		}
 	}
-	for _, i := range ended {
-		a, cur := p.Actions[i], curs[i]
+	for _, e := range ended {
+		i, a, cur := e.i, p.Actions[e.i], e.cur
 		if cur.Hash != a.Hash && (cur.State == StatePending || cur.State == StateApproved || cur.State == StatePlanned) {
 			if err := m.gate.Void(ctx, tx, cur.ID, "the action changed: a new plan replaced it"); err != nil {
 				return nil, fmt.Errorf("action %s: void its approvals: %w", cur.ID, err)
