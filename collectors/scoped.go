@@ -30,3 +30,35 @@ type ScopeCollector interface {
 	// reported. Otherwise the error is only a sink that failed or the context.
 	CollectScope(ctx context.Context, id string, sink Sink) error
 }
+
+// Rereader is a ScopeCollector that can tell a scope unchanged since its last read from
+// the raw answers alone: it keeps a tape of each read (the requests it sent, a digest of
+// each answer), and a read again first sends the tape's requests and compares. The
+// daemon keeps the tape of a scope's last complete read, and an unchanged scope then
+// costs its reads: nothing is decoded, judged or written but the record of the read.
+type Rereader interface {
+	ScopeCollector
+	// CollectScopeAgain reads the scope with this id again, given the tape its last
+	// read returned (nil or empty: none). When every request of the tape is answered as
+	// then, the scope is unchanged: nothing is reported to sink, and the Reread says so.
+	// Otherwise the scope is read as CollectScope reads it (the answers already got are
+	// not asked for again) and reported to sink, and the Reread holds the new read's
+	// tape, if it has one. Errors are CollectScope's.
+	CollectScopeAgain(ctx context.Context, id string, tape []byte, sink Sink) (Reread, error)
+}
+
+// Reread is what CollectScopeAgain did.
+type Reread struct {
+	// Unchanged says the tape's requests were answered as they were then: the scope is
+	// as its last read saw it, and nothing was reported.
+	Unchanged bool
+	// Calls counts the replay's calls when Unchanged (a read reports its own calls with
+	// its scope).
+	Calls int
+	// Tape is the record of this read, for the next (nil when Unchanged, or when the
+	// read cannot be replayed: Why says why).
+	Tape []byte
+	// Why says why the scope was read and not found unchanged, or why its read has no
+	// tape: for logs.
+	Why string
+}

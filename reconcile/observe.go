@@ -92,6 +92,9 @@ type Observation struct {
 	Accounts []string
 	// At is when the read happened (default now).
 	At time.Time
+	// Tape is the read's tape (collectors.Rereader), kept for the next read when the
+	// read was complete and judged without error; nil: none.
+	Tape []byte
 }
 
 // Outcome is what observing a scope changed.
@@ -132,6 +135,7 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 	if err != nil {
 		return nil, err
 	}
+	p.tape = ob.Tape
 	if err := p.compare(ob.Resources); err != nil {
 		return nil, err
 	}
@@ -182,6 +186,7 @@ type observed struct {
 	evaluated    map[string]bool
 	res          *engine.Result  // nil for a failed read
 	errored      map[string]bool // resources whose evaluation failed in part
+	tape         []byte          // the read's tape, if any
 }
 
 // hashedRead is one resource as read, with its hash.
@@ -324,7 +329,10 @@ func (r *Reconciler) record(ctx context.Context, tx *store.Tx, p *observed, out 
 			return err
 		}
 		p.st.Scope, p.st.ReadAt = p.sc, p.at
-		return state.PutScope(ctx, tx, p.st)
+		if err := state.PutScope(ctx, tx, p.st); err != nil {
+			return err
+		}
+		return state.PutTape(ctx, tx, p.sc.ID, nil)
 	}
 	if err := p.saveResources(ctx, tx); err != nil {
 		return err
@@ -347,7 +355,17 @@ func (r *Reconciler) record(ctx context.Context, tx *store.Tx, p *observed, out 
 	if p.full {
 		p.st.EvaluatedWith, p.st.FullAt = p.evalVersion, p.at
 	}
-	return state.PutScope(ctx, tx, p.st)
+	if err := state.PutScope(ctx, tx, p.st); err != nil {
+		return err
+	}
+	// A tape stands for this read only if the store now holds all of it, judged: a
+	// partial read, or one with resources whose evaluation failed (kept without a hash,
+	// to be evaluated again), is read again in full next time.
+	var tape []byte
+	if p.sc.Complete() && len(p.errored) == 0 {
+		tape = p.tape
+	}
+	return state.PutTape(ctx, tx, p.sc.ID, tape)
 }
 
 // inReach says which of the scope's active findings the read judges, nil for all. A

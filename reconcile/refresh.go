@@ -93,6 +93,11 @@ func (r *Reconciler) Refresh(ctx context.Context, rd collectors.Reader, uid, sco
 		} else if err := state.PutResource(ctx, tx, scope, res, hash, data, at); err != nil {
 			return err
 		}
+		// The scope no longer holds what its last read's tape answers for: its next read
+		// is a read, not a replay (reread.go).
+		if err := state.PutTape(ctx, tx, scope, nil); err != nil {
+			return err
+		}
 		one := map[string]bool{uid: true}
 		j := judgement{scope: scope, at: at, found: found, old: now.Findings, listed: one, complete: true,
 			notJudged: scan.NotJudged(r.o.Engine, evalErrs)}

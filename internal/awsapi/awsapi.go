@@ -139,6 +139,9 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 		// connections: one shared client keeps one pool for the sessions' lifetime.
 		s.base.HTTPClient = awshttp.NewBuildableClient()
 	}
+	// Under a Recording's context, calls are recorded for a tape (tape.go); otherwise
+	// the client only passes them through.
+	s.base.HTTPClient = recordingClient{inner: s.base.HTTPClient}
 	if opts.Endpoint != "" {
 		s.base.BaseEndpoint = aws.String(opts.Endpoint)
 	}

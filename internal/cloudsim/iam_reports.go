@@ -2,6 +2,7 @@ package cloudsim
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/csv"
 	"net/url"
@@ -150,6 +151,7 @@ func (s *Sim) getAccountAuthorizationDetails(a *Account, _ *call, f url.Values) 
 type credentialReport struct {
 	generated time.Time
 	content   []byte
+	sum       [sha256.Size]byte // of the content, kept for generated accounts too
 }
 
 // credentialReportHeader is the header row of IAM's credential report, exactly.
@@ -163,9 +165,15 @@ var credentialReportHeader = []string{"user", "arn", "user_creation_time", "pass
 // COMPLETE at once: IAM may answer STARTED first, but clients then wait before polling
 // again, which would only slow tests and benchmarks down (a fault with latency on
 // GenerateCredentialReport simulates a slow report). Unlike IAM, which reuses a report for
-// four hours, every request renders a fresh one, so that tests see the writes they made.
+// four hours, every request renders a fresh one, so that tests see the writes they made;
+// but a report whose content is the last one's keeps its generation time, as IAM's
+// reused report does, so that an unchanged account answers alike.
 func (s *Sim) generateCredentialReport(reports map[string]*credentialReport, a *Account) any {
-	r := &credentialReport{generated: s.stamp(), content: renderCredentialReport(a)}
+	content := renderCredentialReport(a)
+	r := &credentialReport{generated: s.stamp(), content: content, sum: sha256.Sum256(content)}
+	if last, ok := reports[a.ID]; ok && last.sum == r.sum {
+		r.generated = last.generated
+	}
 	if s.gen.owns(a.ID) {
 		// Thousands of generated accounts would each keep their report: render it again
 		// when it is read instead (a generated account changes only by writes and drift).

@@ -309,3 +309,33 @@ func TestIAMServerCertificates(t *testing.T) {
 	_, err = c.GetServerCertificate(ctx, &iam.GetServerCertificateInput{ServerCertificateName: aws.String("shop")})
 	iamWantErr(t, err, "NoSuchEntity", 404)
 }
+
+// TestIAMCredentialReport_keepsItsTimeWhileUnchanged: a report generated again over an
+// unchanged account keeps its generation time, as IAM's reused report does; once the
+// account changed, the new report has the time it was generated.
+func TestIAMCredentialReport_keepsItsTimeWhileUnchanged(t *testing.T) {
+	now := iamTestNow
+	sim, srv := startSim(t, iamTestWorld(), Options{Now: func() time.Time { return now }})
+	c := iam.NewFromConfig(iamTestConfig(srv, "AKIDSIM"))
+	ctx := context.Background()
+	generated := func() time.Time {
+		t.Helper()
+		if _, err := c.GenerateCredentialReport(ctx, &iam.GenerateCredentialReportInput{}); err != nil {
+			t.Fatal(err)
+		}
+		rep, err := c.GetCredentialReport(ctx, &iam.GetCredentialReportInput{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return aws.ToTime(rep.GeneratedTime)
+	}
+	first := generated()
+	now = now.Add(time.Hour)
+	if got := generated(); !got.Equal(first) {
+		t.Fatalf("unchanged account: report generated at %v, want the first report's %v", got, first)
+	}
+	sim.Do(func(w *World) { w.AWS.Accounts[0].Users[0].PasswordEnabled = !w.AWS.Accounts[0].Users[0].PasswordEnabled })
+	if got := generated(); !got.Equal(now) {
+		t.Fatalf("changed account: report generated at %v, want now (%v)", got, now)
+	}
+}

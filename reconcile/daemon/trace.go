@@ -334,6 +334,13 @@ func endCollect(ctx context.Context, span trace.Span, scope string, sink *collec
 	endSpan(span, err)
 }
 
+// endCollectUnchanged ends the span of a read whose replay found its scope unchanged.
+func endCollectUnchanged(span trace.Span, calls int) {
+	span.SetAttributes(attribute.String("warden.scope.status", snapshot.ScopeOK), attribute.Bool("warden.scope.unchanged", true),
+		attribute.Int("warden.scope.calls", calls))
+	endSpan(span, nil)
+}
+
 // endObserve ends the span of a read's judgement with what moved.
 func endObserve(span trace.Span, out *reconcile.Outcome, err error) {
 	if out != nil {

@@ -130,7 +130,30 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	var sink collectors.MemorySink
 	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
 	began := time.Now()
-	err = t.Collector.CollectScope(cctx, a.Scope, &sink)
+	var (
+		tape   []byte
+		reread collectors.Reread
+	)
+	if rr, ok := t.Collector.(collectors.Rereader); ok {
+		// The last read's tape, replayed first: an unchanged scope costs its reads.
+		if tape, err = d.o.Reconciler.Tape(ctx, prev, known, began); err == nil {
+			reread, err = rr.CollectScopeAgain(cctx, a.Scope, tape, &sink)
+		}
+	} else {
+		err = t.Collector.CollectScope(cctx, a.Scope, &sink)
+	}
+	if reread.Unchanged && err == nil {
+		endCollectUnchanged(span, reread.Calls)
+		d.staged(stageCollect, began, nil)
+		replayed := prev.Scope
+		replayed.Calls, replayed.Throttled, replayed.AccessDenied = reread.Calls, 0, 0
+		d.read(a.Target, replayed)
+		out, err := d.o.Reconciler.ObserveUnchanged(ctx, a.Scope, tape, reread.Calls, time.Time{})
+		if err != nil {
+			return err // a race with another observation, or a refresh: read again
+		}
+		return w.observed(ctx, job, log, prevComplete, out, reread.Calls)
+	}
 	endCollect(ctx, span, a.Scope, &sink, err)
 	sc, reported := scopeIn(&sink, a.Scope)
 	if reported {
@@ -157,7 +180,10 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return ctx.Err()
 	}
 	defer func() { <-d.judging }()
-	ob := reconcile.Observation{Scope: sc, Accounts: a.Accounts}
+	ob := reconcile.Observation{Scope: sc, Accounts: a.Accounts, Tape: reread.Tape}
+	if tape != nil || reread.Why != "" {
+		log.Debug("collect: read in full", "replayed", tape != nil, "why", reread.Why)
+	}
 	for _, r := range sink.Resources {
 		if r.Scope == a.Scope {
 			ob.Resources = append(ob.Resources, r)
@@ -171,11 +197,18 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return err // a race with another observation is retried
 	}
+	return w.observed(ctx, job, log, prevComplete, out, ob.Scope.Calls)
+}
+
+// observed ends a collection once its read is recorded: an unchanged scope is done, a
+// changed one (or one read for another reason than the schedule) is planned.
+func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs], log *slog.Logger, prevComplete bool, out *reconcile.Outcome, calls int) error {
+	d, a := w.d, job.Args
 	if d.o.Hooks.Observed != nil {
 		d.o.Hooks.Observed(a.Target, out)
 	}
 	log.Info("scope reconciled", "status", out.Status, "resources", out.Resources, "evaluated", out.Evaluated,
-		"opened", len(out.Opened), "resolved", len(out.Resolved), "unknown", out.Unknown, "calls", ob.Scope.Calls)
+		"opened", len(out.Opened), "resolved", len(out.Resolved), "unknown", out.Unknown, "calls", calls)
 	if unchanged(a, job.Attempt, prevComplete, out) {
 		// Its actions stand where the last plan left them (decisions.go).
 		d.done(KindCollect, "completed")

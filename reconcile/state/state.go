@@ -102,6 +102,33 @@ func scanScope(row interface{ Scan(...any) error }) (Scope, error) {
 	return st, nil
 }
 
+// ReadTape returns the tape of the scope's last complete read, nil if it has none
+// (migration 0016). Only the read that follows needs it, so no other read of the scope
+// carries it.
+func ReadTape(ctx context.Context, q store.Querier, scope string) ([]byte, error) {
+	var tape []byte
+	err := q.QueryRowContext(ctx, `SELECT tape FROM scope_state WHERE scope = ?`, scope).Scan(&tape)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read the tape of scope %s: %w", scope, err)
+	}
+	return tape, nil
+}
+
+// PutTape keeps tape as the scope's (nil forgets it), in tx; a scope never saved
+// (PutScope) keeps none.
+func PutTape(ctx context.Context, tx *store.Tx, scope string, tape []byte) error {
+	if len(tape) == 0 {
+		tape = nil
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE scope_state SET tape = ? WHERE scope = ?`, tape, scope); err != nil {
+		return fmt.Errorf("keep the tape of scope %s: %w", scope, err)
+	}
+	return nil
+}
+
 // PutScope saves the scope's state in tx.
 func PutScope(ctx context.Context, tx *store.Tx, st Scope) error {
 	data, err := json.Marshal(st.Scope)

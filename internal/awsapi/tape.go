@@ -1,0 +1,470 @@
+package awsapi
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+)
+
+// A tape is the record of one read: every request it sent, in the order it sent them,
+// each with a digest of the answer it got (a retried request once, with its last
+// answer). It is what lets an unchanged scope cost its reads and nothing more: sending
+// the tape's requests again (Account.Replay) and getting the same answers proves that
+// the read would see what it saw, without decoding a byte of it.
+//
+// Why the same answers are the same read: a request depends only on the answers the
+// read had received before it was sent (and on what the tape's tag names: the
+// collector's configuration, version and day), and those come before it on the tape.
+// The replay sends each request only after every earlier one was answered as on the
+// tape, and stops at the first that was not; so every request it sends is one the read
+// would send, and when none differs the read would get, in its own order, exactly the
+// tape's answers. A digest covers an answer's status and whole body except its request
+// id (which AWS draws anew each time); anything else that differs is a change, and the
+// scope is read as usual.
+
+// tapeVersion is the encoding's version: a tape of another is not replayed.
+const tapeVersion = 1
+
+// tape is a recorded read, encoded by Recording.Tape.
+type tape struct {
+	V   int        `json:"v"`
+	Tag string     `json:"tag"`
+	Ex  []exchange `json:"ex"`
+}
+
+// exchange is one request of a tape and the digest of its answer. Service and Region
+// are those it was signed for; Header holds its headers but those of signing and the
+// SDK's bookkeeping, which differ each time and mean nothing to AWS's answer.
+type exchange struct {
+	Service string      `json:"s"`
+	Region  string      `json:"r"`
+	Method  string      `json:"m"`
+	URL     string      `json:"u"`
+	Host    string      `json:"host,omitempty"`
+	Header  [][2]string `json:"h,omitempty"`
+	Body    []byte      `json:"b,omitempty"`
+	Answer  []byte      `json:"a"`
+}
+
+// key identifies the request, whatever its signature.
+func (e *exchange) key() string {
+	var b strings.Builder
+	b.WriteString(e.Method)
+	b.WriteByte(' ')
+	b.WriteString(e.URL)
+	b.WriteByte(' ')
+	b.WriteString(e.Host)
+	for _, h := range e.Header {
+		b.WriteByte('\n')
+		b.WriteString(h[0])
+		b.WriteByte(':')
+		b.WriteString(h[1])
+	}
+	b.WriteString("\n\n")
+	b.Write(e.Body)
+	return b.String()
+}
+
+// unsignedHeaders are the request headers a tape does not keep: the signature's, and
+// those the SDK sets anew for every attempt. Canonical form.
+var unsignedHeaders = []string{"Authorization", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-Sha256",
+	"User-Agent", "X-Amz-User-Agent", "Amz-Sdk-Invocation-Id", "Amz-Sdk-Request", "Content-Length"}
+
+// answer is one answer kept to be served again: a replay's, given to the read that
+// follows a replay which found a change, so that no request is sent twice.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// Recording records the requests of a read made under its context (Record), for a
+// tape, and serves the answers a replay already got. It is safe for concurrent use.
+type Recording struct {
+	mu     sync.Mutex
+	ex     []exchange
+	at     map[string]int // key → index in ex
+	served map[string][]answer
+	// why says why the read cannot be replayed ("" if it can): a request the tape
+	// cannot send again.
+	why string
+}
+
+type recordingKey struct{}
+
+// Record returns a context under which every AWS call of these sessions is recorded in
+// the returned Recording; the answers of replayed (nil for none) are served in place of
+// asking AWS again the same request.
+func Record(ctx context.Context, replayed *Replayed) (context.Context, *Recording) {
+	r := &Recording{at: map[string]int{}, served: map[string][]answer{}}
+	if replayed != nil {
+		for k, as := range replayed.answers {
+			r.served[k] = slices.Clone(as)
+		}
+	}
+	return context.WithValue(ctx, recordingKey{}, r), r
+}
+
+func recordingOf(ctx context.Context) *Recording {
+	r, _ := ctx.Value(recordingKey{}).(*Recording)
+	return r
+}
+
+// Tape encodes what was recorded, under tag (what the read depended on besides its
+// answers: its configuration, the code's version, the day). It is nil when the read
+// cannot be replayed, with the reason.
+func (r *Recording) Tape(tag string) ([]byte, string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.why != "" {
+		return nil, r.why
+	}
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if err := json.NewEncoder(zw).Encode(tape{V: tapeVersion, Tag: tag, Ex: r.ex}); err != nil {
+		return nil, "encode: " + err.Error()
+	}
+	if err := zw.Close(); err != nil {
+		return nil, "encode: " + err.Error()
+	}
+	return buf.Bytes(), ""
+}
+
+// unreplayable marks the read as one a tape cannot replay.
+func (r *Recording) unreplayable(why string) {
+	r.mu.Lock()
+	if r.why == "" {
+		r.why = why
+	}
+	r.mu.Unlock()
+}
+
+// take returns an answer to serve for key, if a replay got one.
+func (r *Recording) take(key string) (answer, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	as := r.served[key]
+	if len(as) == 0 {
+		return answer{}, false
+	}
+	r.served[key] = as[1:]
+	return as[0], true
+}
+
+// put records the exchange; a request sent again (a retry, a poll) keeps its first
+// place and takes its last answer.
+func (r *Recording) put(e exchange) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	k := e.key()
+	if i, ok := r.at[k]; ok {
+		r.ex[i].Answer = e.Answer
+		return
+	}
+	r.at[k] = len(r.ex)
+	r.ex = append(r.ex, e)
+}
+
+// recordingClient is the sessions' HTTP client: it passes every request through, except
+// under a Recording's context, where it records it and serves a replay's answer.
+type recordingClient struct{ inner aws.HTTPClient }
+
+func (c recordingClient) Do(req *http.Request) (*http.Response, error) {
+	rec := recordingOf(req.Context())
+	if rec == nil {
+		return c.inner.Do(req)
+	}
+	e, err := exchangeOf(req)
+	if err != nil {
+		rec.unreplayable(err.Error())
+		return c.inner.Do(req)
+	}
+	k := e.key()
+	if a, ok := rec.take(k); ok {
+		e.Answer = digest(a.status, a.body)
+		rec.put(e)
+		return a.response(req), nil
+	}
+	resp, err := c.inner.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	if err != nil {
+		// The SDK sees the failed read as it would have, and retries it.
+		resp.Body = io.NopCloser(io.MultiReader(bytes.NewReader(body), errReader{err}))
+		rec.unreplayable("an answer could not be read")
+		return resp, nil
+	}
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	e.Answer = digest(resp.StatusCode, body)
+	rec.put(e)
+	return resp, nil
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// exchangeOf reads a signed request into an exchange (no answer yet), leaving its body
+// to be sent.
+func exchangeOf(req *http.Request) (exchange, error) {
+	service, region, ok := signedFor(req.Header.Get("Authorization"))
+	if !ok {
+		return exchange{}, errors.New("a request not signed with SigV4")
+	}
+	e := exchange{Service: service, Region: region, Method: req.Method, URL: req.URL.String()}
+	if req.Host != "" && req.Host != req.URL.Host {
+		e.Host = req.Host
+	}
+	for name, vs := range req.Header {
+		if slices.Contains(unsignedHeaders, name) {
+			continue
+		}
+		for _, v := range vs {
+			e.Header = append(e.Header, [2]string{name, v})
+		}
+	}
+	slices.SortFunc(e.Header, func(a, b [2]string) int { return strings.Compare(a[0]+"\x00"+a[1], b[0]+"\x00"+b[1]) })
+	if req.Body != nil && req.Body != http.NoBody {
+		body, err := io.ReadAll(req.Body)
+		_ = req.Body.Close()
+		if err != nil {
+			return exchange{}, fmt.Errorf("a request body that could not be read: %w", err)
+		}
+		e.Body = body
+		req.Body = io.NopCloser(bytes.NewReader(body))
+		req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
+	}
+	return e, nil
+}
+
+// signedFor reads the service and region of a SigV4 Authorization header
+// ("AWS4-HMAC-SHA256 Credential=AKID/20261207/us-east-1/iam/aws4_request, …").
+func signedFor(auth string) (service, region string, ok bool) {
+	_, cred, found := strings.Cut(auth, "Credential=")
+	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 ") || !found {
+		return "", "", false
+	}
+	cred, _, _ = strings.Cut(cred, ",")
+	f := strings.Split(cred, "/")
+	if len(f) != 5 || f[4] != "aws4_request" || f[2] == "" || f[3] == "" {
+		return "", "", false
+	}
+	return f[3], f[2], true
+}
+
+// digest is the digest of an answer: its status and its body without its request id.
+func digest(status int, body []byte) []byte {
+	h := sha256.New()
+	h.Write([]byte(strconv.Itoa(status)))
+	h.Write([]byte{0})
+	for _, part := range withoutRequestIDs(body) {
+		h.Write(part)
+	}
+	return h.Sum(nil)
+}
+
+// requestIDElements are the XML elements AWS's query protocols (IAM, STS: RequestId;
+// EC2: requestId) put the request id in; JSON protocols carry it in a header only.
+var requestIDElements = [][2][]byte{
+	{[]byte("<RequestId>"), []byte("</RequestId>")},
+	{[]byte("<requestId>"), []byte("</requestId>")},
+}
+
+// withoutRequestIDs is body in parts, without the text of its request id elements.
+func withoutRequestIDs(body []byte) [][]byte {
+	parts := [][]byte{body}
+	for _, el := range requestIDElements {
+		var out [][]byte
+		for _, p := range parts {
+			for {
+				i := bytes.Index(p, el[0])
+				if i < 0 {
+					break
+				}
+				start := i + len(el[0])
+				j := bytes.Index(p[start:], el[1])
+				if j < 0 || bytes.IndexByte(p[start:start+j], '<') >= 0 {
+					break
+				}
+				out = append(out, p[:start])
+				p = p[start+j:]
+			}
+			out = append(out, p)
+		}
+		parts = out
+	}
+	return parts
+}
+
+// response is the answer as an HTTP response to req.
+func (a answer) response(req *http.Request) *http.Response {
+	return &http.Response{
+		Status:        strconv.Itoa(a.status) + " " + http.StatusText(a.status),
+		StatusCode:    a.status,
+		Proto:         "HTTP/1.1",
+		ProtoMajor:    1,
+		ProtoMinor:    1,
+		Header:        a.header.Clone(),
+		Body:          io.NopCloser(bytes.NewReader(a.body)),
+		ContentLength: int64(len(a.body)),
+		Request:       req,
+	}
+}
+
+// Replayed is what a replay found: whether every answer was as on the tape, and the
+// answers it got, which the read that follows a change takes instead of asking again
+// (Record).
+type Replayed struct {
+	// Same is true when every request was answered as on the tape: the read would see
+	// what it saw.
+	Same bool
+	// Calls is the number of requests sent.
+	Calls int
+	// Why says why the replay stopped short of Same: the first request answered
+	// differently, or why the tape could not be replayed at all.
+	Why     string
+	answers map[string][]answer
+}
+
+// Replay sends a tape's requests again, in its order, signed anew with the account's
+// credentials and paced by its token buckets, and compares each answer with the
+// tape's; it stops at the first that differs or fails. A tape of another tag or
+// version is not replayed (Same false, no call). The error is only the context's.
+func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed, error) {
+	out := &Replayed{answers: map[string][]answer{}}
+	t, err := decodeTape(tp)
+	switch {
+	case err != nil:
+		out.Why = err.Error()
+		return out, nil
+	case t.Tag != tag:
+		out.Why = "the tape was recorded under another tag"
+		return out, nil
+	}
+	creds, err := a.cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		out.Why = "no credentials: " + Redact(err).Error()
+		return out, nil
+	}
+	// The replay's own requests are not a read's: they are neither recorded nor served.
+	ctx = context.WithValue(ctx, recordingKey{}, (*Recording)(nil))
+	signer := v4.NewSigner()
+	inner := a.cfg.HTTPClient
+	if rc, ok := inner.(recordingClient); ok {
+		inner = rc.inner
+	}
+	for i := range t.Ex {
+		e := &t.Ex[i]
+		if err := a.limiter(e.Service).Wait(ctx); err != nil {
+			return nil, err
+		}
+		req, err := e.request(ctx)
+		if err != nil {
+			out.Why = err.Error()
+			return out, nil
+		}
+		sum := sha256.Sum256(e.Body)
+		if err := signer.SignHTTP(ctx, creds, req, fmt.Sprintf("%x", sum), e.Service, e.Region, time.Now()); err != nil {
+			out.Why = "sign: " + err.Error()
+			return out, nil
+		}
+		out.Calls++
+		resp, err := inner.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			out.Why = fmt.Sprintf("request %d of %d failed: %v", i+1, len(t.Ex), Redact(err))
+			return out, nil
+		}
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
+			return out, nil
+		}
+		k := e.key()
+		out.answers[k] = append(out.answers[k], answer{status: resp.StatusCode, header: resp.Header, body: body})
+		if !bytes.Equal(digest(resp.StatusCode, body), e.Answer) {
+			out.Why = fmt.Sprintf("answer %d of %d (%s) differs", i+1, len(t.Ex), e.operation())
+			return out, nil
+		}
+	}
+	out.Same = true
+	return out, nil
+}
+
+// operation names the exchange's call for a person: "iam:GetAccountAuthorizationDetails"
+// (the query protocols' Action, the JSON protocols' target), else its service.
+func (e *exchange) operation() string {
+	for _, h := range e.Header {
+		if h[0] == "X-Amz-Target" {
+			if _, op, ok := strings.Cut(h[1], "."); ok {
+				return e.Service + ":" + op
+			}
+		}
+	}
+	if form, err := url.ParseQuery(string(e.Body)); err == nil && form.Get("Action") != "" {
+		return e.Service + ":" + form.Get("Action")
+	}
+	return e.Service
+}
+
+// request is the exchange's request, unsigned.
+func (e *exchange) request(ctx context.Context) (*http.Request, error) {
+	var body io.Reader = http.NoBody
+	if len(e.Body) > 0 {
+		body = bytes.NewReader(e.Body)
+	}
+	req, err := http.NewRequestWithContext(ctx, e.Method, e.URL, body)
+	if err != nil {
+		return nil, fmt.Errorf("rebuild request %s %s: %w", e.Method, e.URL, err)
+	}
+	for _, h := range e.Header {
+		req.Header.Add(h[0], h[1])
+	}
+	if e.Host != "" {
+		req.Host = e.Host
+	}
+	return req, nil
+}
+
+// decodeTape reads a tape Recording.Tape encoded.
+func decodeTape(b []byte) (*tape, error) {
+	zr, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		return nil, fmt.Errorf("read the tape: %w", err)
+	}
+	var t tape
+	if err := json.NewDecoder(zr).Decode(&t); err != nil {
+		return nil, fmt.Errorf("read the tape: %w", err)
+	}
+	if t.V != tapeVersion {
+		return nil, fmt.Errorf("a tape of version %d, not %d", t.V, tapeVersion)
+	}
+	if len(t.Ex) == 0 {
+		return nil, errors.New("an empty tape")
+	}
+	return &t, nil
+}
