@@ -106,6 +106,9 @@ type Outcome struct {
 	// when the scope was due a full evaluation (Full).
 	Evaluated int
 	Full      bool
+	// Replayed says the read was a replay of the scope's last read that found every
+	// answer as it was (ObserveUnchanged): nothing was compared or evaluated.
+	Replayed bool
 	// Deleted counts the resources a full read no longer lists.
 	Deleted int
 	// Opened and Resolved are the findings that began and ended; Unknown counts the open

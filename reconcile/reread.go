@@ -49,7 +49,7 @@ func (r *Reconciler) ObserveUnchanged(ctx context.Context, scope string, tape []
 		at = r.o.Now()
 	}
 	at = at.UTC()
-	out := &Outcome{Scope: scope, Status: snapshot.ScopeOK}
+	out := &Outcome{Scope: scope, Status: snapshot.ScopeOK, Replayed: true}
 	err := r.o.Store.InTxOn(ctx, scope, func(tx *store.Tx) error {
 		st, known, err := state.ReadScope(ctx, tx, scope)
 		if err != nil {

@@ -334,7 +334,9 @@ func TestIAMCredentialReport_keepsItsTimeWhileUnchanged(t *testing.T) {
 	if got := generated(); !got.Equal(first) {
 		t.Fatalf("unchanged account: report generated at %v, want the first report's %v", got, first)
 	}
-	sim.Do(func(w *World) { w.AWS.Accounts[0].Users[0].PasswordEnabled = !w.AWS.Accounts[0].Users[0].PasswordEnabled })
+	sim.Do(func(w *World) {
+		w.AWS.Accounts[0].Users[0].PasswordEnabled = !w.AWS.Accounts[0].Users[0].PasswordEnabled
+	})
 	if got := generated(); !got.Equal(now) {
 		t.Fatalf("changed account: report generated at %v, want now (%v)", got, now)
 	}

@@ -16,8 +16,10 @@ import (
 
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile/daemon"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
+	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/store/storetest"
 )
 
@@ -50,21 +52,27 @@ func (h *harness) fixJobs() int {
 type cost struct {
 	plans, fixes int
 	evaluated    map[string]int
+	replayed     map[string]int
 }
 
 func (h *harness) cost() cost {
 	fixes := h.fixJobs()
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return cost{plans: h.plans, fixes: fixes, evaluated: maps.Clone(h.evaluated)}
+	return cost{plans: h.plans, fixes: fixes, evaluated: maps.Clone(h.evaluated), replayed: maps.Clone(h.replayed)}
 }
 
 // since is what was spent after c: evaluated keeps the scopes that evaluated anything.
 func (c cost) since(before cost) cost {
-	out := cost{plans: c.plans - before.plans, fixes: c.fixes - before.fixes, evaluated: map[string]int{}}
+	out := cost{plans: c.plans - before.plans, fixes: c.fixes - before.fixes, evaluated: map[string]int{}, replayed: map[string]int{}}
 	for sc, n := range c.evaluated {
 		if d := n - before.evaluated[sc]; d != 0 {
 			out.evaluated[sc] = d
+		}
+	}
+	for sc, n := range c.replayed {
+		if d := n - before.replayed[sc]; d != 0 {
+			out.replayed[sc] = d
 		}
 	}
 	return out
@@ -115,6 +123,11 @@ func TestDaemon_unchangedSweepCostsItsReadsOnly(t *testing.T) {
 			if n := h.runsOf(role); n != 1 {
 				t.Errorf("the fix waiting for approval ran %d times, want once (when it asked)", n)
 			}
+			// Each scope was read by replaying its last read's tape: nothing decoded.
+			scopes := h.scopes()
+			if got := h.cost().since(before); len(got.replayed) != len(scopes) {
+				t.Errorf("an unchanged sweep replayed %d scopes (%v) of %d %v: the others were read and decoded", len(got.replayed), got.replayed, len(scopes), scopes)
+			}
 
 			// One security group drifts: its scope alone is evaluated, planned and fixed.
 			group := "sg-00000000000000a0"
@@ -134,6 +147,9 @@ func TestDaemon_unchangedSweepCostsItsReadsOnly(t *testing.T) {
 			}
 			if got.fixes != 1 {
 				t.Errorf("a sweep with one group changed ran %d fix jobs, want its one fix", got.fixes)
+			}
+			if got.replayed[scope] != 0 || len(got.replayed) != len(scopes)-1 {
+				t.Errorf("a sweep with one group changed replayed %v: want every scope but %s", got.replayed, scope)
 			}
 			if open, _ := h.e.SSHOpen(t, arn); open || h.verified(arn) != verified+1 {
 				t.Errorf("the drifted group: SSH open %v, %d fixes verified (want %d)", open, h.verified(arn), verified+1)
@@ -274,4 +290,19 @@ func onePending(t *testing.T, h *harness) gates.Request {
 		return len(reqs) == 1
 	})
 	return req
+}
+
+// scopes are the ids of the scopes the daemon has read.
+func (h *harness) scopes() []string {
+	h.t.Helper()
+	var ids []string
+	err := h.e.Store.Read(context.Background(), func(q *store.Reader) error {
+		var err error
+		ids, err = state.ScopeIDs(context.Background(), q)
+		return err
+	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return ids
 }

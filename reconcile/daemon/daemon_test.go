@@ -38,6 +38,7 @@ type harness struct {
 	// plans counts the scopes planned, evaluated the resources evaluated (by scope).
 	plans     int
 	evaluated map[string]int
+	replayed  map[string]int // scopes found unchanged by their replay, by scope
 
 	stop     func() error
 	verifier note.Verifier
@@ -53,7 +54,7 @@ func start(t *testing.T, dsn string, groups int, opts daemon.Options) *harness {
 func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options) *harness {
 	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t, jobs: map[string]int{}, evaluated: map[string]int{}}
+	h := &harness{t: t, jobs: map[string]int{}, evaluated: map[string]int{}, replayed: map[string]int{}}
 	// A role anyone may assume: a critical fix, which waits for two approvers.
 	w.AWS.Accounts[0].Roles = []*cloudsim.Role{{Name: "deploy", Created: remediatetest.T0,
 		AssumeRolePolicy: `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":"*","Action":"sts:AssumeRole"}]}`}}
@@ -105,6 +106,9 @@ func startWorld(t *testing.T, dsn string, w *cloudsim.World, opts daemon.Options
 			h.mu.Lock()
 			defer h.mu.Unlock()
 			h.evaluated[out.Scope] += out.Evaluated
+			if out.Replayed {
+				h.replayed[out.Scope]++
+			}
 		},
 	}
 	d, err := daemon.New(ctx, opts)
