@@ -39,12 +39,25 @@ type ScopeCollector interface {
 type Rereader interface {
 	ScopeCollector
 	// CollectScopeAgain reads the scope with this id again, given the tape its last
-	// read returned (nil or empty: none). When every request of the tape is answered as
-	// then, the scope is unchanged: nothing is reported to sink, and the Reread says so.
-	// Otherwise the scope is read as CollectScope reads it (the answers already got are
-	// not asked for again) and reported to sink, and the Reread holds the new read's
-	// tape, if it has one. Errors are CollectScope's.
-	CollectScopeAgain(ctx context.Context, id string, tape []byte, sink Sink) (Reread, error)
+	// read returned (again.Tape; none: read in full). When every request of the tape is
+	// answered as then, the scope is unchanged: nothing is reported to sink, and the
+	// Reread says so. Otherwise the scope is read as CollectScope reads it (the answers
+	// the replay got and kept are not asked for again) and reported to sink, and the
+	// Reread holds the new read's tape, if it has one. Errors are CollectScope's, and
+	// again.Full's.
+	CollectScopeAgain(ctx context.Context, id string, again Again, sink Sink) (Reread, error)
+}
+
+// Again is what a read again starts from.
+type Again struct {
+	// Tape is the tape the scope's last read returned; nil: none.
+	Tape []byte
+	// Full, when set, is called before the scope is read in full (without a tape, or
+	// once its replay found a change), and the release it returns once that read is
+	// done: a full read decodes and holds the whole scope, where a replay waits on its
+	// cloud's rate limits holding little, so a caller that runs many reads at once
+	// bounds the full ones.
+	Full func(ctx context.Context) (release func(), err error)
 }
 
 // Reread is what CollectScopeAgain did.

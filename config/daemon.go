@@ -22,7 +22,8 @@ import (
 //	    tls: "@every 6h"
 //	  full_every: 24h            # evaluate unchanged resources again at least this often
 //	  sweep_spread: 0.5          # a scheduled sweep's reads spread over this share of its period
-//	  readers: 16                # collections a replica runs at once (reading waits on rate limits)
+//	  readers: 64                # collections a replica runs at once (reading waits on rate limits)
+//	  full_reads: 16             # of which reading their scope in full (decoding, holding it) at once
 //	  rescue_after: 15m          # a job running longer than this on a dead replica is retried
 //	  job_timeout: 10m           # a job running longer than this is cancelled and retried
 //	  events_token_file: /etc/warden/events.token   # or $WARDEN_EVENTS_TOKEN
@@ -42,10 +43,15 @@ type Daemon struct {
 	// does the sweep a replica fires when it takes the lead back.
 	SweepSpread *float64 `yaml:"sweep_spread"`
 	// Readers is how many collections a replica runs at once (0: the daemon's default,
-	// 16). A collection mostly waits on the cloud's rate limits, which are per account:
-	// more readers bring a sweep of many accounts closer to those limits' floor, and
-	// hold more scopes in memory at once. What they read is judged --workers at a time.
+	// 64). A collection mostly waits on the cloud's rate limits, which are per account:
+	// more readers bring a sweep of many accounts closer to those limits' floor. What
+	// they read is judged --workers at a time.
 	Readers int `yaml:"readers"`
+	// FullReads is how many of them read their scope in full at once (0: the daemon's
+	// default, 16): a full read decodes its whole scope and holds it until it is judged,
+	// where a collection replaying its scope's last read (an unchanged AWS scope) holds
+	// little. More full reads make a first sweep hold more scopes in memory at once.
+	FullReads int `yaml:"full_reads"`
 	// RescueAfter is how long a job may run before the queue takes it for abandoned (its
 	// replica died) and runs it again; it must exceed the longest job (JobTimeout).
 	RescueAfter time.Duration `yaml:"rescue_after"`
@@ -180,7 +186,10 @@ func (d *Daemon) check() []*daemonError {
 		add("sweep_spread", fmt.Sprintf("daemon.sweep_spread %v: want a share of the schedule's period between 0 and 1 (0.5: over half of it; 0: all at once)", *d.SweepSpread))
 	}
 	if d.Readers < 0 {
-		add("readers", fmt.Sprintf("daemon.readers %d: want a number of collections run at once (0: the default, 16)", d.Readers))
+		add("readers", fmt.Sprintf("daemon.readers %d: want a number of collections run at once (0: the default, 64)", d.Readers))
+	}
+	if d.FullReads < 0 {
+		add("full_reads", fmt.Sprintf("daemon.full_reads %d: want a number of scopes read in full at once (0: the default, 16)", d.FullReads))
 	}
 	if d.JobTimeout < 0 {
 		add("job_timeout", "daemon.job_timeout must not be negative")

@@ -50,6 +50,7 @@ func TestParse_daemonErrorsNameTheField(t *testing.T) {
 		{"spread above 1", "daemon:\n  sweep_spread: 2\n", "line 2: daemon.sweep_spread 2: want a share of the schedule's period between 0 and 1"},
 		{"negative spread", "daemon:\n  sweep_spread: -0.1\n", "line 2: daemon.sweep_spread -0.1"},
 		{"negative readers", "daemon:\n  readers: -2\n", "line 2: daemon.readers -2: want a number of collections run at once"},
+		{"negative full reads", "daemon:\n  full_reads: -1\n", "line 2: daemon.full_reads -1: want a number of scopes read in full at once"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.yaml), "warden.yaml")

@@ -71,7 +71,7 @@ func (o RunOptions) openDaemon(ctx context.Context, m *remediate.Machine, met *m
 	}()
 	d, err = daemon.New(ctx, daemon.Options{Store: o.Store, Log: o.Log, Reconciler: rec, Machine: m,
 		Plan: reconcile.PlanOptions{Registry: o.Registry, Gates: o.Config.Gates}, Targets: targets, DryRun: o.DryRun || dc.DryRun,
-		Workers: o.Workers, Readers: dc.Readers, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: o.Actor, Logger: o.Logger, Hooks: hooks,
+		Workers: o.Workers, Readers: dc.Readers, FullReads: dc.FullReads, JobTimeout: dc.JobTimeout, RescueAfter: dc.RescueAfter, Actor: o.Actor, Logger: o.Logger, Hooks: hooks,
 		Checkpoint: checkpoint, Tasks: tasks, Tracer: tp.Tracer(daemon.TracerName),
 		DeniedWindow: dc.DeniedWindow, RollbackOnDenied: dc.RollbackOnDenied, SweepSpread: dc.Spread()})
 	if err != nil {

@@ -25,17 +25,27 @@ var _ collectors.Rereader = (*Collector)(nil)
 // settings, by other code, or on another day. An IAM scope that collects usage has no
 // tape: its reads depend on this process's usage cache and on Access Advisor's jobs,
 // which are new each time.
-func (c *Collector) CollectScopeAgain(ctx context.Context, id string, tape []byte, sink collectors.Sink) (collectors.Reread, error) {
+func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again collectors.Again, sink collectors.Sink) (collectors.Reread, error) {
 	var out collectors.Reread
+	full := func(ctx context.Context, read func(context.Context) error) error {
+		if again.Full != nil {
+			release, err := again.Full(ctx)
+			if err != nil {
+				return err
+			}
+			defer release()
+		}
+		return read(ctx)
+	}
 	err := c.collectScope(ctx, id, sink, func(ctx context.Context, a *account, service string, read func(context.Context) error) error {
 		if service == "iam" && c.cfg.Usage.Enabled {
 			out.Why = "an IAM scope that collects usage is not replayed"
-			return read(ctx)
+			return full(ctx, read)
 		}
 		tag := c.tapeTag(id, time.Now())
 		var replayed *awsapi.Replayed
-		if len(tape) > 0 {
-			rep, err := a.api.Replay(ctx, tape, tag)
+		if len(again.Tape) > 0 {
+			rep, err := a.api.Replay(ctx, again.Tape, tag)
 			if err != nil {
 				return err
 			}
@@ -46,7 +56,7 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, tape []byt
 			out.Why, replayed = rep.Why, rep
 		}
 		rctx, rec := awsapi.Record(ctx, replayed)
-		if err := read(rctx); err != nil {
+		if err := full(rctx, read); err != nil {
 			return err
 		}
 		var why string

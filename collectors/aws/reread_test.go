@@ -71,9 +71,17 @@ func TestCollectScopeAgain_unchangedCostsItsReadsAndAChangeIsReadOnce(t *testing
 				t.Helper()
 				before := simCalls(sim)
 				var sink collectors.MemorySink
-				r, err := c.CollectScopeAgain(ctx, tc.scope, tape, &sink)
+				fulls, releases := 0, 0
+				r, err := c.CollectScopeAgain(ctx, tc.scope, collectors.Again{Tape: tape, Full: func(context.Context) (func(), error) {
+					fulls++
+					return func() { releases++ }, nil
+				}}, &sink)
 				if err != nil {
 					t.Fatal(err)
+				}
+				// A full read, and only a full read, asks its turn, and gives it back.
+				if want := map[bool]int{true: 0, false: 1}[r.Unchanged]; fulls != want || releases != want {
+					t.Fatalf("unchanged %v: Full called %d times, released %d; want %d", r.Unchanged, fulls, releases, want)
 				}
 				return r, &sink, simCalls(sim) - before
 			}
@@ -150,14 +158,14 @@ func TestCollectScopeAgain_noTapeForUsage(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sink collectors.MemorySink
-	r, err := c.CollectScopeAgain(ctx, "aws/111111111111/iam", nil, &sink)
+	r, err := c.CollectScopeAgain(ctx, "aws/111111111111/iam", collectors.Again{}, &sink)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(r.Tape) > 0 || r.Why == "" || len(sink.Scopes) != 1 {
 		t.Fatalf("usage: tape of %d bytes, why %q, %d scopes reported; want no tape, a reason, the scope read", len(r.Tape), r.Why, len(sink.Scopes))
 	}
-	if r, err := c.CollectScopeAgain(ctx, "aws/111111111111/ec2/us-east-1", nil, &sink); err != nil || len(r.Tape) == 0 {
+	if r, err := c.CollectScopeAgain(ctx, "aws/111111111111/ec2/us-east-1", collectors.Again{}, &sink); err != nil || len(r.Tape) == 0 {
 		t.Fatalf("ec2 with usage on: %v, tape of %d bytes (%s)", err, len(r.Tape), r.Why)
 	}
 }

@@ -344,10 +344,17 @@ type Replayed struct {
 	answers map[string][]answer
 }
 
+// ReplayKeeps bounds the bytes of answers one replay keeps for the read that follows a
+// change (Record): a replay waits on its account's token buckets most of its time, and
+// many run at once, so each keeps little. An answer beyond it is not kept, and that read
+// asks for it again.
+const ReplayKeeps = 1 << 20
+
 // Replay sends a tape's requests again, in its order, signed anew with the account's
 // credentials and paced by its token buckets, and compares each answer with the
-// tape's; it stops at the first that differs or fails. A tape of another tag or
-// version is not replayed (Same false, no call). The error is only the context's.
+// tape's; it stops at the first that differs or fails. The answers it got are kept,
+// up to ReplayKeeps bytes. A tape of another tag or version is not replayed (Same
+// false, no call). The error is only the context's.
 func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed, error) {
 	out := &Replayed{answers: map[string][]answer{}}
 	t, err := decodeTape(tp)
@@ -370,6 +377,7 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed,
 	// The replay's own requests are not a read's: they are neither recorded nor served.
 	ctx = context.WithValue(ctx, recordingKey{}, (*Recording)(nil))
 	signer := v4.NewSigner()
+	kept := 0
 	inner := a.cfg.HTTPClient
 	if rc, ok := inner.(recordingClient); ok {
 		inner = rc.inner
@@ -404,8 +412,12 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed,
 			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
 			return out, nil
 		}
-		k := e.key()
-		out.answers[k] = append(out.answers[k], answer{status: resp.StatusCode, header: resp.Header, body: body})
+		if kept+len(body) <= ReplayKeeps {
+			// Within the budget, the answer is kept for the read that follows a change.
+			kept += len(body)
+			k := e.key()
+			out.answers[k] = append(out.answers[k], answer{status: resp.StatusCode, header: resp.Header, body: body})
+		}
 		if !bytes.Equal(digest(resp.StatusCode, body), e.Answer) {
 			out.Why = fmt.Sprintf("answer %d of %d (%s) differs", i+1, len(t.Ex), e.operation())
 			return out, nil

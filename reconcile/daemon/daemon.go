@@ -40,7 +40,10 @@ type Target struct {
 // Defaults of Options.
 const (
 	DefaultWorkers = 4
-	DefaultReaders = 16
+	DefaultReaders = 64
+	// DefaultFullReads is Options.FullReads' default: what Readers' default was
+	// before a collection could replay its scope's tape (collectors.Rereader).
+	DefaultFullReads = 16
 	// QueueCollect is the queue of the collections (Options.Readers).
 	QueueCollect = "collect"
 	// QueueEvents is the queue of what a change event or a decided approval asked for:
@@ -84,6 +87,13 @@ type Options struct {
 	// more readers do not mean more CPU at once; and fixes and change events, in the
 	// default queue, never wait behind a sweep's reads.
 	Readers int
+	// FullReads is how many of those collections read their scope in full at once
+	// (default DefaultFullReads): a full read decodes and holds its whole scope until
+	// it is judged (several MiB for an account of thousands of resources), where a
+	// collection that replays its scope's tape (collectors.Rereader) waits on the
+	// cloud's rate limits holding little. So Readers bounds the waiting and FullReads
+	// the memory.
+	FullReads int
 	// JobTimeout bounds one job (default DefaultJobTimeout). RescueAfter is how long a
 	// job may stay running before the queue takes its replica for dead and runs it again
 	// (default JobTimeout + 5 minutes); it must exceed JobTimeout, or a slow job would
@@ -255,6 +265,9 @@ type Daemon struct {
 	tracing bool
 	// judging holds one token per collection judging what it read: at most Workers.
 	judging chan struct{}
+	// fullReads holds one token per collection reading its scope in full: at most
+	// FullReads.
+	fullReads chan struct{}
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
 	// loopDriven is set when a Loop runs beside the daemon and looks for decided
@@ -276,6 +289,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.Readers <= 0 {
 		o.Readers = DefaultReaders
+	}
+	if o.FullReads <= 0 {
+		o.FullReads = DefaultFullReads
 	}
 	if o.ID == "" {
 		o.ID = defaultID()
@@ -314,7 +330,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil),
-		judging: make(chan struct{}, o.Workers)}
+		judging: make(chan struct{}, o.Workers), fullReads: make(chan struct{}, o.FullReads)}
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {

@@ -135,3 +135,73 @@ func TestDaemon_readsManyScopesAtOnceAndJudgesWorkersAtATime(t *testing.T) {
 		t.Errorf("%d collections completed, want one per scope (%d)", got, len(scopes))
 	}
 }
+
+// countedReads reads through c, each read taking a while, and counts the most reads in
+// flight at once.
+type countedReads struct {
+	ready chan struct{}
+	c     collectors.ScopeCollector
+
+	mu             sync.Mutex
+	inFlight, most int
+}
+
+func (r *countedReads) Name() string { return "aws" }
+
+func (r *countedReads) Collect(ctx context.Context, sink collectors.Sink) error {
+	<-r.ready
+	return r.c.Collect(ctx, sink)
+}
+
+func (r *countedReads) Scopes(ctx context.Context) ([]snapshot.Scope, error) {
+	<-r.ready
+	return r.c.Scopes(ctx)
+}
+
+func (r *countedReads) CollectScope(ctx context.Context, id string, sink collectors.Sink) error {
+	<-r.ready
+	r.mu.Lock()
+	r.inFlight++
+	r.most = max(r.most, r.inFlight)
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		r.inFlight--
+		r.mu.Unlock()
+	}()
+	select {
+	case <-time.After(200 * time.Millisecond):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return r.c.CollectScope(ctx, id, sink)
+}
+
+// Of its Readers collections, a replica reads at most FullReads scopes in full at once:
+// a full read holds its whole scope until it is judged.
+func TestDaemon_fullReadsBoundTheScopesReadInFull(t *testing.T) {
+	dsn := storetest.Backends(t)["sqlite"]
+	r := &countedReads{ready: make(chan struct{})}
+	opts := daemon.Options{Workers: 2, Readers: 3, FullReads: 2, ApprovalPoll: time.Hour}
+	opts.Targets = []daemon.Target{{Name: "aws", Collector: r, Schedule: river.PeriodicInterval(time.Hour)}}
+	h := start(t, dsn(t), 4, opts)
+	scopes, err := h.e.Reader.Scopes(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scopes) < 3 {
+		t.Fatalf("the world has %d scopes: too few", len(scopes))
+	}
+	r.c = h.e.Reader
+	close(r.ready)
+	waitFor(t, "the first sweep", func() bool { return h.count(daemon.KindSweep+"/completed") >= 1 })
+	h.idle()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.most != 2 {
+		t.Errorf("at most %d scopes read in full at once, want FullReads (2) of the 3 readers", r.most)
+	}
+	if got := h.count(daemon.KindCollect + "/completed"); got != len(scopes) {
+		t.Errorf("%d collections completed, want one per scope (%d)", got, len(scopes))
+	}
+}

@@ -134,12 +134,28 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		tape   []byte
 		reread collectors.Reread
 	)
+	// A full read's turn (Options.FullReads) is held until what it read is judged: its
+	// memory is freed then, not when the read ends.
+	var releaseFull func()
+	defer func() {
+		if releaseFull != nil {
+			releaseFull()
+		}
+	}()
+	full := func(ctx context.Context) (func(), error) {
+		release, err := d.fullRead(ctx)
+		if err != nil {
+			return nil, err
+		}
+		releaseFull = release
+		return func() {}, nil
+	}
 	if rr, ok := t.Collector.(collectors.Rereader); ok {
 		// The last read's tape, replayed first: an unchanged scope costs its reads.
 		if tape, err = d.o.Reconciler.Tape(ctx, prev, known, began); err == nil {
-			reread, err = rr.CollectScopeAgain(cctx, a.Scope, tape, &sink)
+			reread, err = rr.CollectScopeAgain(cctx, a.Scope, collectors.Again{Tape: tape, Full: full}, &sink)
 		}
-	} else {
+	} else if _, err = full(cctx); err == nil {
 		err = t.Collector.CollectScope(cctx, a.Scope, &sink)
 	}
 	if reread.Unchanged && err == nil {
@@ -219,6 +235,17 @@ func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs
 	}
 	d.done(KindCollect, "completed")
 	return nil
+}
+
+// fullRead waits for a turn to read a scope in full (Options.FullReads), and returns
+// what gives it back.
+func (d *Daemon) fullRead(ctx context.Context) (func(), error) {
+	select {
+	case d.fullReads <- struct{}{}:
+		return func() { <-d.fullReads }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // errNoSuchScope is a collector's fault: it returned without reporting the scope it
