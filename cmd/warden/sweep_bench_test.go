@@ -43,6 +43,9 @@ import (
 // size the world; WARDEN_BENCH_SWEEP_RUNS ("sqlite:1,postgres:1,postgres:3") picks the
 // runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below);
 // WARDEN_BENCH_SWEEP_READERS sets daemon.readers (collections a replica runs at once);
+// WARDEN_BENCH_SWEEP_SIM_CACHE the generated accounts the simulator keeps built (64): with
+// hundreds of readers, accounts read at once outnumber it, and the simulator spends its
+// CPU building them again and again;
 // WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
 // WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there;
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
@@ -74,7 +77,7 @@ func TestSweepBench(t *testing.T) {
 	dir := t.TempDir()
 	worldFile := filepath.Join(dir, "world.yaml")
 	started := time.Now()
-	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.faults)
+	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.faults, b.simCache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,6 +124,7 @@ type sweepBench struct {
 	faults, drift        float64
 	unchanged            int // unchanged sweeps beyond the second
 	readers              int // daemon.readers; 0: the default
+	simCache             int // generated accounts the simulator holds built (64)
 	procs                int // each replica's GOMAXPROCS; 0: Go's default
 	runs                 []sweepRun
 	pgBase               string
@@ -135,7 +139,7 @@ type sweepRun struct {
 func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	t.Helper()
 	b := &sweepBench{accounts: 50, perAccount: 4000, regions: []string{"us-east-1", "eu-west-1", "eu-central-1", "ap-southeast-2"},
-		pgBase: os.Getenv("WARDEN_TEST_POSTGRES")}
+		simCache: 64, pgBase: os.Getenv("WARDEN_TEST_POSTGRES")}
 	num := func(name string, v *int) {
 		if s := os.Getenv(name); s != "" {
 			n, err := strconv.Atoi(s)
@@ -150,6 +154,7 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	if os.Getenv("WARDEN_BENCH_SWEEP_READERS") != "" {
 		num("WARDEN_BENCH_SWEEP_READERS", &b.readers)
 	}
+	num("WARDEN_BENCH_SWEEP_SIM_CACHE", &b.simCache)
 	if os.Getenv("WARDEN_BENCH_SWEEP_GOMAXPROCS") != "" {
 		num("WARDEN_BENCH_SWEEP_GOMAXPROCS", &b.procs)
 	}
@@ -249,7 +254,7 @@ func (w sweepWant) healthy(scope string) bool {
 //
 // Account ids are drawn anew each run, as in the replicas test: should River's tables be
 // shared between tests, this run's jobs never meet another's unique keys.
-func writeSweepWorld(path string, n, size int, regions []string, paced bool, faultShare float64) (sweepWant, int64, error) {
+func writeSweepWorld(path string, n, size int, regions []string, paced bool, faultShare float64, simCache int) (sweepWant, int64, error) {
 	first := 100_000_000_000 + rand.Int64N(800_000_000_000)
 	want := sweepWant{sgPages: map[string]int{}, roles: size * 40 / 100, users: size * 25 / 100, groups: size * 30 / 100}
 	for i := range n {
@@ -258,7 +263,7 @@ func writeSweepWorld(path string, n, size int, regions []string, paced bool, fau
 	mgmt := want.accounts[0]
 	w := &cloudsim.World{AWS: cloudsim.AWS{Organization: &cloudsim.Organization{ID: "o-sweepbench1", Management: mgmt,
 		Generated: &cloudsim.GeneratedAccounts{Accounts: n, FirstID: mgmt, Seed: 1, Resources: size, Regions: regions,
-			Cache: 64}}}}
+			Cache: simCache}}}}
 	want.faulty = map[string]string{}
 	if k := int(math.Round(float64(n-1) * faultShare)); k > 0 {
 		kinds := []struct {

@@ -50,10 +50,12 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 				return err
 			}
 			if rep.Same {
+				rep.Release()
 				out.Unchanged, out.Calls = true, rep.Calls
 				return nil
 			}
 			out.Why, replayed = rep.Why, rep
+			defer rep.Release()
 		}
 		rctx, rec := awsapi.Record(ctx, replayed)
 		if err := full(rctx, read); err != nil {

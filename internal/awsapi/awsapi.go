@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -90,6 +91,8 @@ type Sessions struct {
 	partition string
 	self      *Account // the base credentials' account; its id is set once Caller succeeds
 	accounts  map[string]*opening
+	// kept counts the bytes of answers replays hold (ReplayKeeps).
+	kept atomic.Int64
 }
 
 // opening is an account being opened or opened: done closes when acct or err is set.

@@ -342,21 +342,38 @@ type Replayed struct {
 	// differently, or why the tape could not be replayed at all.
 	Why     string
 	answers map[string][]answer
+	kept    int64     // bytes of answers kept, of s's budget
+	s       *Sessions // whose budget
 }
 
-// ReplayKeeps bounds the bytes of answers one replay keeps for the read that follows a
-// change (Record): a replay waits on its account's token buckets most of its time, and
-// many run at once, so each keeps little. An answer beyond it is not kept, and that read
-// asks for it again.
-const ReplayKeeps = 1 << 20
+// Release gives the answers' share of the budget back (ReplayKeeps), once the read
+// that follows the replay is done with them. A nil Replayed releases nothing.
+func (r *Replayed) Release() {
+	if r == nil || r.s == nil {
+		return
+	}
+	r.s.kept.Add(-r.kept)
+	r.kept, r.answers = 0, nil
+}
+
+// ReplayKeeps bounds the bytes of answers the replays of one Sessions keep, together,
+// for the reads that follow a change (Record): a replay waits on its account's token
+// buckets most of its time, and hundreds may run at once. An answer beyond it is not
+// kept, and that read asks for it again; a replay gives its share back with Release.
+const ReplayKeeps = 64 << 20
 
 // Replay sends a tape's requests again, in its order, signed anew with the account's
 // credentials and paced by its token buckets, and compares each answer with the
 // tape's; it stops at the first that differs or fails. The answers it got are kept,
 // up to ReplayKeeps bytes. A tape of another tag or version is not replayed (Same
 // false, no call). The error is only the context's.
-func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed, error) {
-	out := &Replayed{answers: map[string][]answer{}}
+func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (_ *Replayed, err error) {
+	out := &Replayed{answers: map[string][]answer{}, s: a.s}
+	defer func() {
+		if err != nil {
+			out.Release()
+		}
+	}()
 	t, err := decodeTape(tp)
 	switch {
 	case err != nil:
@@ -377,7 +394,6 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed,
 	// The replay's own requests are not a read's: they are neither recorded nor served.
 	ctx = context.WithValue(ctx, recordingKey{}, (*Recording)(nil))
 	signer := v4.NewSigner()
-	kept := 0
 	inner := a.cfg.HTTPClient
 	if rc, ok := inner.(recordingClient); ok {
 		inner = rc.inner
@@ -412,11 +428,13 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (*Replayed,
 			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
 			return out, nil
 		}
-		if kept+len(body) <= ReplayKeeps {
+		if n := int64(len(body)); a.s.kept.Add(n) <= ReplayKeeps {
 			// Within the budget, the answer is kept for the read that follows a change.
-			kept += len(body)
+			out.kept += n
 			k := e.key()
 			out.answers[k] = append(out.answers[k], answer{status: resp.StatusCode, header: resp.Header, body: body})
+		} else {
+			a.s.kept.Add(-n)
 		}
 		if !bytes.Equal(digest(resp.StatusCode, body), e.Answer) {
 			out.Why = fmt.Sprintf("answer %d of %d (%s) differs", i+1, len(t.Ex), e.operation())

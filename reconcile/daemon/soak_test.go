@@ -606,6 +606,14 @@ func (l *lateCollector) CollectScope(ctx context.Context, id string, sink collec
 	return l.c.CollectScope(ctx, id, sink)
 }
 
+// CollectScopeAgain reads through the AWS collector's tapes, as warden serve does.
+func (l *lateCollector) CollectScopeAgain(ctx context.Context, id string, again collectors.Again, sink collectors.Sink) (collectors.Reread, error) {
+	if err := l.wait(ctx); err != nil {
+		return collectors.Reread{}, err
+	}
+	return l.c.CollectScopeAgain(ctx, id, again, sink)
+}
+
 func (l *lateCollector) Read(ctx context.Context, uid string) (snapshot.Resource, error) {
 	if err := l.wait(ctx); err != nil {
 		return snapshot.Resource{}, err

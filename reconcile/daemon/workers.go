@@ -17,6 +17,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/snapshot"
 	"github.com/warden-sec/warden/store"
@@ -130,34 +131,8 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	var sink collectors.MemorySink
 	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
 	began := time.Now()
-	var (
-		tape   []byte
-		reread collectors.Reread
-	)
-	// A full read's turn (Options.FullReads) is held until what it read is judged: its
-	// memory is freed then, not when the read ends.
-	var releaseFull func()
-	defer func() {
-		if releaseFull != nil {
-			releaseFull()
-		}
-	}()
-	full := func(ctx context.Context) (func(), error) {
-		release, err := d.fullRead(ctx)
-		if err != nil {
-			return nil, err
-		}
-		releaseFull = release
-		return func() {}, nil
-	}
-	if rr, ok := t.Collector.(collectors.Rereader); ok {
-		// The last read's tape, replayed first: an unchanged scope costs its reads.
-		if tape, err = d.o.Reconciler.Tape(ctx, prev, known, began); err == nil {
-			reread, err = rr.CollectScopeAgain(cctx, a.Scope, collectors.Again{Tape: tape, Full: full}, &sink)
-		}
-	} else if _, err = full(cctx); err == nil {
-		err = t.Collector.CollectScope(cctx, a.Scope, &sink)
-	}
+	tape, reread, releaseFull, err := d.readScope(ctx, cctx, t, a.Scope, prev, known, began, &sink)
+	defer releaseFull()
 	if reread.Unchanged && err == nil {
 		endCollectUnchanged(span, reread.Calls)
 		d.staged(stageCollect, began, nil)
@@ -235,6 +210,38 @@ func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs
 	}
 	d.done(KindCollect, "completed")
 	return nil
+}
+
+// readScope reads scope into sink at `at`: through the collector's tape of its last
+// read when it keeps tapes (collectors.Rereader), which may find it unchanged, else in
+// full. It returns the tape replayed (nil: none), what the read again found, and what
+// gives back a full read's turn (Options.FullReads), which the caller holds until what
+// was read is judged: its memory is freed then, not when the read ends. Its context
+// ctx is the job's, cctx the read's.
+func (d *Daemon) readScope(ctx, cctx context.Context, t Target, scope string, prev state.Scope, known bool, at time.Time,
+	sink *collectors.MemorySink) (tape []byte, reread collectors.Reread, release func(), err error) {
+	release = func() {}
+	full := func(ctx context.Context) (func(), error) {
+		r, err := d.fullRead(ctx)
+		if err != nil {
+			return nil, err
+		}
+		release = r
+		return func() {}, nil
+	}
+	rr, ok := t.Collector.(collectors.Rereader)
+	if !ok {
+		if _, err = full(cctx); err == nil {
+			err = t.Collector.CollectScope(cctx, scope, sink)
+		}
+		return nil, reread, release, err
+	}
+	// The last read's tape, replayed first: an unchanged scope costs its reads.
+	if tape, err = d.o.Reconciler.Tape(ctx, prev, known, at); err != nil {
+		return nil, reread, release, err
+	}
+	reread, err = rr.CollectScopeAgain(cctx, scope, collectors.Again{Tape: tape, Full: full}, sink)
+	return tape, reread, release, err
 }
 
 // fullRead waits for a turn to read a scope in full (Options.FullReads), and returns
