@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/warden-sec/warden/collectors"
@@ -45,9 +46,13 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 		tag := c.tapeTag(id, time.Now())
 		var replayed *awsapi.Replayed
 		if len(again.Tape) > 0 {
-			rep, err := a.api.Replay(ctx, again.Tape, tag)
+			rep, err := a.api.Replay(ctx, again.Tape, tag, readsOf(service))
 			if err != nil {
 				return err
+			}
+			if rep.Refused {
+				c.log.Warn("a scope's tape holds a request warden does not replay: read in full (was the store altered?)",
+					"scope", id, "why", rep.Why)
 			}
 			if rep.Same {
 				rep.Release()
@@ -68,6 +73,18 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 		return nil
 	})
 	return out, err
+}
+
+// readsOf are the operations a replay of a scope of service may send: the collector's
+// reads of that service, and nothing else.
+func readsOf(service string) []string {
+	var out []string
+	for _, p := range Permissions() {
+		if strings.HasPrefix(p, service+":") {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // tapeTag is what a tape of scope id, recorded at, holds under.

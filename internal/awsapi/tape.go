@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -340,7 +341,10 @@ type Replayed struct {
 	Calls int
 	// Why says why the replay stopped short of Same: the first request answered
 	// differently, or why the tape could not be replayed at all.
-	Why     string
+	Why string
+	// Refused says the tape held a request the replay may not send (Replay): nothing
+	// was sent. A tape warden recorded never is; one that is was altered in the store.
+	Refused bool
 	answers map[string][]answer
 	kept    int64     // bytes of answers kept, of s's budget
 	s       *Sessions // whose budget
@@ -367,7 +371,13 @@ const ReplayKeeps = 64 << 20
 // tape's; it stops at the first that differs or fails. The answers it got are kept,
 // up to ReplayKeeps bytes. A tape of another tag or version is not replayed (Same
 // false, no call). The error is only the context's.
-func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (_ *Replayed, err error) {
+//
+// A tape comes back from the store, so it is checked before anything is sent: every
+// request must be a GET or POST of one of the operations allowed (the caller's reads:
+// "iam:GetAccountAuthorizationDetails"), to the endpoint the sessions call (Options'
+// Endpoint, else AWS's own domains), or nothing is sent and Refused says why. A tape
+// altered to make warden sign anything else, or send it elsewhere, is never replayed.
+func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []string) (_ *Replayed, err error) {
 	out := &Replayed{answers: map[string][]answer{}, s: a.s}
 	defer func() {
 		if err != nil {
@@ -382,6 +392,12 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string) (_ *Replaye
 	case t.Tag != tag:
 		out.Why = "the tape was recorded under another tag"
 		return out, nil
+	}
+	for i := range t.Ex {
+		if why := a.s.refuse(&t.Ex[i], allowed); why != "" {
+			out.Why, out.Refused = fmt.Sprintf("request %d of the tape: %s", i+1, why), true
+			return out, nil
+		}
 	}
 	creds, err := a.cfg.Credentials.Retrieve(ctx)
 	if err != nil {
@@ -459,6 +475,51 @@ func (e *exchange) operation() string {
 		return e.Service + ":" + form.Get("Action")
 	}
 	return e.Service
+}
+
+// refuse says why the exchange may not be replayed ("" if it may): a method other than
+// GET or POST, an operation not allowed, or a host the sessions do not call.
+func (s *Sessions) refuse(e *exchange, allowed []string) string {
+	if e.Method != http.MethodGet && e.Method != http.MethodPost {
+		return "method " + e.Method
+	}
+	if op := e.operation(); !slices.Contains(allowed, op) {
+		return "operation " + op + " is not one of the reads allowed"
+	}
+	u, err := url.Parse(e.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") {
+		return "not an HTTP URL"
+	}
+	// The reads replayed (the query protocols' and JSON's) all go to "/", saying what
+	// they do in their body: nothing else may ride along in the URL.
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "a URL other than the endpoint's root"
+	}
+	if form, err := url.ParseQuery(string(e.Body)); err == nil && len(form["Action"]) > 1 {
+		return "more than one Action"
+	}
+	host := u.Hostname()
+	if e.Host != "" {
+		host = e.Host
+		if h, _, err := net.SplitHostPort(host); err == nil {
+			host = h
+		}
+	}
+	if endpoint := aws.ToString(s.base.BaseEndpoint); endpoint != "" {
+		if ep, err := url.Parse(endpoint); err == nil && strings.EqualFold(ep.Hostname(), host) {
+			return ""
+		}
+		return "host " + host + " is not the endpoint configured"
+	}
+	if u.Scheme != "https" {
+		return "plain HTTP to AWS"
+	}
+	for _, domain := range []string{".amazonaws.com", ".amazonaws.com.cn", ".api.aws"} {
+		if strings.HasSuffix(strings.ToLower(host), domain) {
+			return ""
+		}
+	}
+	return "host " + host + " is not AWS's"
 }
 
 // request is the exchange's request, unsigned.

@@ -2,8 +2,13 @@ package awsapi
 
 import (
 	"bytes"
+	"context"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 )
 
 func TestDigest_ignoresOnlyTheRequestID(t *testing.T) {
@@ -90,4 +95,60 @@ func FuzzDigest(f *testing.F) {
 		}
 		_ = digest(200, b)
 	})
+}
+
+// TestReplay_refusesATapeItDidNotRecord: a tape comes back from the store; one that
+// holds a request warden's read would not make (another operation, method or host) is
+// refused whole, before anything is signed or sent.
+func TestReplay_refusesATapeItDidNotRecord(t *testing.T) {
+	ctx := context.Background()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}
+	s, err := NewSessions(ctx, Options{Endpoint: "http://127.0.0.1:1", AWS: &cfg, MaxAttempts: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := exchange{Service: "iam", Region: "us-east-1", Method: "POST", URL: "http://127.0.0.1:1/",
+		Header: [][2]string{{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"}},
+		Body:   []byte("Action=ListUsers&Version=2010-05-08"), Answer: []byte{1}}
+	allowed := []string{"iam:ListUsers"}
+	tests := []struct {
+		name    string
+		change  func(e *exchange)
+		refused bool
+	}{
+		{"a read allowed, to the endpoint", func(*exchange) {}, false},
+		{"another operation", func(e *exchange) { e.Body = []byte("Action=DeleteUser&UserName=alice&Version=2010-05-08") }, true},
+		{"another method", func(e *exchange) { e.Method = "DELETE" }, true},
+		{"another host", func(e *exchange) { e.URL = "http://attacker.example/" }, true},
+		{"an action in the URL", func(e *exchange) { e.URL = "http://127.0.0.1:1/?Action=DeleteUser&UserName=alice" }, true},
+		{"another path", func(e *exchange) { e.URL = "http://127.0.0.1:1/admin" }, true},
+		{"two actions", func(e *exchange) { e.Body = []byte("Action=ListUsers&Action=DeleteUser&Version=2010-05-08") }, true},
+		{"another Host header", func(e *exchange) { e.Host = "attacker.example:80" }, true},
+		{"a JSON target not allowed", func(e *exchange) {
+			e.Header = append(e.Header, [2]string{"X-Amz-Target", "CertificateManager.DeleteCertificate"})
+		}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			e := list
+			e.Header = slices.Clone(list.Header)
+			tc.change(&e)
+			r := &Recording{at: map[string]int{}}
+			r.put(e)
+			tp, why := r.Tape("tag")
+			if why != "" {
+				t.Fatal(why)
+			}
+			out, err := s.self.Replay(ctx, tp, "tag", allowed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if out.Refused != tc.refused || out.Same {
+				t.Fatalf("refused %v, same %v (%s); want refused %v", out.Refused, out.Same, out.Why, tc.refused)
+			}
+			if tc.refused && out.Calls != 0 {
+				t.Fatalf("a refused tape made %d calls", out.Calls)
+			}
+		})
+	}
 }
