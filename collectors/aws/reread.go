@@ -11,6 +11,7 @@ import (
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/buildinfo"
+	"github.com/warden-sec/warden/snapshot"
 )
 
 var _ collectors.Rereader = (*Collector)(nil)
@@ -28,7 +29,7 @@ var _ collectors.Rereader = (*Collector)(nil)
 // which are new each time.
 func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again collectors.Again, sink collectors.Sink) (collectors.Reread, error) {
 	var out collectors.Reread
-	full := func(ctx context.Context, read func(context.Context) error) error {
+	full := func(ctx context.Context, read readScope, sink collectors.Sink) error {
 		if again.Full != nil {
 			release, err := again.Full(ctx)
 			if err != nil {
@@ -36,12 +37,12 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 			}
 			defer release()
 		}
-		return read(ctx)
+		return read(ctx, sink)
 	}
-	err := c.collectScope(ctx, id, sink, func(ctx context.Context, a *account, service string, read func(context.Context) error) error {
+	err := c.collectScope(ctx, id, sink, func(ctx context.Context, a *account, service string, read readScope) error {
 		if service == "iam" && c.cfg.Usage.Enabled {
 			out.Why = "an IAM scope that collects usage is not replayed"
-			return full(ctx, read)
+			return full(ctx, read, sink)
 		}
 		tag := c.tapeTag(id, time.Now())
 		var replayed *awsapi.Replayed
@@ -63,7 +64,13 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 			defer rep.Release()
 		}
 		rctx, rec := awsapi.Record(ctx, replayed)
-		if err := full(rctx, read); err != nil {
+		readSink := sink
+		if replayed != nil {
+			// The read's scope counts its calls as its SDK clients made them, answers
+			// taken from the replay included; AWS answered the replay's calls instead.
+			readSink = &replayedCalls{Sink: sink, calls: func() int { return replayed.Calls - rec.Served() }}
+		}
+		if err := full(rctx, read, readSink); err != nil {
 			return err
 		}
 		var why string
@@ -104,4 +111,16 @@ func (c *Collector) tapeTag(id string, at time.Time) string {
 		Collecting string
 	}{c.cfg.Regions, c.cfg.Org, c.cfg.OrgRole, c.cfg.Endpoint, c.cfg.Usage, bi.Version, bi.Revision, modified, bi.GoVersion, "aws/1"})
 	return fmt.Sprintf("%s %s %x", id, at.UTC().Format(time.DateOnly), sha256.Sum256(cfg))
+}
+
+// replayedCalls is a sink whose scopes count, besides their read's calls, those of the
+// replay before it that the read did not take an answer from.
+type replayedCalls struct {
+	collectors.Sink
+	calls func() int
+}
+
+func (s *replayedCalls) Scope(sc snapshot.Scope) {
+	sc.Calls += s.calls()
+	s.Sink.Scope(sc)
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/warden-sec/warden/collectors"
 	awscollector "github.com/warden-sec/warden/collectors/aws"
+	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
 )
@@ -167,5 +168,45 @@ func TestCollectScopeAgain_noTapeForUsage(t *testing.T) {
 	}
 	if r, err := c.CollectScopeAgain(ctx, "aws/111111111111/ec2/us-east-1", collectors.Again{}, &sink); err != nil || len(r.Tape) == 0 {
 		t.Fatalf("ec2 with usage on: %v, tape of %d bytes (%s)", err, len(r.Tape), r.Why)
+	}
+}
+
+// TestCollectScopeAgain_answersNotKeptAreAskedAgainAndCounted: when the replays keep no
+// answers (their budget spent), the read after a change asks again for what the replay
+// got, and the scope counts every call AWS answered: the replay's and the read's.
+func TestCollectScopeAgain_answersNotKeptAreAskedAgainAndCounted(t *testing.T) {
+	sim, url := simtest.Start(t, world(), cloudsim.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	sdk := simtest.AWSConfig(url)
+	s, err := awsapi.NewSessions(ctx, awsapi.Options{Endpoint: url, AWS: &sdk, ReplayKeeps: -1,
+		RateLimits: map[string]float64{"iam": 0, "sts": 0, "ec2": 0, "acm": 0, "organizations": 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := awscollector.New(awscollector.Config{Org: true, Sessions: s})
+	if _, err := c.Scopes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	const scope = "aws/222222222222/ec2/eu-west-1"
+	var sink collectors.MemorySink
+	first, err := c.CollectScopeAgain(ctx, scope, collectors.Again{}, &sink)
+	if err != nil || len(first.Tape) == 0 || len(sink.Scopes) != 1 {
+		t.Fatalf("first read: %v, tape of %d bytes, scopes %+v", err, len(first.Tape), sink.Scopes)
+	}
+	readCalls := sink.Scopes[0].Calls
+	sim.Do(func(w *cloudsim.World) {
+		sg := acct(w, "222222222222").SecurityGroups[1]
+		sg.Ingress = append(sg.Ingress, cloudsim.Rule{Protocol: "tcp", FromPort: 3389, ToPort: 3389, CIDR: "0.0.0.0/0"})
+	})
+	before := simCalls(sim)
+	sink = collectors.MemorySink{}
+	r, err := c.CollectScopeAgain(ctx, scope, collectors.Again{Tape: first.Tape}, &sink)
+	if err != nil || r.Unchanged {
+		t.Fatalf("changed world: %v, unchanged %v", err, r.Unchanged)
+	}
+	calls := simCalls(sim) - before
+	if len(sink.Scopes) != 1 || sink.Scopes[0].Calls != calls || calls <= readCalls {
+		t.Fatalf("the simulator answered %d calls, the scope counts %+v; want them equal, the replay's among them", calls, sink.Scopes)
 	}
 }

@@ -96,14 +96,18 @@ func (c *Collector) accountScopes(ctx context.Context, oa orgAccount) []snapshot
 // listed, and unknown (ErrUnknownScope) once they can, since its scopes are then the
 // regional ones, which Scopes names.
 func (c *Collector) CollectScope(ctx context.Context, id string, sink collectors.Sink) error {
-	return c.collectScope(ctx, id, sink, func(ctx context.Context, _ *account, _ string, read func(context.Context) error) error {
-		return read(ctx)
+	return c.collectScope(ctx, id, sink, func(ctx context.Context, _ *account, _ string, read readScope) error {
+		return read(ctx, sink)
 	})
 }
 
 // readFunc runs the read of one scope of account a (read), which reports the scope to
-// the sink: CollectScope runs it as it is, CollectScopeAgain around its replay.
-type readFunc func(ctx context.Context, a *account, service string, read func(context.Context) error) error
+// the sink it is given: CollectScope runs it as it is, CollectScopeAgain around its
+// replay.
+type readFunc func(ctx context.Context, a *account, service string, read readScope) error
+
+// readScope reads one scope into sink.
+type readScope func(ctx context.Context, sink collectors.Sink) error
 
 // collectScope is CollectScope, with around running the scope's read itself (the calls
 // that belong to the scope: not the account's opening, nor its regions' listing).
@@ -132,7 +136,7 @@ func (c *Collector) collectScope(ctx context.Context, id string, sink collectors
 	}
 	switch {
 	case service == "iam":
-		err = around(ctx, a, service, func(ctx context.Context) error { return a.collectIAM(ctx, sink) })
+		err = around(ctx, a, service, a.collectIAM)
 	case region == "":
 		err = a.collectRegionless(ctx, id, service, sink)
 	default:
@@ -140,9 +144,9 @@ func (c *Collector) collectScope(ctx context.Context, id string, sink collectors
 		known, err = a.regionEnabled(ctx, id, service, region, sink)
 		switch {
 		case known && service == "ec2":
-			err = around(ctx, a, service, func(ctx context.Context) error { return a.collectEC2(ctx, sink, region) })
+			err = around(ctx, a, service, func(ctx context.Context, sink collectors.Sink) error { return a.collectEC2(ctx, sink, region) })
 		case known:
-			err = around(ctx, a, service, func(ctx context.Context) error { return a.collectACM(ctx, sink, region) })
+			err = around(ctx, a, service, func(ctx context.Context, sink collectors.Sink) error { return a.collectACM(ctx, sink, region) })
 		}
 	}
 	if err != nil {

@@ -62,6 +62,9 @@ type Options struct {
 	RoleSessionName string
 	// Logger receives role assumptions at debug level; nil discards.
 	Logger *slog.Logger
+	// ReplayKeeps bounds the bytes of answers replays keep together (Account.Replay):
+	// 0 is DefaultReplayKeeps, negative keeps none.
+	ReplayKeeps int64
 }
 
 // DefaultRateLimit is the calls per second per account warden makes to a service unless
@@ -118,6 +121,9 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 	}
 	if opts.RoleSessionName == "" {
 		opts.RoleSessionName = "warden"
+	}
+	if opts.ReplayKeeps == 0 {
+		opts.ReplayKeeps = DefaultReplayKeeps
 	}
 	log := opts.Logger
 	if log == nil {

@@ -104,6 +104,8 @@ type Recording struct {
 	// why says why the read cannot be replayed ("" if it can): a request the tape
 	// cannot send again.
 	why string
+	// servedN counts the answers taken from a replay instead of asked for.
+	servedN int
 }
 
 type recordingKey struct{}
@@ -164,7 +166,16 @@ func (r *Recording) take(key string) (answer, bool) {
 		return answer{}, false
 	}
 	r.served[key] = as[1:]
+	r.servedN++
 	return as[0], true
+}
+
+// Served counts the answers the read took from the replay instead of asking again: the
+// calls a read's counters count that AWS did not answer anew.
+func (r *Recording) Served() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.servedN
 }
 
 // put records the exchange; a request sent again (a retry, a poll) keeps its first
@@ -350,7 +361,7 @@ type Replayed struct {
 	s       *Sessions // whose budget
 }
 
-// Release gives the answers' share of the budget back (ReplayKeeps), once the read
+// Release gives the answers' share of the budget back (Options.ReplayKeeps), once the read
 // that follows the replay is done with them. A nil Replayed releases nothing.
 func (r *Replayed) Release() {
 	if r == nil || r.s == nil {
@@ -360,16 +371,17 @@ func (r *Replayed) Release() {
 	r.kept, r.answers = 0, nil
 }
 
-// ReplayKeeps bounds the bytes of answers the replays of one Sessions keep, together,
-// for the reads that follow a change (Record): a replay waits on its account's token
-// buckets most of its time, and hundreds may run at once. An answer beyond it is not
-// kept, and that read asks for it again; a replay gives its share back with Release.
-const ReplayKeeps = 64 << 20
+// DefaultReplayKeeps is Options.ReplayKeeps' default: the bytes of answers the replays
+// of one Sessions keep, together, for the reads that follow a change (Record). A replay
+// waits on its account's token buckets most of its time, and hundreds may run at once.
+// An answer beyond it is not kept, and that read asks for it again; a replay gives its
+// share back with Release.
+const DefaultReplayKeeps = 64 << 20
 
 // Replay sends a tape's requests again, in its order, signed anew with the account's
 // credentials and paced by its token buckets, and compares each answer with the
 // tape's; it stops at the first that differs or fails. The answers it got are kept,
-// up to ReplayKeeps bytes. A tape of another tag or version is not replayed (Same
+// within Options.ReplayKeeps. A tape of another tag or version is not replayed (Same
 // false, no call). The error is only the context's.
 //
 // A tape comes back from the store, so it is checked before anything is sent: every
@@ -444,7 +456,7 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
 			return out, nil
 		}
-		if n := int64(len(body)); a.s.kept.Add(n) <= ReplayKeeps {
+		if n := int64(len(body)); a.s.kept.Add(n) <= a.s.opts.ReplayKeeps {
 			// Within the budget, the answer is kept for the read that follows a change.
 			out.kept += n
 			k := e.key()
