@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"net/url"
 	"strings"
 	"sync"
@@ -66,6 +67,11 @@ type Options struct {
 	// 0 is DefaultReplayKeeps, negative keeps none.
 	ReplayKeeps int64
 }
+
+// IdleConns is how many idle connections the sessions' own HTTP client keeps, to an
+// endpoint and in all: as many as reads a replica may run at once, so that calls reuse
+// connections rather than open new ones.
+const IdleConns = 256
 
 // DefaultRateLimit is the calls per second per account warden makes to a service unless
 // told otherwise: below AWS's documented steady-state limits, so that warden does not
@@ -146,7 +152,12 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 		// A config without a client (one built in code, as for the simulator) would give
 		// every SDK client made from it a transport of its own, and each its idle
 		// connections: one shared client keeps one pool for the sessions' lifetime.
-		s.base.HTTPClient = awshttp.NewBuildableClient()
+		// The SDK's transport keeps 10 idle connections a host: a daemon reading dozens
+		// of accounts at once (daemon.readers) from one endpoint (iam.amazonaws.com)
+		// would open and close a connection, and its TLS handshake, for most calls.
+		s.base.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
+			tr.MaxIdleConns, tr.MaxIdleConnsPerHost = IdleConns, IdleConns
+		})
 	}
 	// Under a Recording's context, calls are recorded for a tape (tape.go); otherwise
 	// the client only passes them through.
