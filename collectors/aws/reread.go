@@ -109,7 +109,7 @@ func (c *Collector) tapeTag(id string, at time.Time) string {
 		Modified   bool
 		GoVersion  string
 		Collecting string
-	}{c.cfg.Regions, c.cfg.Org, c.cfg.OrgRole, c.cfg.Endpoint, c.cfg.Usage, bi.Version, bi.Revision, modified, bi.GoVersion, "aws/1"})
+	}{c.cfg.Regions, c.cfg.Org, c.cfg.OrgRole, c.sessions.Endpoint(), c.cfg.Usage, bi.Version, bi.Revision, modified, bi.GoVersion, "aws/1"})
 	return fmt.Sprintf("%s %s %x", id, at.UTC().Format(time.DateOnly), sha256.Sum256(cfg))
 }
 

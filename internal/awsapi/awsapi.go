@@ -184,6 +184,10 @@ func (s *Sessions) newAccount(id string, cfg aws.Config) *Account {
 	return &Account{s: s, id: id, cfg: cfg, limiters: map[string]*rate.Limiter{}}
 }
 
+// Endpoint is the endpoint every service is called at (Options.Endpoint, or
+// AWS_ENDPOINT_URL with the standard chain); empty: AWS's own.
+func (s *Sessions) Endpoint() string { return aws.ToString(s.base.BaseEndpoint) }
+
 // Caller identifies the base credentials (sts:GetCallerIdentity, once: the answer is
 // kept) and returns their account id and ARN.
 func (s *Sessions) Caller(ctx context.Context) (accountID, arn string, err error) {

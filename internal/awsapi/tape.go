@@ -517,7 +517,7 @@ func (s *Sessions) refuse(e *exchange, allowed []string) string {
 			host = h
 		}
 	}
-	if endpoint := aws.ToString(s.base.BaseEndpoint); endpoint != "" {
+	if endpoint := s.Endpoint(); endpoint != "" {
 		if ep, err := url.Parse(endpoint); err == nil && strings.EqualFold(ep.Hostname(), host) {
 			return ""
 		}
