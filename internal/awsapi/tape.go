@@ -216,7 +216,7 @@ func (c recordingClient) Do(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	body, err := io.ReadAll(resp.Body)
+	body, err := readBody(resp.Body, resp.ContentLength)
 	_ = resp.Body.Close()
 	if err != nil {
 		// The SDK sees the failed read as it would have, and retries it.
@@ -293,37 +293,52 @@ func digest(status int, body []byte) []byte {
 	return h.Sum(nil)
 }
 
-// requestIDElements are the XML elements AWS's query protocols (IAM, STS: RequestId;
-// EC2: requestId) put the request id in; JSON protocols carry it in a header only.
-var requestIDElements = [][2][]byte{
-	{[]byte("<RequestId>"), []byte("</RequestId>")},
-	{[]byte("<requestId>"), []byte("</requestId>")},
+// requestIDTail ends both of the XML elements AWS's query protocols put the request id
+// in (IAM, STS: RequestId; EC2: requestId; JSON protocols carry it in a header only).
+// It starts with a letter rare in XML, so that looking for it is quick.
+var requestIDTail = []byte("questId>")
+
+// withoutRequestIDs is body in parts, without the text of its request id elements: of
+// every <RequestId>…</RequestId> or <requestId>…</requestId> whose text holds no markup,
+// left to right.
+func withoutRequestIDs(body []byte) [][]byte {
+	var parts [][]byte
+	rest, from := body, 0 // rest is what is not yet a part; from, where to look in it
+	for {
+		k := bytes.Index(rest[from:], requestIDTail)
+		if k < 0 {
+			break
+		}
+		k += from
+		start := k + len(requestIDTail)
+		if k < 3 || rest[k-3] != '<' || rest[k-1] != 'e' || (rest[k-2] != 'R' && rest[k-2] != 'r') {
+			from = start // a closing tag, or another element
+			continue
+		}
+		closing := []byte{'<', '/', rest[k-2], 'e'}
+		closing = append(closing, requestIDTail...)
+		j := bytes.IndexByte(rest[start:], '<')
+		if j < 0 {
+			break
+		}
+		if !bytes.HasPrefix(rest[start+j:], closing) {
+			from = start // its text holds markup: not a request id
+			continue
+		}
+		parts = append(parts, rest[:start])
+		rest, from = rest[start+j:], len(closing)
+	}
+	return append(parts, rest)
 }
 
-// withoutRequestIDs is body in parts, without the text of its request id elements.
-func withoutRequestIDs(body []byte) [][]byte {
-	parts := [][]byte{body}
-	for _, el := range requestIDElements {
-		var out [][]byte
-		for _, p := range parts {
-			for {
-				i := bytes.Index(p, el[0])
-				if i < 0 {
-					break
-				}
-				start := i + len(el[0])
-				j := bytes.Index(p[start:], el[1])
-				if j < 0 || bytes.IndexByte(p[start:start+j], '<') >= 0 {
-					break
-				}
-				out = append(out, p[:start])
-				p = p[start+j:]
-			}
-			out = append(out, p)
-		}
-		parts = out
+// readBody reads an answer's body whole, in one allocation when its length is known.
+func readBody(r io.Reader, length int64) ([]byte, error) {
+	if length < 0 || length > 256<<20 {
+		return io.ReadAll(r)
 	}
-	return parts
+	buf := bytes.NewBuffer(make([]byte, 0, length+bytes.MinRead))
+	_, err := buf.ReadFrom(r)
+	return buf.Bytes(), err
 }
 
 // response is the answer as an HTTP response to req.
@@ -450,7 +465,7 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			out.Why = fmt.Sprintf("request %d of %d failed: %v", i+1, len(t.Ex), Redact(err))
 			return out, nil
 		}
-		body, err := io.ReadAll(resp.Body)
+		body, err := readBody(resp.Body, resp.ContentLength)
 		_ = resp.Body.Close()
 		if err != nil {
 			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
