@@ -85,6 +85,8 @@ type Collector struct {
 	// long-lived collector sees the organisation change), and regions, the regions last
 	// listed in each account, which CollectScope checks a region against.
 	usage usageCache // principals' usage, reused for Usage.Refresh
+	// settings is settingsDigest, computed once (reread.go).
+	settings func() string
 
 	mu       sync.Mutex
 	accounts []orgAccount
@@ -118,7 +120,9 @@ func New(cfg Config) *Collector {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Collector{cfg: cfg, log: log}
+	c := &Collector{cfg: cfg, log: log}
+	c.settings = sync.OnceValue(c.settingsDigest)
+	return c
 }
 
 // unique is ss without repeats (and without empty strings), in first-seen order.

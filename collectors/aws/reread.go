@@ -96,6 +96,13 @@ func readsOf(service string) []string {
 
 // tapeTag is what a tape of scope id, recorded at, holds under.
 func (c *Collector) tapeTag(id string, at time.Time) string {
+	return fmt.Sprintf("%s %s %s", id, at.UTC().Format(time.DateOnly), c.settings())
+}
+
+// settingsDigest digests what a read depends on besides its answers and its day: the
+// collector's configuration and warden's build. Neither changes while it runs, so the
+// collector computes it once (settings), after its sessions are open.
+func (c *Collector) settingsDigest() string {
 	bi := buildinfo.Read("", "")
 	modified := bi.Modified != nil && *bi.Modified
 	cfg, _ := json.Marshal(struct {
@@ -110,7 +117,7 @@ func (c *Collector) tapeTag(id string, at time.Time) string {
 		GoVersion  string
 		Collecting string
 	}{c.cfg.Regions, c.cfg.Org, c.cfg.OrgRole, c.sessions.Endpoint(), c.cfg.Usage, bi.Version, bi.Revision, modified, bi.GoVersion, "aws/1"})
-	return fmt.Sprintf("%s %s %x", id, at.UTC().Format(time.DateOnly), sha256.Sum256(cfg))
+	return fmt.Sprintf("%x", sha256.Sum256(cfg))
 }
 
 // replayedCalls is a sink whose scopes count, besides their read's calls, those of the
