@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"runtime"
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/internal/termesc"
@@ -53,26 +55,79 @@ func (JSON) Write(w io.Writer, r *scan.Result) error {
 	return bw.Flush()
 }
 
+// findingsChunk is how many findings one encoder turns into bytes at a time: big enough
+// that the hand-offs cost nothing, small enough that what waits to be written stays small.
+const findingsChunk = 512
+
+// writeFindings writes fs as a JSON array, one finding at a time, in order. Encoding is
+// most of a big report's cost (a scan of a million resources writes hundreds of thousands
+// of findings after every worker has finished), so chunks are encoded on every core while
+// the finished ones are written; at most two chunks per core wait at once.
 func writeFindings(w *bufio.Writer, fs []findings.Finding) error {
 	if len(fs) == 0 {
 		w.WriteString("[]")
 		return nil
 	}
 	w.WriteString("[\n")
-	for i := range fs {
-		w.WriteString("    ")
-		b, err := json.MarshalIndent(&fs[i], "    ", "  ")
-		if err != nil {
-			return err
+	workers := min(runtime.GOMAXPROCS(0), (len(fs)+findingsChunk-1)/findingsChunk)
+	type encoded struct {
+		b   []byte
+		err error
+	}
+	pending := make(chan chan encoded, 2*workers)
+	done := make(chan struct{})
+	sem := make(chan struct{}, workers)
+	go func() {
+		defer close(pending)
+		for lo := 0; lo < len(fs); lo += findingsChunk {
+			out := make(chan encoded, 1)
+			select {
+			case pending <- out:
+			case <-done:
+				return
+			}
+			sem <- struct{}{}
+			go func(lo, hi int) {
+				defer func() { <-sem }()
+				b, err := encodeFindings(fs[lo:hi], hi == len(fs))
+				out <- encoded{b, err}
+			}(lo, min(lo+findingsChunk, len(fs)))
 		}
-		w.Write(termesc.EscapeJSON(b))
-		if i < len(fs)-1 {
-			w.WriteByte(',')
+	}()
+	var err error
+	for out := range pending {
+		e := <-out
+		if err == nil && e.err != nil {
+			err = e.err
+			close(done) // the chunks already started finish into their buffers
 		}
-		w.WriteByte('\n')
+		if err == nil {
+			w.Write(e.b)
+		}
+	}
+	if err != nil {
+		return err
 	}
 	w.WriteString("  ]")
 	return nil
+}
+
+// encodeFindings is the lines of fs in the findings array; last says that fs ends it.
+func encodeFindings(fs []findings.Finding, last bool) ([]byte, error) {
+	var buf bytes.Buffer
+	for i := range fs {
+		b, err := json.MarshalIndent(&fs[i], "    ", "  ")
+		if err != nil {
+			return nil, fmt.Errorf("encode finding %s of %s: %w", fs[i].Policy, fs[i].Resource, err)
+		}
+		buf.WriteString("    ")
+		buf.Write(termesc.EscapeJSON(b))
+		if !last || i < len(fs)-1 {
+			buf.WriteByte(',')
+		}
+		buf.WriteByte('\n')
+	}
+	return buf.Bytes(), nil
 }
 
 func writeIndented(w *bufio.Writer, v any) error {
