@@ -13,8 +13,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/warden-sec/warden/internal/cpuprofile"
 	"github.com/warden-sec/warden/internal/interrupt"
+	"github.com/warden-sec/warden/internal/profile"
 	"github.com/warden-sec/warden/internal/termesc"
 )
 
@@ -51,7 +51,8 @@ type app struct {
 	stdin          io.Reader
 	logLevel       string
 	cpuProfile     string
-	stopProfile    func()
+	memProfile     string
+	stopProfile    func() error
 	log            *slog.Logger
 }
 
@@ -129,6 +130,8 @@ full), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
 	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file")
 	root.PersistentFlags().MarkHidden("cpuprofile")
+	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a Go heap profile of the command at its highest live heap to this file")
+	root.PersistentFlags().MarkHidden("memprofile")
 	root.PersistentPostRun = func(*cobra.Command, []string) { a.stop() }
 	root.AddCommand(a.demoCmd(), a.scanCmd(), a.collectCmd(), a.policyCmd(), a.findingsCmd(), a.accessCmd(), a.planCmd(), a.applyCmd(), a.actionsCmd(), a.rollbackCmd(),
 		a.approvalsCmd(), a.approveCmd(), a.denyCmd(), a.pauseCmd(), a.resumeCmd(), a.statusCmd(), a.auditCmd(), a.reportCmd(), untilInterrupted(a.serveCmd()),
@@ -158,20 +161,20 @@ func (a *app) setup(cmd *cobra.Command, _ []string) error {
 		return usageErr(fmt.Errorf("--log-level: %w", err))
 	}
 	a.log = slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: lvl}))
-	if a.cpuProfile != "" {
-		stop, err := cpuprofile.Start(a.cpuProfile)
-		if err != nil {
-			return usageErr(fmt.Errorf("--cpuprofile: %w", err))
-		}
-		a.stopProfile = stop
+	stop, err := profile.Start(a.cpuProfile, a.memProfile)
+	if err != nil {
+		return usageErr(err)
 	}
+	a.stopProfile = stop
 	return nil
 }
 
 // stop ends what setup started; it runs after the command, whatever its outcome.
 func (a *app) stop() {
 	if a.stopProfile != nil {
-		a.stopProfile()
+		if err := a.stopProfile(); err != nil {
+			a.log.Warn("a profile was not written in full", "err", err)
+		}
 		a.stopProfile = nil
 	}
 }

@@ -390,8 +390,10 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	for i := range r.replicas {
 		args := args
 		if dir := os.Getenv("WARDEN_BENCH_SWEEP_PROFILE"); dir != "" {
-			// A CPU profile of each replica's whole life, written when it stops.
-			args = append(slices.Clone(args), "--cpuprofile", filepath.Join(dir, fmt.Sprintf("%s-x%d-%d.pprof", r.backend, r.replicas, i)))
+			// A CPU profile of each replica's whole life, written when it stops, and a
+			// heap profile at its highest live heap.
+			args = append(slices.Clone(args), "--cpuprofile", filepath.Join(dir, fmt.Sprintf("%s-x%d-%d.pprof", r.backend, r.replicas, i)),
+				"--memprofile", filepath.Join(dir, fmt.Sprintf("%s-x%d-%d.heap.pprof", r.backend, r.replicas, i)))
 		}
 		s := startServeEnv(t, sim.url, args, env...)
 		reps = append(reps, s)
