@@ -37,6 +37,7 @@ import (
 	"golang.org/x/time/rate"
 
 	"github.com/warden-sec/warden/internal/backoff"
+	"github.com/warden-sec/warden/internal/urgency"
 )
 
 // Options say where AWS is and how politely to call it. The zero value calls AWS itself
@@ -325,6 +326,10 @@ func (a *Account) pace(service string) func(*middleware.Stack) error {
 	return func(st *middleware.Stack) error {
 		return st.Finalize.Add(middleware.FinalizeMiddlewareFunc("WardenPace",
 			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				// Urgent work (an event's read, its fix) in progress goes first.
+				if err := urgency.Yield(ctx); err != nil {
+					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
+				}
 				if err := lim.Wait(ctx); err != nil {
 					return middleware.FinalizeOutput{}, middleware.Metadata{}, err
 				}

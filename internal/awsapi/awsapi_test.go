@@ -18,6 +18,7 @@ import (
 	"github.com/warden-sec/warden/internal/awsapi"
 	"github.com/warden-sec/warden/internal/cloudsim"
 	"github.com/warden-sec/warden/internal/cloudsim/simtest"
+	"github.com/warden-sec/warden/internal/urgency"
 )
 
 // world is an organisation of three accounts; 333333333333 lacks the organisation role.
@@ -232,6 +233,47 @@ func TestAccount_pacesEveryAttempt(t *testing.T) {
 	}
 	if n := sim.Calls()["iam:GetUser"].Calls; n != 7 {
 		t.Errorf("simulator served %d GetUser calls, want 7", n)
+	}
+}
+
+// TestAccount_yieldsToUrgentWork: a call under a gate waits while urgent work runs, and
+// is sent when it leaves; urgent work's own calls do not wait.
+func TestAccount_yieldsToUrgentWork(t *testing.T) {
+	s, sim := start(t, world(), awsapi.Options{})
+	a, err := s.Account(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := urgency.NewGate(time.Minute)
+	leave := g.Enter()
+	gated := urgency.WithGate(context.Background(), g)
+	started := time.Now()
+	if _, err := a.IAM().GetUser(urgency.Urgent(gated), &iam.GetUserInput{UserName: aws.String("alice")}); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(started); d > 5*time.Second {
+		t.Fatalf("the urgent work's own call waited %v", d)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.IAM().GetUser(gated, &iam.GetUserInput{UserName: aws.String("alice")})
+		done <- err
+	}()
+	time.Sleep(100 * time.Millisecond)
+	if n := sim.Calls()["iam:GetUser"].Calls; n != 1 {
+		t.Fatalf("simulator served %d GetUser calls while urgent work ran, want the urgent one only", n)
+	}
+	leave()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the call still waits after the urgent work left")
+	}
+	if n := sim.Calls()["iam:GetUser"].Calls; n != 2 {
+		t.Fatalf("simulator served %d GetUser calls, want 2", n)
 	}
 }
 

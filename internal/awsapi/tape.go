@@ -20,6 +20,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+
+	"github.com/warden-sec/warden/internal/urgency"
 )
 
 // A tape is the record of one read: every request it sent, in the order it sent them,
@@ -443,6 +445,9 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 	}
 	for i := range t.Ex {
 		e := &t.Ex[i]
+		if err := urgency.Yield(ctx); err != nil {
+			return nil, err
+		}
 		if err := a.limiter(e.Service).Wait(ctx); err != nil {
 			return nil, err
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/urgency"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/watch"
 	"github.com/warden-sec/warden/remediate"
@@ -268,6 +269,9 @@ type Daemon struct {
 	// fullReads holds one token per collection reading its scope in full: at most
 	// FullReads.
 	fullReads chan struct{}
+	// urgent counts the events' jobs running (refreshes and fixes in QueueEvents): a
+	// sweep's work yields to them (urgentYield).
+	urgent *urgency.Gate
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
 	// loopDriven is set when a Loop runs beside the daemon and looks for decided
@@ -330,7 +334,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil),
-		judging: make(chan struct{}, o.Workers), fullReads: make(chan struct{}, o.FullReads)}
+		judging: make(chan struct{}, o.Workers), fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(urgentYield)}
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {

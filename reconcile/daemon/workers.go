@@ -16,6 +16,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/collectors"
 	"github.com/warden-sec/warden/gates"
+	"github.com/warden-sec/warden/internal/urgency"
 	"github.com/warden-sec/warden/reconcile"
 	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/remediate"
@@ -120,6 +121,11 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return err
 	}
 	ctx = audit.WithCorrelation(ctx, a.Correlation) // into the audit entries of what it opens and resolves
+	if job.Queue != QueueEvents {
+		// A collection an event asked for is urgent work's own; a sweep's yields to it at
+		// each AWS call, before a full read and before judging.
+		ctx = urgency.WithGate(ctx, d.urgent)
+	}
 	log := d.jobLog(ctx, "correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
 	// Whether the last read was complete: a read after a partial or failed one plans even
 	// if it changed no resource (that read planned notices only).
@@ -165,6 +171,9 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	}
 	// Reading waits on the cloud; judging takes a core. A collection judges only with one
 	// of the replica's Workers turns, however many read at once.
+	if err := urgency.Yield(ctx); err != nil {
+		return err
+	}
 	select {
 	case d.judging <- struct{}{}:
 	case <-ctx.Done():
@@ -247,6 +256,9 @@ func (d *Daemon) readScope(ctx, cctx context.Context, t Target, scope string, pr
 // fullRead waits for a turn to read a scope in full (Options.FullReads), and returns
 // what gives it back.
 func (d *Daemon) fullRead(ctx context.Context) (func(), error) {
+	if err := urgency.Yield(ctx); err != nil {
+		return nil, err
+	}
 	select {
 	case d.fullReads <- struct{}{}:
 		return func() { <-d.fullReads }, nil
@@ -411,6 +423,8 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 		return err
 	}
 	ctx = audit.WithCorrelation(ctx, a.Correlation)
+	ctx, leave := d.urgentWork(ctx, job.Queue)
+	defer leave()
 	log := d.jobLog(ctx, "correlation", a.Correlation, "resource", a.UID, "event", a.Event, "job", job.ID)
 	var out *reconcile.Outcome
 	err = collectors.ErrUnsupported
@@ -461,6 +475,15 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	d, a := w.d, job.Args
 	if a.Plan == nil || len(a.Plan.Actions) != 1 {
 		return river.JobCancel(fmt.Errorf("remediate %s: the job carries no one-action plan", a.Action))
+	}
+	ctx, leave := d.urgentWork(ctx, job.Queue)
+	defer leave()
+	if job.Queue != QueueEvents {
+		// A swept fix starts when no event's work runs; once started, it holds its
+		// target and finishes.
+		if err := urgency.Yield(urgency.WithGate(ctx, d.urgent)); err != nil {
+			return err
+		}
 	}
 	log := d.jobLog(ctx, "correlation", a.Correlation, "action", a.Action, "job", job.ID)
 	ctx = audit.WithCorrelation(ctx, a.Correlation)
@@ -673,4 +696,17 @@ func (d *Daemon) target(name string) (Target, error) {
 		return Target{}, river.JobCancel(fmt.Errorf("%w: %s", ErrUnknownTarget, name))
 	}
 	return t, nil
+}
+
+// urgentYield is the longest a sweep's work waits at one yield point while events' jobs
+// run, so that a stream of events slows a sweep but cannot stop it.
+const urgentYield = time.Second
+
+// urgentWork marks a job of queue as urgent while it runs, if it is an event's (in
+// QueueEvents): the sweep's work yields to it. leave ends the mark.
+func (d *Daemon) urgentWork(ctx context.Context, queue string) (context.Context, func()) {
+	if queue != QueueEvents {
+		return ctx, func() {}
+	}
+	return urgency.Urgent(ctx), d.urgent.Enter()
 }
