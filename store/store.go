@@ -35,6 +35,8 @@ type Store struct {
 	uri, dsn string
 	// holds are Hold's locks on SQLite.
 	holds holds
+	// w queues this process's SQLite transactions, urgent ones first.
+	w writer
 }
 
 // dialect isolates what differs between databases.

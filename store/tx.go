@@ -71,6 +71,12 @@ func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
 // immediate transactions, PostgreSQL's advisory lock), so a compare-and-set inside fn
 // sees no concurrent writer between its read and its write.
 func (s *Store) InTx(ctx context.Context, fn func(tx *Tx) error) error {
+	if s.d.lock == "" {
+		if err := s.w.lock(ctx); err != nil {
+			return fmt.Errorf("wait for the store's writer: %w", err)
+		}
+		defer s.w.unlock()
+	}
 	sqlTx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin transaction: %w", err)

@@ -96,6 +96,13 @@ func Urgent(ctx context.Context) context.Context {
 	return context.WithValue(ctx, urgentKey{}, true)
 }
 
+// IsUrgent reports whether ctx is urgent work's own (Urgent): a resource shared with
+// other work (the store's writer) serves it first.
+func IsUrgent(ctx context.Context) bool {
+	u, _ := ctx.Value(urgentKey{}).(bool)
+	return u
+}
+
 // Yield waits at ctx's gate (WithGate), unless ctx is urgent or has none. Its error is
 // ctx's.
 func Yield(ctx context.Context) error {
@@ -103,7 +110,7 @@ func Yield(ctx context.Context) error {
 	if g == nil {
 		return nil
 	}
-	if u, _ := ctx.Value(urgentKey{}).(bool); u {
+	if IsUrgent(ctx) {
 		return nil
 	}
 	return g.Wait(ctx)
