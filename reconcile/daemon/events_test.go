@@ -131,7 +131,9 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 	}
 	// WARDEN_BENCH_DRIFTS_SWEEP=N measures while a second target sweeps an organisation
 	// of N generated accounts (4,000 resources each, unpaced, its fixes applied) in the
-	// same daemon, again and again: the latency a drift meets in a busy replica.
+	// same daemon, again and again: the latency a drift meets in a busy replica. The
+	// drifts start during the first sweep, or with WARDEN_BENCH_DRIFTS_SETTLED=1 once its
+	// collections are done.
 	sweeping, _ := strconv.Atoi(os.Getenv("WARDEN_BENCH_DRIFTS_SWEEP"))
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
@@ -151,6 +153,19 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			if sweeping > 0 {
 				org.set(awscollector.New(awscollector.Config{Sessions: h.e.Sessions, Org: true, Regions: []string{"us-east-1"}}))
 				waitFor(t, "the group's first fix", func() bool { return h.verified(arn) >= 1 })
+				if os.Getenv("WARDEN_BENCH_DRIFTS_SETTLED") != "" {
+					// The drifts meet the sweeps that follow the first: what a replica
+					// does all day once it has read the organisation (the first sweep's
+					// fixes may still be applying).
+					began := time.Now()
+					for collecting(t, h) > 0 {
+						if time.Since(began) > time.Hour {
+							t.Fatalf("the first sweep's collections still run after an hour: %s", depth(h))
+						}
+						time.Sleep(time.Second)
+					}
+					t.Logf("%s: the first sweep's collections were done %v after the group's first fix; queue %s", name, time.Since(began).Round(time.Second), depth(h))
+				}
 			} else {
 				h.idle()
 			}
@@ -206,6 +221,22 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// collecting is how many collections are queued or running.
+func collecting(t *testing.T, h *harness) int {
+	t.Helper()
+	d, err := h.d.Depth(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range d {
+		if c.Kind == daemon.KindCollect && (c.State == "available" || c.State == "running" || c.State == "retryable") {
+			n += int(c.Count)
+		}
+	}
+	return n
 }
 
 func depth(h *harness) string {
