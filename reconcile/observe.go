@@ -145,6 +145,9 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 	if err := r.evaluate(ctx, p, ob.Accounts); err != nil {
 		return nil, err
 	}
+	if err := p.encode(); err != nil {
+		return nil, err
+	}
 	out := &Outcome{}
 	// Observations of different scopes touch different rows (and the audit log, which
 	// serializes itself): on PostgreSQL they commit side by side.
@@ -196,6 +199,7 @@ type observed struct {
 type hashedRead struct {
 	res  snapshot.Resource
 	hash string
+	data []byte // the resource as stored, encoded before the transaction (encode)
 }
 
 // checkObservation refuses an observation that cannot be recorded (no scope id, a
@@ -259,7 +263,7 @@ func (p *observed) compare(resources []snapshot.Resource) error {
 			return fmt.Errorf("observe scope %s: resource %s is listed twice", p.sc.ID, res.UID)
 		}
 		p.listed[res.UID] = true
-		p.reads = append(p.reads, hashedRead{res, h})
+		p.reads = append(p.reads, hashedRead{res: res, hash: h})
 		if p.full || p.prev[res.UID] != h {
 			p.changed = append(p.changed, res)
 		}
@@ -408,12 +412,8 @@ func (p *observed) saveResources(ctx context.Context, tx *store.Tx) error {
 		if p.errored[rd.res.UID] {
 			rd.hash = ""
 		}
-		if p.prev[rd.res.UID] != rd.hash || p.errored[rd.res.UID] {
-			data, err := json.Marshal(rd.res)
-			if err != nil {
-				return fmt.Errorf("encode resource %s: %w", rd.res.UID, err)
-			}
-			if err := state.PutResource(ctx, tx, p.sc.ID, rd.res, rd.hash, data, p.at); err != nil {
+		if p.stores(rd) {
+			if err := state.PutResource(ctx, tx, p.sc.ID, rd.res, rd.hash, rd.data, p.at); err != nil {
 				return err
 			}
 		}
@@ -422,6 +422,30 @@ func (p *observed) saveResources(ctx context.Context, tx *store.Tx) error {
 		if err := state.DeleteResource(ctx, tx, p.sc.ID, uid); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// stores reports whether the transaction writes rd's row: a resource that changed, or
+// one a policy failed on (stored without a hash, so that the next read evaluates it).
+func (p *observed) stores(rd hashedRead) bool {
+	return p.prev[rd.res.UID] != rd.hash || p.errored[rd.res.UID]
+}
+
+// encode encodes the resources the transaction will store, before it: on SQLite the
+// transaction holds the one writer, which an event's refresh may be waiting for, and a
+// first read of a large scope spent a fifth of that time encoding.
+func (p *observed) encode() error {
+	for i := range p.reads {
+		rd := &p.reads[i]
+		if !p.stores(*rd) {
+			continue
+		}
+		data, err := json.Marshal(rd.res)
+		if err != nil {
+			return fmt.Errorf("encode resource %s: %w", rd.res.UID, err)
+		}
+		rd.data = data
 	}
 	return nil
 }
