@@ -50,6 +50,7 @@ var owners = map[string]string{
 	"scope_state":    "reconcile/state",
 	"resource_state": "reconcile/state",
 	"finding_state":  "reconcile/state",
+	"account_lists":  "reconcile/state",
 	// What was last sent of each finding to Security Hub and Security Command Center.
 	"published_findings": "publish",
 	// River's job queue, which River migrates itself; the daemon reads it.

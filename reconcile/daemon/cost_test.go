@@ -2,9 +2,11 @@ package daemon_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -111,6 +113,7 @@ func TestDaemon_unchangedSweepCostsItsReadsOnly(t *testing.T) {
 			if first.plans == 0 || first.fixes == 0 || len(first.evaluated) == 0 {
 				t.Fatalf("the first sweep: %+v, want scopes evaluated, planned and fixed", first)
 			}
+			h.jobsNameTheirAccounts(t)
 			// The second sweep reads the fixed groups: their scope changed (findings
 			// resolve). After it, nothing changes any more.
 			h.sweepOnce("second")
@@ -305,4 +308,65 @@ func (h *harness) scopes() []string {
 		h.t.Fatal(err)
 	}
 	return ids
+}
+
+// jobsNameTheirAccounts checks that the sweep's collections and the fixes they planned
+// name the organisation's accounts by the digest of the list kept once, rather than
+// carrying the list: a sweep of 500 accounts queued 4,500 collections of 500 ids each.
+func (h *harness) jobsNameTheirAccounts(t *testing.T) {
+	t.Helper()
+	ctx := context.Background()
+	refs := map[string]int{}
+	err := h.e.Store.Read(ctx, func(q *store.Reader) error {
+		col := "args::text"
+		if h.e.Store.Dialect() == "sqlite" {
+			col = "json(args)" // River keeps SQLite's binary JSON
+		}
+		rows, err := q.QueryContext(ctx, `SELECT kind, `+col+` FROM river_job WHERE kind IN (?, ?)`, daemon.KindCollect, daemon.KindRemediate)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var kind string
+			var args []byte
+			if err := rows.Scan(&kind, &args); err != nil {
+				return err
+			}
+			var a struct {
+				Ref      string          `json:"accounts_ref"`
+				Accounts json.RawMessage `json:"accounts"`
+				Plan     *struct {
+					Accounts json.RawMessage `json:"accounts"`
+				} `json:"plan"`
+			}
+			if err := json.Unmarshal(args, &a); err != nil {
+				return err
+			}
+			if a.Ref == "" || a.Accounts != nil || (a.Plan != nil && a.Plan.Accounts != nil) {
+				t.Errorf("a %s job carries its accounts instead of naming them: %s", kind, args)
+			}
+			refs[a.Ref]++
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refs) != 1 {
+		t.Fatalf("the sweep's jobs name %d account lists %v, want one", len(refs), refs)
+	}
+	for ref := range refs {
+		var accounts []string
+		if err := h.e.Store.Read(ctx, func(q *store.Reader) error {
+			var err error
+			accounts, err = state.AccountList(ctx, q, ref)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(accounts, remediatetest.Account) {
+			t.Errorf("the list the jobs name is %v: without the organisation's account %s", accounts, remediatetest.Account)
+		}
+	}
 }

@@ -272,6 +272,8 @@ type Daemon struct {
 	// urgent counts the events' jobs running (refreshes and fixes in QueueEvents): a
 	// sweep's work yields to them (urgentYield).
 	urgent *urgency.Gate
+	// lists are the account lists the jobs name (accountsRef).
+	lists accountLists
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
 	// loopDriven is set when a Loop runs beside the daemon and looks for decided

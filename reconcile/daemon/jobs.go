@@ -86,7 +86,12 @@ type CollectArgs struct {
 	// asked for (it may have read the scope before the change that asked): this one
 	// reads it again after it. Zero for the others.
 	After int64 `json:"after,omitempty" river:"unique"`
-	// Accounts are the organisation's accounts and projects (the policies' known ones).
+	// AccountsRef names the organisation's accounts and projects (the policies' known
+	// ones), kept once (state.PutAccountList): a sweep queues a collection per scope,
+	// and the list is as long as the organisation.
+	AccountsRef string `json:"accounts_ref,omitempty"`
+	// Accounts are the same accounts, listed: set by a change event's collection, and by
+	// the versions before AccountsRef.
 	Accounts []string `json:"accounts,omitempty"`
 	// Reason says what asked: "schedule", "event", "reconcile".
 	Reason string `json:"reason"`
@@ -150,8 +155,10 @@ type RemediateArgs struct {
 	// After is the id of the action's job that was running when this one was asked for
 	// (the drift it answers came after that job's re-check). Zero for the others.
 	After int64 `json:"after,omitempty" river:"unique"`
-	// Plan is a plan of that one action.
+	// Plan is a plan of that one action. Its Accounts are left out when AccountsRef
+	// names them (CollectArgs.AccountsRef).
 	Plan        *remediate.Plan `json:"plan"`
+	AccountsRef string          `json:"accounts_ref,omitempty"`
 	Scope       string          `json:"scope"`
 	Correlation string          `json:"correlation"`
 	AnnouncedAt int64           `json:"announced_at,omitempty"`

@@ -46,7 +46,12 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	if err != nil {
 		return fmt.Errorf("list the scopes of %s: %w", t.Name, err)
 	}
-	accounts := accountsOf(scopes)
+	// The accounts are kept once and named by each collection: the list is as long as
+	// the organisation, and a sweep queues a collection per scope.
+	ref, err := d.accountsRef(ctx, accountsOf(scopes))
+	if err != nil {
+		return fmt.Errorf("keep the accounts of %s: %w", t.Name, err)
+	}
 	replan, err := d.replanScopes(ctx)
 	if err != nil {
 		// Planning every scope is what a sweep did before it could tell: slower, not wrong.
@@ -59,7 +64,7 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 			continue // one batch may not hold a unique key twice
 		}
 		seen[sc.ID] = true
-		p := river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, Accounts: accounts,
+		p := river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, AccountsRef: ref,
 			Reason: "schedule", Replan: replan == nil || replan[sc.ID], Correlation: job.Args.Correlation}}
 		if off := spreadOffset(sc.ID, job.Args.Spread); off > 0 {
 			p.InsertOpts = &river.InsertOpts{ScheduledAt: started.Add(off)}
@@ -134,6 +139,10 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return fmt.Errorf("collect %s: read the scope's last read: %w", a.Scope, err)
 	}
 	prevComplete := known && prev.Scope.Complete()
+	accounts, err := d.accountsOf(ctx, a.Accounts, a.AccountsRef)
+	if err != nil {
+		return fmt.Errorf("collect %s: %w", a.Scope, err)
+	}
 	var sink collectors.MemorySink
 	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
 	began := time.Now()
@@ -149,7 +158,7 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		if err != nil {
 			return err // a race with another observation, or a refresh: read again
 		}
-		return w.observed(ctx, job, log, prevComplete, out, reread.Calls)
+		return w.observed(ctx, job, log, prevComplete, out, reread.Calls, accounts)
 	}
 	endCollect(ctx, span, a.Scope, &sink, err)
 	sc, reported := scopeIn(&sink, a.Scope)
@@ -180,7 +189,7 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return ctx.Err()
 	}
 	defer func() { <-d.judging }()
-	ob := reconcile.Observation{Scope: sc, Accounts: a.Accounts, Tape: reread.Tape}
+	ob := reconcile.Observation{Scope: sc, Accounts: accounts, Tape: reread.Tape}
 	if tape != nil || reread.Why != "" {
 		log.Debug("collect: read in full", "replayed", tape != nil, "why", reread.Why)
 	}
@@ -197,12 +206,12 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return err // a race with another observation is retried
 	}
-	return w.observed(ctx, job, log, prevComplete, out, ob.Scope.Calls)
+	return w.observed(ctx, job, log, prevComplete, out, ob.Scope.Calls, accounts)
 }
 
 // observed ends a collection once its read is recorded: an unchanged scope is done, a
 // changed one (or one read for another reason than the schedule) is planned.
-func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs], log *slog.Logger, prevComplete bool, out *reconcile.Outcome, calls int) error {
+func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs], log *slog.Logger, prevComplete bool, out *reconcile.Outcome, calls int, accounts []string) error {
 	d, a := w.d, job.Args
 	if d.o.Hooks.Observed != nil {
 		d.o.Hooks.Observed(a.Target, out)
@@ -214,7 +223,7 @@ func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs
 		d.done(KindCollect, "completed")
 		return nil
 	}
-	if err := d.remediate(ctx, a.Scope, a.Accounts, a.Correlation, 0, prioritySwept); err != nil {
+	if err := d.remediate(ctx, a.Scope, accounts, a.Correlation, 0, prioritySwept); err != nil {
 		return err
 	}
 	d.done(KindCollect, "completed")
@@ -316,6 +325,11 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 	if len(p.Actions) == 0 {
 		return nil
 	}
+	// Each job names the accounts kept once, rather than carrying them (CollectArgs).
+	ref, err := d.accountsRef(ctx, accounts)
+	if err != nil {
+		return fmt.Errorf("plan %s: %w", scope, err)
+	}
 	params := make([]river.InsertManyParams, 0, len(p.Actions))
 	for _, pa := range p.Actions {
 		one := p.Only(func(x remediate.PlannedAction) bool { return x.ID == pa.ID })
@@ -324,7 +338,10 @@ func (d *Daemon) remediate(ctx context.Context, scope string, accounts []string,
 		// as the scope's whole plan (a third of a first sweep's CPU went to River's
 		// inserts).
 		one.Notices = nil
-		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, Scope: scope,
+		if ref != "" {
+			one.Accounts = nil
+		}
+		params = append(params, river.InsertManyParams{Args: RemediateArgs{Action: pa.ID, Plan: one, AccountsRef: ref, Scope: scope,
 			Correlation: correlation, AnnouncedAt: announced}, InsertOpts: fixOpts(priority)})
 	}
 	if _, _, err := d.insert(ctx, params); err != nil {
@@ -487,6 +504,13 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	}
 	log := d.jobLog(ctx, "correlation", a.Correlation, "action", a.Action, "job", job.ID)
 	ctx = audit.WithCorrelation(ctx, a.Correlation)
+	if a.AccountsRef != "" {
+		accounts, err := d.accountsOf(ctx, nil, a.AccountsRef)
+		if err != nil {
+			return fmt.Errorf("remediate %s: %w", a.Action, err)
+		}
+		a.Plan.Accounts = accounts
+	}
 	before := d.pendingApproval(ctx, log, a.Action)
 	actx, span := d.stage(ctx, stageApply, attrAction.String(a.Action))
 	began := time.Now()
