@@ -21,7 +21,7 @@ func TestServe_daemonConvergesAndReports(t *testing.T) {
 	w := remediatetest.World(groups)
 	cr := startChildRun(t, w, "gates:\n  auto: [low, medium]\n")
 	const token = "serve-test-token-0123456789abcdef0123456789"
-	s := startServeEnv(t, cr.url, cr.args("serve", "--schedule", "@every 1h", "--log-level", "info"), "WARDEN_EVENTS_TOKEN="+token)
+	s := startServeEnv(t, cr.url, cr.args("serve", "--listen", "127.0.0.1:0", "--schedule", "@every 1h", "--log-level", "info"), "WARDEN_EVENTS_TOKEN="+token)
 	for i := range groups {
 		arn := "arn:aws:ec2:us-east-1:" + remediatetest.Account + ":security-group/sg-00000000000000a" + string(rune('0'+i))
 		waitFor(t, "SSH closed on "+arn, func() (string, bool) {

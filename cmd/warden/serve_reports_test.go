@@ -24,7 +24,7 @@ func TestServe_writesScheduledReports(t *testing.T) {
 		t.Fatalf("scan: %v\n%s", err, b)
 	}
 	// No live target: serve runs no daemon, and still writes its reports.
-	s := startServe(t, cr.url, []string{"serve", "--config", cr.cfg, "--db", cr.db, "--log-level", "info"})
+	s := startServe(t, cr.url, []string{"serve", "--listen", "127.0.0.1:0", "--config", cr.cfg, "--db", cr.db, "--log-level", "info"})
 	want := []string{"cis-aws-3.0/*.json", "cis-aws-3.0/*.html", "soc2/*.json", "soc2/*.html"}
 	waitFor(t, "the scheduled reports in "+out, func() (string, bool) {
 		var got []string
@@ -65,7 +65,7 @@ func TestServe_writesScheduledReports(t *testing.T) {
 func TestServe_daemonWritesScheduledReportsFromItsState(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "reports")
 	cr := startChildRun(t, remediatetest.World(1), "gates:\n  auto: [low, medium]\nreports:\n  frameworks: [cis-aws-3.0]\n  formats: [json]\n  destination: "+out+"\n  every: 1h\n")
-	s := startServe(t, cr.url, cr.args("serve", "--schedule", "@every 1h", "--dry-run", "--log-level", "info"))
+	s := startServe(t, cr.url, cr.args("serve", "--listen", "127.0.0.1:0", "--schedule", "@every 1h", "--dry-run", "--log-level", "info"))
 	file := waitLong(t, "a scheduled report in "+out, 90*time.Second, func() (string, bool) {
 		m, _ := filepath.Glob(filepath.Join(out, "cis-aws-3.0", "*.json"))
 		if len(m) == 0 {

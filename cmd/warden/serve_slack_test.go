@@ -90,7 +90,7 @@ serve:
 	}
 
 	// Every line it logs, at debug, is checked for secrets below.
-	srv := startServe(t, cr.url, cr.args("serve", "--log-level", "debug"))
+	srv := startServe(t, cr.url, cr.args("serve", "--listen", "127.0.0.1:0", "--log-level", "debug"))
 	msg := waitFor(t, "the request's message", func() (slackgatetest.Posted, bool) {
 		for _, m := range ws.Posts() {
 			if strings.Contains(m.Versions[0].Raw, req.ID) {

@@ -92,7 +92,7 @@ func TestToken_serveLetsTheTokenIn(t *testing.T) {
 		t.Fatalf("create: exit %d, %s", code, stderr)
 	}
 	secret := strings.TrimSpace(out)
-	s := startServeEnv(t, cr.url, cr.args("serve"))
+	s := startServeEnv(t, cr.url, cr.args("serve", "--listen", "127.0.0.1:0"))
 	wantIn(t, "serve's stderr", s.output(), "dashboard at /")
 	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	get := func(auth string) (*http.Response, string) {
