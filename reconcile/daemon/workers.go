@@ -126,9 +126,15 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return err
 	}
 	ctx = audit.WithCorrelation(ctx, a.Correlation) // into the audit entries of what it opens and resolves
-	if job.Queue != QueueEvents {
-		// A collection an event asked for is urgent work's own; a sweep's yields to it at
-		// each AWS call, before a full read and before judging.
+	if a.Reason == "event" {
+		// A collection an event asked for (a resource that cannot be read alone) is
+		// urgent work, as the event's refresh is.
+		var leave func()
+		ctx, leave = d.urgentWork(ctx, true)
+		defer leave()
+	} else {
+		// A sweep's yields to urgent work at each AWS call, before a full read and
+		// before judging.
 		ctx = urgency.WithGate(ctx, d.urgent)
 	}
 	log := d.jobLog(ctx, "correlation", a.Correlation, "scope", a.Scope, "job", job.ID)
@@ -440,7 +446,7 @@ func (w *refreshWorker) Work(ctx context.Context, job *river.Job[RefreshArgs]) e
 		return err
 	}
 	ctx = audit.WithCorrelation(ctx, a.Correlation)
-	ctx, leave := d.urgentWork(ctx, job.Queue)
+	ctx, leave := d.urgentWork(ctx, job.Queue == QueueEvents)
 	defer leave()
 	log := d.jobLog(ctx, "correlation", a.Correlation, "resource", a.UID, "event", a.Event, "job", job.ID)
 	var out *reconcile.Outcome
@@ -493,7 +499,7 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	if a.Plan == nil || len(a.Plan.Actions) != 1 {
 		return river.JobCancel(fmt.Errorf("remediate %s: the job carries no one-action plan", a.Action))
 	}
-	ctx, leave := d.urgentWork(ctx, job.Queue)
+	ctx, leave := d.urgentWork(ctx, job.Queue == QueueEvents)
 	defer leave()
 	if job.Queue != QueueEvents {
 		// A swept fix starts when no event's work runs; once started, it holds its
@@ -726,10 +732,11 @@ func (d *Daemon) target(name string) (Target, error) {
 // run, so that a stream of events slows a sweep but cannot stop it.
 const urgentYield = time.Second
 
-// urgentWork marks a job of queue as urgent while it runs, if it is an event's (in
-// QueueEvents): the sweep's work yields to it. leave ends the mark.
-func (d *Daemon) urgentWork(ctx context.Context, queue string) (context.Context, func()) {
-	if queue != QueueEvents {
+// urgentWork marks a job as urgent while it runs, if it is (an event's refresh, fix or
+// collection; a decided approval's fix): the sweep's work yields to it. leave ends the
+// mark.
+func (d *Daemon) urgentWork(ctx context.Context, urgent bool) (context.Context, func()) {
+	if !urgent {
 		return ctx, func() {}
 	}
 	return urgency.Urgent(ctx), d.urgent.Enter()
