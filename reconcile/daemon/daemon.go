@@ -95,6 +95,9 @@ type Options struct {
 	// cloud's rate limits holding little. So Readers bounds the waiting and FullReads
 	// the memory.
 	FullReads int
+	// UrgentYield is the longest a sweep's work waits at one point while an event's work
+	// runs (default DefaultUrgentYield): a stream of events slows a sweep, never stops it.
+	UrgentYield time.Duration
 	// JobTimeout bounds one job (default DefaultJobTimeout). RescueAfter is how long a
 	// job may stay running before the queue takes its replica for dead and runs it again
 	// (default JobTimeout + 5 minutes); it must exceed JobTimeout, or a slow job would
@@ -270,7 +273,7 @@ type Daemon struct {
 	// FullReads.
 	fullReads chan struct{}
 	// urgent counts the events' jobs running (refreshes and fixes in QueueEvents): a
-	// sweep's work yields to them (urgentYield).
+	// sweep's work yields to them (Options.UrgentYield).
 	urgent *urgency.Gate
 	// lists are the account lists the jobs name (accountsRef).
 	lists accountLists
@@ -295,6 +298,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	}
 	if o.Readers <= 0 {
 		o.Readers = DefaultReaders
+	}
+	if o.UrgentYield <= 0 {
+		o.UrgentYield = DefaultUrgentYield
 	}
 	if o.FullReads <= 0 {
 		o.FullReads = DefaultFullReads
@@ -336,7 +342,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil),
-		judging: make(chan struct{}, o.Workers), fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(urgentYield)}
+		judging: make(chan struct{}, o.Workers), fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(o.UrgentYield)}
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {

@@ -728,9 +728,8 @@ func (d *Daemon) target(name string) (Target, error) {
 	return t, nil
 }
 
-// urgentYield is the longest a sweep's work waits at one yield point while events' jobs
-// run, so that a stream of events slows a sweep but cannot stop it.
-const urgentYield = time.Second
+// DefaultUrgentYield is Options.UrgentYield's default.
+const DefaultUrgentYield = time.Second
 
 // urgentWork marks a job as urgent while it runs, if it is (an event's refresh, fix or
 // collection; a decided approval's fix): the sweep's work yields to it. leave ends the
