@@ -4,7 +4,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,22 +23,10 @@ import (
 func TestDaemon_eventFixesDoNotWaitForSweptFixes(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			var hold atomic.Bool
-			held, release := make(chan struct{}), make(chan struct{})
-			h := start(t, dsn(t), 2, daemon.Options{Workers: 1, ApprovalPoll: time.Hour, Hooks: daemon.Hooks{
-				Stage: func(stage string, _ time.Duration, _ error) {
-					// The first fix applied once hold is set keeps its worker until release.
-					if stage == "apply" && hold.CompareAndSwap(true, false) {
-						close(held)
-						<-release
-					}
-				}}})
-			released := false
-			defer func() {
-				if !released {
-					close(release)
-				}
-			}()
+			// The first fix applied once armed keeps its worker until freed.
+			hold := newStageHold("apply")
+			h := start(t, dsn(t), 2, daemon.Options{Workers: 1, ApprovalPoll: time.Hour, Hooks: daemon.Hooks{Stage: hold.hook}})
+			defer hold.free()
 			h.idle()
 			srv := httptest.NewServer(h.d.EventsHandler(secret.New(token), daemon.EndpointHooks{}))
 			t.Cleanup(srv.Close)
@@ -59,16 +46,12 @@ func TestDaemon_eventFixesDoNotWaitForSweptFixes(t *testing.T) {
 
 			// A sweep finds the first group open again; its fix takes the only worker
 			// and keeps it.
-			hold.Store(true)
+			hold.arm()
 			openSSH("sg-00000000000000a0")
 			if _, err := h.d.Sweep(context.Background(), "aws", "held-sweep"); err != nil {
 				t.Fatal(err)
 			}
-			select {
-			case <-held:
-			case <-time.After(60 * time.Second):
-				t.Fatalf("the sweep's fix never ran: jobs %v", h.snapshot())
-			}
+			hold.wait(t, h)
 
 			// Meanwhile the second group drifts, and its event is heard.
 			openSSH("sg-00000000000000a1")
@@ -83,8 +66,7 @@ func TestDaemon_eventFixesDoNotWaitForSweptFixes(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			waitFor(t, "the event's fix verified", func() bool { return h.verified(arnOf("sg-00000000000000a1")) >= 2 })
-			close(release)
-			released = true
+			hold.free()
 			h.idle()
 			if open, _ := h.e.SSHOpen(t, arnOf("sg-00000000000000a0")); open {
 				t.Error("the sweep's fix did not close the first group")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -20,34 +21,18 @@ import (
 func TestDaemon_sweepYieldsWhileAnEventsWorkRuns(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			var hold atomic.Bool
-			held, release := make(chan struct{}), make(chan struct{})
-			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, ApprovalPoll: time.Hour, UrgentYield: time.Minute, Hooks: daemon.Hooks{
-				Stage: func(stage string, _ time.Duration, _ error) {
-					// The event's refresh, read and judged, keeps its job running.
-					if stage == "refresh" && hold.CompareAndSwap(true, false) {
-						close(held)
-						<-release
-					}
-				}}})
-			released := false
-			defer func() {
-				if !released {
-					close(release)
-				}
-			}()
+			hold := newStageHold("refresh") // the event's refresh, read and judged
+			h := start(t, dsn(t), 2, daemon.Options{Workers: 2, ApprovalPoll: time.Hour, UrgentYield: time.Minute,
+				Hooks: daemon.Hooks{Stage: hold.hook}})
+			defer hold.free()
 			h.idle()
 			srv := httptest.NewServer(h.d.EventsHandler(secret.New(token), daemon.EndpointHooks{}))
 			t.Cleanup(srv.Close)
-			hold.Store(true)
+			hold.arm()
 			if got := post(t, srv.URL, "Bearer "+token, event(t, "sg-00000000000000a1")); got != http.StatusAccepted {
 				t.Fatalf("the event: %d, want 202", got)
 			}
-			select {
-			case <-held:
-			case <-time.After(60 * time.Second):
-				t.Fatalf("the event's refresh never ran: jobs %v", h.snapshot())
-			}
+			hold.wait(t, h)
 			reads := func() int {
 				c := h.e.Sim.Calls()
 				return c["ec2:DescribeSecurityGroups"].Calls + c["iam:GetAccountAuthorizationDetails"].Calls
@@ -61,8 +46,7 @@ func TestDaemon_sweepYieldsWhileAnEventsWorkRuns(t *testing.T) {
 			if n := reads() - before; n != 0 {
 				t.Fatalf("the sweep's collections read the cloud %d times while the event's refresh ran", n)
 			}
-			close(release)
-			released = true
+			hold.free()
 			h.idle()
 			if reads() == before {
 				t.Fatal("the sweep never read the cloud after the event's refresh ended")
@@ -70,3 +54,41 @@ func TestDaemon_sweepYieldsWhileAnEventsWorkRuns(t *testing.T) {
 		})
 	}
 }
+
+// stageHold keeps a job running at a known point: once armed, the first run of its
+// stage (Hooks.Stage) waits there until freed.
+type stageHold struct {
+	stage    string
+	armed    atomic.Bool
+	held     chan struct{}
+	release  chan struct{}
+	released sync.Once
+}
+
+func newStageHold(stage string) *stageHold {
+	return &stageHold{stage: stage, held: make(chan struct{}), release: make(chan struct{})}
+}
+
+// hook is the daemon's Hooks.Stage.
+func (s *stageHold) hook(stage string, _ time.Duration, _ error) {
+	if stage == s.stage && s.armed.CompareAndSwap(true, false) {
+		close(s.held)
+		<-s.release
+	}
+}
+
+func (s *stageHold) arm() { s.armed.Store(true) }
+
+// wait waits until a job is held.
+func (s *stageHold) wait(t *testing.T, h *harness) {
+	t.Helper()
+	select {
+	case <-s.held:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no %s stage ran: jobs %v", s.stage, h.snapshot())
+	}
+}
+
+// free lets the held job go on, and any later one: call it (defer) before the daemon
+// stops, which waits for its jobs.
+func (s *stageHold) free() { s.released.Do(func() { close(s.release) }) }
