@@ -74,9 +74,10 @@ func writeFindings(w *bufio.Writer, fs []findings.Finding) error {
 		b   []byte
 		err error
 	}
+	// A chunk is started only once it has a place in pending, which holds two per core:
+	// that bounds both the encoders at work and the bytes waiting to be written.
 	pending := make(chan chan encoded, 2*workers)
 	done := make(chan struct{})
-	sem := make(chan struct{}, workers)
 	go func() {
 		defer close(pending)
 		for lo := 0; lo < len(fs); lo += findingsChunk {
@@ -86,9 +87,7 @@ func writeFindings(w *bufio.Writer, fs []findings.Finding) error {
 			case <-done:
 				return
 			}
-			sem <- struct{}{}
 			go func(lo, hi int) {
-				defer func() { <-sem }()
 				b, err := encodeFindings(fs[lo:hi], hi == len(fs))
 				out <- encoded{b, err}
 			}(lo, min(lo+findingsChunk, len(fs)))

@@ -499,14 +499,14 @@ func (w *remediateWorker) Work(ctx context.Context, job *river.Job[RemediateArgs
 	if a.Plan == nil || len(a.Plan.Actions) != 1 {
 		return river.JobCancel(fmt.Errorf("remediate %s: the job carries no one-action plan", a.Action))
 	}
-	ctx, leave := d.urgentWork(ctx, job.Queue == QueueEvents)
-	defer leave()
-	if job.Queue != QueueEvents {
+	if job.Queue == QueueEvents {
+		var leave func()
+		ctx, leave = d.urgentWork(ctx, true)
+		defer leave()
+	} else if err := d.urgent.Wait(ctx); err != nil {
 		// A swept fix starts when no event's work runs; once started, it holds its
 		// target and finishes.
-		if err := urgency.Yield(urgency.WithGate(ctx, d.urgent)); err != nil {
-			return err
-		}
+		return err
 	}
 	log := d.jobLog(ctx, "correlation", a.Correlation, "action", a.Action, "job", job.ID)
 	ctx = audit.WithCorrelation(ctx, a.Correlation)
