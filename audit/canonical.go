@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // CanonicalRecord returns the canonical JSON of an entry, the bytes its leaf hash
@@ -89,6 +90,15 @@ func canonicalData(v any) (json.RawMessage, error) {
 // "correlation" in an object, or as the object {"correlation": id} for no data. Data of
 // another shape, or that names its own correlation, is kept as it is.
 func canonicalDataWith(v any, correlation string) (json.RawMessage, error) {
+	if out, ok := canonicalStrings(v, correlation); ok {
+		return out, nil
+	}
+	return canonicalRoundTrip(v, correlation)
+}
+
+// canonicalRoundTrip is canonicalDataWith for any data: encoded by encoding/json, decoded
+// again, and written canonically.
+func canonicalRoundTrip(v any, correlation string) (json.RawMessage, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode data: %w", err)
@@ -110,6 +120,47 @@ func canonicalDataWith(v any, correlation string) (json.RawMessage, error) {
 		}
 	}
 	return appendCanonical(make([]byte, 0, len(raw)+len(correlation)+20), tree), nil
+}
+
+// canonicalStrings is canonicalDataWith for the data most events carry, an object of
+// valid UTF-8 strings (a finding's scope, policy, resource, …), without the round trip
+// through encoding/json: the same bytes, since encoding/json gives such strings back as
+// they were. A scope's first read records an event for each of thousands of findings in
+// the transaction that holds SQLite's writer. It reports false for any other data.
+func canonicalStrings(v any, correlation string) (json.RawMessage, bool) {
+	m, ok := v.(map[string]any)
+	if !ok || m == nil {
+		return nil, false
+	}
+	size := 2 + len(correlation) + len(`,"correlation":""`)
+	keys := make([]string, 0, len(m)+1)
+	for k, x := range m {
+		s, ok := x.(string)
+		if !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
+			return nil, false
+		}
+		size += len(k) + len(s) + 6
+		keys = append(keys, k)
+	}
+	if _, named := m["correlation"]; correlation != "" && !named {
+		keys = append(keys, "correlation")
+	}
+	slices.Sort(keys)
+	buf := make([]byte, 0, size)
+	buf = append(buf, '{')
+	for i, k := range keys {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = appendString(buf, k)
+		buf = append(buf, ':')
+		s, ok := m[k].(string)
+		if !ok {
+			s = correlation // the one key not in m
+		}
+		buf = appendString(buf, s)
+	}
+	return append(buf, '}'), true
 }
 
 // appendCanonical appends the canonical JSON of a value decoded with UseNumber.

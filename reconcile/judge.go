@@ -30,6 +30,8 @@ type judgement struct {
 // openings and resolutions; out collects them.
 func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *Outcome) ([]audit.Event, error) {
 	var evs []audit.Event
+	// Saved together at the end: one statement per few hundred, not one each.
+	var put []state.Finding
 	found := make(map[string]bool, len(j.found))
 	for _, f := range j.found {
 		found[f.Fingerprint] = true
@@ -42,9 +44,7 @@ func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *
 			}
 		}
 		fs.Finding, fs.Status, fs.SeenAt, fs.ResolvedAt = f, f.Status, j.at, time.Time{}
-		if err := state.PutFinding(ctx, tx, fs); err != nil {
-			return nil, err
-		}
+		put = append(put, fs)
 	}
 	for _, fp := range sortedKeys(j.old) {
 		fs := j.old[fp]
@@ -84,9 +84,10 @@ func (r *Reconciler) judge(ctx context.Context, tx *store.Tx, j judgement, out *
 		case findings.StatusOpen:
 			fs.SeenAt = j.at
 		}
-		if err := state.PutFinding(ctx, tx, fs); err != nil {
-			return nil, err
-		}
+		put = append(put, fs)
+	}
+	if err := state.PutFindings(ctx, tx, put); err != nil {
+		return nil, err
 	}
 	return evs, nil
 }

@@ -391,32 +391,34 @@ func (p *observed) inReach() func(resource, status string) bool {
 // markUnknown makes the open findings of a scope that failed to read unknown, and counts
 // the unknown ones in out.
 func markUnknown(ctx context.Context, tx *store.Tx, old map[string]state.Finding, out *Outcome) error {
-	for _, fs := range old {
+	var put []state.Finding
+	for _, fp := range sortedKeys(old) {
+		fs := old[fp]
 		if fs.Status == findings.StatusOpen {
 			fs.Status = findings.StatusUnknown
-			if err := state.PutFinding(ctx, tx, fs); err != nil {
-				return err
-			}
+			put = append(put, fs)
 		}
 		if fs.Status == findings.StatusUnknown {
 			out.Unknown++
 		}
 	}
-	return nil
+	return state.PutFindings(ctx, tx, put)
 }
 
 // saveResources stores the resources whose hash changed (those judged in part without
 // one, so the next read evaluates them again) and forgets those the read no longer lists.
 func (p *observed) saveResources(ctx context.Context, tx *store.Tx) error {
+	var ws []state.ResourceWrite
 	for _, rd := range p.reads {
 		if p.errored[rd.res.UID] {
 			rd.hash = ""
 		}
 		if p.stores(rd) {
-			if err := state.PutResource(ctx, tx, p.sc.ID, rd.res, rd.hash, rd.data, p.at); err != nil {
-				return err
-			}
+			ws = append(ws, state.ResourceWrite{Resource: rd.res, Data: rd.data, Hash: rd.hash})
 		}
+	}
+	if err := state.PutResources(ctx, tx, p.sc.ID, ws, p.at); err != nil {
+		return err
 	}
 	for _, uid := range p.deleted {
 		if err := state.DeleteResource(ctx, tx, p.sc.ID, uid); err != nil {

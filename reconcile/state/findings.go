@@ -172,22 +172,44 @@ func OpenBySeverity(ctx context.Context, q store.Querier) (map[findings.Severity
 // PutFinding saves a finding's life in tx; the finding's JSON carries its status and
 // when it opened.
 func PutFinding(ctx context.Context, tx *store.Tx, fs Finding) error {
-	f := fs.Finding
-	f.Status = fs.Status
-	f.FirstSeen = fs.OpenedAt
-	data, err := json.Marshal(f)
-	if err != nil {
-		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
-	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO finding_state (fingerprint, scope, resource, policy, severity, status, opened_at, seen_at, resolved_at, data)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+	return PutFindings(ctx, tx, []Finding{fs})
+}
+
+// findingsPerInsert is how many findings one statement saves: 10 parameters each, well
+// within every database's bound.
+const findingsPerInsert = 250
+
+// PutFindings saves the lives of fss in tx, as PutFinding on each in turn would (of two
+// with one fingerprint, the later stands), a few hundred to a statement: a scope's
+// first read saves thousands, in the transaction that holds SQLite's one writer.
+func PutFindings(ctx context.Context, tx *store.Tx, fss []Finding) error {
+	fss = lastOfEach(fss, func(fs Finding) string { return fs.Finding.Fingerprint })
+	for len(fss) > 0 {
+		chunk := fss[:min(len(fss), findingsPerInsert)]
+		fss = fss[len(chunk):]
+		args := make([]any, 0, 10*len(chunk))
+		for _, fs := range chunk {
+			f := fs.Finding
+			f.Status = fs.Status
+			f.FirstSeen = fs.OpenedAt
+			data, err := json.Marshal(f)
+			if err != nil {
+				return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+			}
+			args = append(args, f.Fingerprint, f.Scope, f.Resource, f.Policy, f.Severity.String(), fs.Status,
+				store.FormatTime(fs.OpenedAt), store.FormatTime(fs.SeenAt), store.FormatTime(fs.ResolvedAt), string(data))
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO finding_state (fingerprint, scope, resource, policy, severity, status, opened_at, seen_at, resolved_at, data)
+		VALUES `+rowMarks(len(chunk), 10)+`
 		ON CONFLICT (fingerprint) DO UPDATE SET scope = excluded.scope, resource = excluded.resource, policy = excluded.policy,
 			severity = excluded.severity, status = excluded.status, opened_at = excluded.opened_at, seen_at = excluded.seen_at,
-			resolved_at = excluded.resolved_at, data = excluded.data`,
-		f.Fingerprint, f.Scope, f.Resource, f.Policy, f.Severity.String(), fs.Status,
-		store.FormatTime(fs.OpenedAt), store.FormatTime(fs.SeenAt), store.FormatTime(fs.ResolvedAt), string(data))
-	if err != nil {
-		return fmt.Errorf("save finding %s: %w", f.Fingerprint, err)
+			resolved_at = excluded.resolved_at, data = excluded.data`, args...)
+		if err != nil {
+			if len(chunk) == 1 {
+				return fmt.Errorf("save finding %s: %w", chunk[0].Finding.Fingerprint, err)
+			}
+			return fmt.Errorf("save %d findings (%s, …): %w", len(chunk), chunk[0].Finding.Fingerprint, err)
+		}
 	}
 	return nil
 }

@@ -213,13 +213,72 @@ func ScopeOf(ctx context.Context, q store.Querier, uid string) (string, error) {
 // to have the next read evaluate it again): a uid is unique only within its scope (an
 // AWS-managed policy has one ARN in every account).
 func PutResource(ctx context.Context, tx *store.Tx, scope string, r snapshot.Resource, hash string, data []byte, at time.Time) error {
-	_, err := tx.ExecContext(ctx, `INSERT INTO resource_state (scope, uid, type, hash, data, read_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (scope, uid) DO UPDATE SET type = excluded.type, hash = excluded.hash, data = excluded.data, read_at = excluded.read_at`,
-		scope, r.UID, r.Type, hash, string(data), store.FormatTime(at))
-	if err != nil {
-		return fmt.Errorf("save resource %s: %w", r.UID, err)
+	return PutResources(ctx, tx, scope, []ResourceWrite{{Resource: r, Hash: hash, Data: data}}, at)
+}
+
+// ResourceWrite is one resource for PutResources: the resource as read, its JSON, and
+// its hash ("" to have the next read evaluate it again).
+type ResourceWrite struct {
+	Resource snapshot.Resource
+	Data     []byte
+	Hash     string
+}
+
+// resourcesPerInsert is how many resources one statement saves: 6 parameters each.
+const resourcesPerInsert = 400
+
+// PutResources saves the resources of ws as read in scope at at, as PutResource on each
+// in turn would (of two with one uid, the later stands), a few hundred to a statement.
+func PutResources(ctx context.Context, tx *store.Tx, scope string, ws []ResourceWrite, at time.Time) error {
+	ws = lastOfEach(ws, func(w ResourceWrite) string { return w.Resource.UID })
+	readAt := store.FormatTime(at)
+	for len(ws) > 0 {
+		chunk := ws[:min(len(ws), resourcesPerInsert)]
+		ws = ws[len(chunk):]
+		args := make([]any, 0, 6*len(chunk))
+		for _, w := range chunk {
+			args = append(args, scope, w.Resource.UID, w.Resource.Type, w.Hash, string(w.Data), readAt)
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO resource_state (scope, uid, type, hash, data, read_at) VALUES `+rowMarks(len(chunk), 6)+`
+		ON CONFLICT (scope, uid) DO UPDATE SET type = excluded.type, hash = excluded.hash, data = excluded.data, read_at = excluded.read_at`, args...)
+		if err != nil {
+			if len(chunk) == 1 {
+				return fmt.Errorf("save resource %s: %w", chunk[0].Resource.UID, err)
+			}
+			return fmt.Errorf("save %d resources of %s (%s, …): %w", len(chunk), scope, chunk[0].Resource.UID, err)
+		}
 	}
 	return nil
+}
+
+// rowMarks is the VALUES list of an INSERT of rows rows of cols parameters each:
+// "(?, ?), (?, ?)".
+func rowMarks(rows, cols int) string {
+	one := "(" + strings.TrimSuffix(strings.Repeat("?, ", cols), ", ") + ")"
+	return strings.TrimSuffix(strings.Repeat(one+", ", rows), ", ")
+}
+
+// lastOfEach keeps, of the items sharing a key, the last, in the order of their last
+// occurrence: one multi-row upsert may not touch a row twice (PostgreSQL refuses), and
+// writing them one by one would have left the last.
+func lastOfEach[T any](items []T, key func(T) string) []T {
+	if len(items) < 2 {
+		return items
+	}
+	last := make(map[string]int, len(items))
+	for i, it := range items {
+		last[key(it)] = i
+	}
+	if len(last) == len(items) {
+		return items
+	}
+	out := make([]T, 0, len(last))
+	for i, it := range items {
+		if last[key(it)] == i {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // DeleteResource forgets a resource of the scope: the cloud no longer has it.
