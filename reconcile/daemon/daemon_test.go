@@ -275,10 +275,16 @@ func TestDaemon_sweepCollectsEachScopeOnceAndConverges(t *testing.T) {
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
+	waitWithin(t, time.Minute, what, ok)
+}
+
+// waitWithin is waitFor with a deadline of its own.
+func waitWithin(t *testing.T, limit time.Duration, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !ok() {
 		if time.Now().After(deadline) {
-			t.Fatalf("waited 60s for %s", what)
+			t.Fatalf("waited %v for %s", limit, what)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

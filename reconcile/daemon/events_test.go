@@ -152,7 +152,9 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			arn := "arn:aws:ec2:us-east-1:" + remediatetest.Account + ":security-group/" + group
 			if sweeping > 0 {
 				org.set(awscollector.New(awscollector.Config{Sessions: h.e.Sessions, Org: true, Regions: []string{"us-east-1"}}))
-				waitFor(t, "the group's first fix", func() bool { return h.verified(arn) >= 1 })
+				// The drifting account's scopes are among the organisation's, in the
+				// sweep's spread order: on a slow machine, a minute was not always enough.
+				waitWithin(t, 5*time.Minute, "the group's first fix", func() bool { return h.verified(arn) >= 1 })
 				if os.Getenv("WARDEN_BENCH_DRIFTS_SETTLED") != "" {
 					// The drifts meet the sweeps that follow the first: what a replica
 					// does all day once it has read the organisation (the first sweep's
