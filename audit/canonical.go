@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -132,35 +133,20 @@ func canonicalStrings(v any, correlation string) (json.RawMessage, bool) {
 	if !ok || m == nil {
 		return nil, false
 	}
-	size := 2 + len(correlation) + len(`,"correlation":""`)
-	keys := make([]string, 0, len(m)+1)
+	size := 2
 	for k, x := range m {
 		s, ok := x.(string)
 		if !ok || !utf8.ValidString(k) || !utf8.ValidString(s) {
 			return nil, false
 		}
 		size += len(k) + len(s) + 6
-		keys = append(keys, k)
 	}
 	if _, named := m["correlation"]; correlation != "" && !named {
-		keys = append(keys, "correlation")
+		m = maps.Clone(m)
+		m["correlation"] = correlation
+		size += len(correlation) + len(`,"correlation":""`)
 	}
-	slices.Sort(keys)
-	buf := make([]byte, 0, size)
-	buf = append(buf, '{')
-	for i, k := range keys {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = appendString(buf, k)
-		buf = append(buf, ':')
-		s, ok := m[k].(string)
-		if !ok {
-			s = correlation // the one key not in m
-		}
-		buf = appendString(buf, s)
-	}
-	return append(buf, '}'), true
+	return appendCanonical(make([]byte, 0, size), m), true
 }
 
 // appendCanonical appends the canonical JSON of a value decoded with UseNumber.

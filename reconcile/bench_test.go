@@ -19,25 +19,7 @@ import (
 // with the same read where 1% of its resources changed: the daemon's tick between full
 // evaluations. go test ./reconcile -bench Observe -benchtime 10x
 func BenchmarkObserve(b *testing.B) {
-	var buf bytes.Buffer
-	if err := synth.Write(&buf, synth.Options{Resources: 20000, Seed: 1}); err != nil {
-		b.Fatal(err)
-	}
-	h, rs, err := snapshot.ReadAll(&buf, "synth.json")
-	if err != nil {
-		b.Fatal(err)
-	}
-	by := map[string][]snapshot.Resource{}
-	for _, r := range rs {
-		by[r.Scope] = append(by[r.Scope], r)
-	}
-	var scope string
-	for id, rs := range by {
-		if len(rs) > len(by[scope]) {
-			scope = id
-		}
-	}
-	sc, _ := h.ScopeByID(scope)
+	h, sc, resources := largestScope(b)
 	eng, err := pack()
 	if err != nil {
 		b.Fatal(err)
@@ -47,7 +29,7 @@ func BenchmarkObserve(b *testing.B) {
 		full    bool
 		changed int // per mille
 	}{{"full", true, 0}, {"1pct-changed", false, 10}, {"unchanged", false, 0}} {
-		b.Run(fmt.Sprintf("%s/%d-resources", c.name, len(by[scope])), func(b *testing.B) {
+		b.Run(fmt.Sprintf("%s/%d-resources", c.name, len(resources)), func(b *testing.B) {
 			st := storetest.Open(b, storetest.Backends(b)["sqlite"](b))
 			now := h.CollectedAt
 			clock := func() time.Time { return now }
@@ -56,7 +38,7 @@ func BenchmarkObserve(b *testing.B) {
 				full = time.Nanosecond
 			}
 			r := reconcile.New(reconcile.Options{Store: st, Log: audit.New(st, audit.Options{Now: clock}), Engine: eng, Now: clock, FullEvery: full})
-			ob := reconcile.Observation{Scope: sc, Resources: by[scope], Accounts: h.Accounts}
+			ob := reconcile.Observation{Scope: sc, Resources: resources, Accounts: h.Accounts}
 			if _, err := r.Observe(context.Background(), ob); err != nil {
 				b.Fatal(err)
 			}
@@ -93,6 +75,34 @@ func BenchmarkObserve(b *testing.B) {
 // its transaction holds the one writer that an event's refresh waits for; a CPU profile
 // focused on Reconciler.record shows what that transaction spends.
 func BenchmarkObserveFirstRead(b *testing.B) {
+	h, sc, resources := largestScope(b)
+	eng, err := pack()
+	if err != nil {
+		b.Fatal(err)
+	}
+	clock := func() time.Time { return h.CollectedAt }
+	ob := reconcile.Observation{Scope: sc, Resources: resources, Accounts: h.Accounts}
+	b.Run(fmt.Sprintf("%d-resources", len(resources)), func(b *testing.B) {
+		opened := 0
+		for range b.N {
+			b.StopTimer()
+			st := storetest.Open(b, storetest.Backends(b)["sqlite"](b))
+			r := reconcile.New(reconcile.Options{Store: st, Log: audit.New(st, audit.Options{Now: clock}), Engine: eng, Now: clock})
+			b.StartTimer()
+			out, err := r.Observe(context.Background(), ob)
+			if err != nil {
+				b.Fatal(err)
+			}
+			opened += len(out.Opened)
+		}
+		b.ReportMetric(float64(opened)/float64(b.N), "opened/op")
+	})
+}
+
+// largestScope generates a 20,000-resource snapshot and returns its header, its largest
+// scope and that scope's resources.
+func largestScope(b *testing.B) (snapshot.Header, snapshot.Scope, []snapshot.Resource) {
+	b.Helper()
 	var buf bytes.Buffer
 	if err := synth.Write(&buf, synth.Options{Resources: 20000, Seed: 1}); err != nil {
 		b.Fatal(err)
@@ -112,25 +122,5 @@ func BenchmarkObserveFirstRead(b *testing.B) {
 		}
 	}
 	sc, _ := h.ScopeByID(scope)
-	eng, err := pack()
-	if err != nil {
-		b.Fatal(err)
-	}
-	clock := func() time.Time { return h.CollectedAt }
-	ob := reconcile.Observation{Scope: sc, Resources: by[scope], Accounts: h.Accounts}
-	b.Run(fmt.Sprintf("%d-resources", len(by[scope])), func(b *testing.B) {
-		opened := 0
-		for range b.N {
-			b.StopTimer()
-			st := storetest.Open(b, storetest.Backends(b)["sqlite"](b))
-			r := reconcile.New(reconcile.Options{Store: st, Log: audit.New(st, audit.Options{Now: clock}), Engine: eng, Now: clock})
-			b.StartTimer()
-			out, err := r.Observe(context.Background(), ob)
-			if err != nil {
-				b.Fatal(err)
-			}
-			opened += len(out.Opened)
-		}
-		b.ReportMetric(float64(opened)/float64(b.N), "opened/op")
-	})
+	return h, sc, by[scope]
 }
