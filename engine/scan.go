@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/urgency"
 	"github.com/warden-sec/warden/snapshot"
 )
 
@@ -249,6 +250,8 @@ func sortEvalErrors(errs []findings.EvalError) {
 
 // Evaluate evaluates resources already in memory — the ones that changed since the last
 // scan, for the daemon — at time now. Resources are checked as a snapshot would be.
+// Under a context that yields to urgent work (urgency.WithGate), it waits every few
+// dozen resources while such work runs.
 func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time, resources []snapshot.Resource) (*Result, error) {
 	out := &Result{Header: h, Now: now, ByType: map[string]int{}}
 	ev := e.newEvaluation(ctx, 1, now)
@@ -260,6 +263,11 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 	p := snapshot.NewParser("evaluate")
 	conv := newConverter()
 	for i := range resources {
+		if i > 0 && i%yieldEvery == 0 {
+			if err := urgency.Yield(ctx); err != nil {
+				return nil, err
+			}
+		}
 		res := resources[i]
 		if !snapshot.KnownType(res.Type) {
 			return nil, fmt.Errorf("evaluate resource %s: unknown resource type %q", res.UID, res.Type)
@@ -295,6 +303,12 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 	sortEvalErrors(out.EvalErrors)
 	return out, nil
 }
+
+// yieldEvery is how many resources Evaluate judges between its yields to urgent work
+// (internal/urgency): a few milliseconds of a core. A sweep's first read of a large
+// scope is its longest step on a core, and an event's refresh and fix, which go first
+// everywhere else, waited for the cores behind it.
+const yieldEvery = 64
 
 // inputOf is what a policy sees as input: the resource and the snapshot it belongs to.
 func inputOf(resource, snap *ast.Term) ast.Value {

@@ -122,13 +122,16 @@ func (r *Reconciler) Accounts(ctx context.Context) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list the accounts read: %w", err)
 	}
+	// An event asks for them: a set, since an organisation has thousands of scopes.
+	seen := map[string]bool{}
 	var out []string
 	for _, id := range ids {
-		parts := strings.Split(id, "/")
+		parts := strings.SplitN(id, "/", 3)
 		if len(parts) < 3 || (parts[0] != "aws" && parts[0] != "gcp") || parts[1] == "folders" || parts[1] == "organizations" {
 			continue
 		}
-		if !slices.Contains(out, parts[1]) {
+		if !seen[parts[1]] {
+			seen[parts[1]] = true
 			out = append(out, parts[1])
 		}
 	}

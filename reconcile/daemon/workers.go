@@ -185,16 +185,19 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return fmt.Errorf("collect %s: %w", a.Scope, err)
 	}
 	// Reading waits on the cloud; judging takes a core. A collection judges only with one
-	// of the replica's Workers turns, however many read at once.
+	// of the replica's Workers turns, however many read at once; one an event asked for
+	// does not wait for a turn, since the sweep's judging yields to it.
 	if err := urgency.Yield(ctx); err != nil {
 		return err
 	}
-	select {
-	case d.judging <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
+	if !urgency.IsUrgent(ctx) {
+		select {
+		case d.judging <- struct{}{}:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		defer func() { <-d.judging }()
 	}
-	defer func() { <-d.judging }()
 	ob := reconcile.Observation{Scope: sc, Accounts: accounts, Tape: reread.Tape}
 	if tape != nil || reread.Why != "" {
 		log.Debug("collect: read in full", "replayed", tape != nil, "why", reread.Why)
