@@ -94,6 +94,10 @@ func (d *Daemon) EventsHandler(token secret.Value, hooks EndpointHooks) http.Han
 		res := EventResult{Changes: len(changes), Denials: len(ev.Denials)}
 		ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 		defer cancel()
+		// Turning changes into re-reads is an event's work, and the first of it: the
+		// sweep's work yields to it as to the re-reads themselves.
+		ctx, leave := d.urgentWork(ctx, len(ev.Changes) > 0)
+		defer leave()
 		// A denial is read, not refused: answered 202 like a change (whether or not it
 		// matches a fix), since a sender configured for denials (events.DenialPattern,
 		// events.DenialLogFilter) would have Pub/Sub redeliver each one answered 400.
