@@ -12,6 +12,7 @@ import (
 	"github.com/warden-sec/warden/audit"
 	"github.com/warden-sec/warden/engine"
 	"github.com/warden-sec/warden/findings"
+	"github.com/warden-sec/warden/internal/urgency"
 	"github.com/warden-sec/warden/reconcile/state"
 	"github.com/warden-sec/warden/scan"
 	"github.com/warden-sec/warden/snapshot"
@@ -139,13 +140,18 @@ func (r *Reconciler) Observe(ctx context.Context, ob Observation) (*Outcome, err
 		return nil, err
 	}
 	p.tape = ob.Tape
-	if err := p.compare(ob.Resources); err != nil {
+	if err := p.compare(ctx, ob.Resources); err != nil {
 		return nil, err
 	}
 	if err := r.evaluate(ctx, p, ob.Accounts); err != nil {
 		return nil, err
 	}
-	if err := p.encode(); err != nil {
+	if err := p.encode(ctx); err != nil {
+		return nil, err
+	}
+	// A read that is not urgent takes the store's writer only when no urgent work runs
+	// (urgency.Yield): on SQLite an event's transaction would wait for it to commit.
+	if err := urgency.Yield(ctx); err != nil {
 		return nil, err
 	}
 	out := &Outcome{}
@@ -250,11 +256,14 @@ func (r *Reconciler) readPrevious(ctx context.Context, sc snapshot.Scope, at tim
 
 // compare hashes each resource read and sorts them against the stored hashes: changed
 // (or all, when full) to evaluate, and, for a complete read, those no longer listed.
-func (p *observed) compare(resources []snapshot.Resource) error {
+func (p *observed) compare(ctx context.Context, resources []snapshot.Resource) error {
 	p.reads = make([]hashedRead, 0, len(resources))
 	p.listed = make(map[string]bool, len(resources))
 	var hs hasher
-	for _, res := range resources {
+	for i, res := range resources {
+		if err := yieldAt(ctx, i); err != nil {
+			return err
+		}
 		h, err := hs.sum(res)
 		if err != nil {
 			return err
@@ -437,8 +446,11 @@ func (p *observed) stores(rd hashedRead) bool {
 // encode encodes the resources the transaction will store, before it: on SQLite the
 // transaction holds the one writer, which an event's refresh may be waiting for, and a
 // first read of a large scope spent a fifth of that time encoding.
-func (p *observed) encode() error {
+func (p *observed) encode(ctx context.Context) error {
 	for i := range p.reads {
+		if err := yieldAt(ctx, i); err != nil {
+			return err
+		}
 		rd := &p.reads[i]
 		if !p.stores(*rd) {
 			continue
@@ -450,6 +462,19 @@ func (p *observed) encode() error {
 		rd.data = data
 	}
 	return nil
+}
+
+// yieldEvery is how many resources a read hashes or encodes between its yields to
+// urgent work: about a millisecond of a core.
+const yieldEvery = 128
+
+// yieldAt yields to urgent work (urgency.Yield) at every yieldEvery-th resource but the
+// first.
+func yieldAt(ctx context.Context, i int) error {
+	if i == 0 || i%yieldEvery != 0 {
+		return nil
+	}
+	return urgency.Yield(ctx)
 }
 
 // errConcurrent is the error of an observation that raced another of the same scope.
