@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"context"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/secret"
-	"github.com/warden-sec/warden/reconcile"
-	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
 	"github.com/warden-sec/warden/store/storetest"
 )
@@ -22,15 +19,8 @@ import (
 // sweep's work must yield while the change is turned into re-reads (the first of the
 // event's work), and not for the refused body, nor after the answer.
 func TestEventsHandler_isUrgentWork(t *testing.T) {
-	ctx := context.Background()
 	e := remediatetest.Start(t, storetest.Backends(t)["sqlite"](t), remediatetest.World(1), gates.Config{Auto: []findings.Risk{findings.RiskLow}}, remediatetest.Options{})
-	rec := reconcile.New(reconcile.Options{Store: e.Store, Log: e.Log, Engine: e.Engine})
-	d, err := New(ctx, Options{Store: e.Store, Log: e.Log, Reconciler: rec, Machine: e.Machine("warden", remediate.Limits{}),
-		Plan: reconcile.PlanOptions{Registry: e.Registry, Gates: e.Gates}, Targets: []Target{{Name: "aws", Collector: e.Reader, Reader: e.Reader}}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.close)
+	d := unstarted(t, e)
 	const token = "0123456789abcdef0123456789abcdef0123456789abcdef"
 	busy := map[string]bool{}
 	srv := httptest.NewServer(d.EventsHandler(secret.New(token), EndpointHooks{Event: func(source, result string) {

@@ -10,8 +10,6 @@ import (
 
 	"github.com/warden-sec/warden/findings"
 	"github.com/warden-sec/warden/gates"
-	"github.com/warden-sec/warden/reconcile"
-	"github.com/warden-sec/warden/remediate"
 	"github.com/warden-sec/warden/remediate/remediatetest"
 	"github.com/warden-sec/warden/store"
 	"github.com/warden-sec/warden/store/storetest"
@@ -69,13 +67,7 @@ func TestSweep_spreadsItsCollections(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			e := remediatetest.Start(t, dsn(t), remediatetest.World(2), gates.Config{Auto: []findings.Risk{findings.RiskLow}}, remediatetest.Options{})
-			rec := reconcile.New(reconcile.Options{Store: e.Store, Log: e.Log, Engine: e.Engine})
-			d, err := New(ctx, Options{Store: e.Store, Log: e.Log, Reconciler: rec, Machine: e.Machine("warden", remediate.Limits{}),
-				Plan: reconcile.PlanOptions{Registry: e.Registry, Gates: e.Gates}, Targets: []Target{{Name: "aws", Collector: e.Reader, Reader: e.Reader}}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(d.close)
+			d := unstarted(t, e)
 			const spread = time.Hour
 			before := time.Now()
 			if err := (&sweepWorker{d: d}).Work(ctx, job(1, SweepArgs{Target: "aws", Correlation: "t-1", Spread: spread})); err != nil {

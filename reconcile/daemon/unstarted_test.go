@@ -1,0 +1,24 @@
+package daemon
+
+import (
+	"context"
+	"testing"
+
+	"github.com/warden-sec/warden/reconcile"
+	"github.com/warden-sec/warden/remediate"
+	"github.com/warden-sec/warden/remediate/remediatetest"
+)
+
+// unstarted returns a daemon over e's world with one target, "aws", not started: the
+// package's own tests call its workers and handlers directly.
+func unstarted(t *testing.T, e *remediatetest.Env) *Daemon {
+	t.Helper()
+	rec := reconcile.New(reconcile.Options{Store: e.Store, Log: e.Log, Engine: e.Engine})
+	d, err := New(context.Background(), Options{Store: e.Store, Log: e.Log, Reconciler: rec, Machine: e.Machine("warden", remediate.Limits{}),
+		Plan: reconcile.PlanOptions{Registry: e.Registry, Gates: e.Gates}, Targets: []Target{{Name: "aws", Collector: e.Reader, Reader: e.Reader}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.close)
+	return d
+}
