@@ -807,17 +807,34 @@ func (c *callLog) count(op, account, region string) int {
 	return n
 }
 
-// sweepNow asks a warden serve for a sweep of the aws target now (POST /v1/reconcile).
+// sweepNow asks a warden serve for a sweep of the aws target now (POST /v1/reconcile),
+// and asks again until a new sweep job is queued: a sweep of the schedule's own, queued
+// or running when the request comes, makes the request's a duplicate (queued: false),
+// and a caller waiting for a sweep enqueued after the request would wait in vain.
 func sweepNow(t *testing.T, base, token string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, base+"/v1/reconcile", strings.NewReader(`{"target": "aws"}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusAccepted {
-		t.Fatalf("POST /v1/reconcile: %d, want 202", resp.StatusCode)
+	deadline := time.Now().Add(time.Minute)
+	for {
+		req, _ := http.NewRequest(http.MethodPost, base+"/v1/reconcile", strings.NewReader(`{"target": "aws"}`))
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Queued bool `json:"queued"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusAccepted || err != nil {
+			t.Fatalf("POST /v1/reconcile: %d, %v; want 202", resp.StatusCode, err)
+		}
+		if got.Queued {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("POST /v1/reconcile: a sweep was already queued for a minute")
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
