@@ -204,19 +204,41 @@ func keyedFields(t reflect.Type) []int {
 	return out
 }
 
-// elemKey names a resource within its list: its region, if it has one, and its ARN, id,
-// name or email, the first that is set.
-func elemKey(v reflect.Value) string {
+// keyer names the resources of one list within it: its region, if it has one, and its
+// ARN, id, name or email, the first that is set. The fields are found once per list, not
+// by name for every resource: an evicted account's diff names each of its thousands.
+type keyer struct {
+	names  [][]int // ARN, ID, Name, Email: the string fields of the type, in that order
+	region []int   // nil when the type has no Region string
+}
+
+// keyerOf is the keyer of a list of t (a slice of pointers to a struct).
+func keyerOf(t reflect.Type) keyer {
+	e := t.Elem().Elem()
+	var k keyer
+	for _, name := range []string{"ARN", "ID", "Name", "Email"} {
+		if f, ok := e.FieldByName(name); ok && f.Type.Kind() == reflect.String {
+			k.names = append(k.names, f.Index)
+		}
+	}
+	if f, ok := e.FieldByName("Region"); ok && f.Type.Kind() == reflect.String {
+		k.region = f.Index
+	}
+	return k
+}
+
+// key names resource v (a pointer to a struct of the keyer's type).
+func (k keyer) key(v reflect.Value) string {
 	e := v.Elem()
 	key := ""
-	for _, name := range []string{"ARN", "ID", "Name", "Email"} {
-		if f := e.FieldByName(name); f.IsValid() && f.Kind() == reflect.String && f.String() != "" {
-			key = f.String()
+	for _, i := range k.names {
+		if s := e.FieldByIndex(i).String(); s != "" {
+			key = s
 			break
 		}
 	}
-	if r := e.FieldByName("Region"); r.IsValid() && r.Kind() == reflect.String {
-		key = r.String() + "/" + key
+	if k.region != nil {
+		key = e.FieldByIndex(k.region).String() + "/" + key
 	}
 	return key
 }
@@ -249,9 +271,10 @@ func diffValue(base, cur reflect.Value, keyed []int) *overlay {
 
 // diffList compares a resource list with its base; nil when they hold the same.
 func diffList(base, cur reflect.Value) *listDiff {
+	keys := keyerOf(base.Type())
 	byKey := make(map[string]reflect.Value, base.Len())
 	for j := range base.Len() {
-		k := elemKey(base.Index(j))
+		k := keys.key(base.Index(j))
 		if _, dup := byKey[k]; dup {
 			// Resources without a key of their own cannot be told apart: keep the list.
 			if reflect.DeepEqual(base.Interface(), cur.Interface()) {
@@ -267,7 +290,7 @@ func diffList(base, cur reflect.Value) *listDiff {
 		// The element itself, not a reference into the list's array, which would keep
 		// every resource of the dropped account alive.
 		e := reflect.ValueOf(cur.Index(j).Interface())
-		k := elemKey(e)
+		k := keys.key(e)
 		seen[k] = true
 		b, ok := byKey[k]
 		switch {
@@ -290,7 +313,7 @@ func diffList(base, cur reflect.Value) *listDiff {
 	got := d.rebuild(base)
 	same := got.Len() == cur.Len()
 	for j := 0; same && j < cur.Len(); j++ {
-		same = elemKey(got.Index(j)) == elemKey(cur.Index(j))
+		same = keys.key(got.Index(j)) == keys.key(cur.Index(j))
 	}
 	if !same {
 		return &listDiff{full: cur}
@@ -303,10 +326,11 @@ func (d *listDiff) rebuild(base reflect.Value) reflect.Value {
 	if d.full.IsValid() {
 		return d.full
 	}
+	keys := keyerOf(base.Type())
 	out := reflect.MakeSlice(base.Type(), 0, base.Len()+len(d.added))
 	for j := range base.Len() {
 		e := base.Index(j)
-		k := elemKey(e)
+		k := keys.key(e)
 		if d.deleted[k] {
 			continue
 		}

@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
+	"runtime/trace"
 	"slices"
 	"strconv"
 	"strings"
@@ -144,7 +146,11 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			org := &lateCollector{ready: make(chan struct{})}
 			if sweeping > 0 {
 				w.AWS.Organization = &cloudsim.Organization{ID: "o-driftsweep1", Management: remediatetest.Account,
-					Generated: &cloudsim.GeneratedAccounts{Accounts: sweeping, Seed: 1, Regions: []string{"us-east-1"}}}
+					// The simulator holds every account built, as AWS does: with its
+					// default cache, the fixes and the sweep's reads, spread over the
+					// organisation, had it build and diff accounts all day, and the
+					// benchmark measured the simulator (two thirds of the CPU).
+					Generated: &cloudsim.GeneratedAccounts{Accounts: sweeping, Seed: 1, Regions: []string{"us-east-1"}, Cache: sweeping}}
 				opts.Targets = []daemon.Target{{Name: "aws", Collector: org, Reader: org, Schedule: river.PeriodicInterval(time.Hour)}}
 			}
 			h := startWorld(t, dsn(t), w, opts)
@@ -184,6 +190,7 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			cl := ec2.NewFromConfig(h.e.SDK)
 			var took []time.Duration
 			where := stages{}
+			profileDrifts(t, name)
 			collected := h.count(daemon.KindCollect + "/completed")
 			for i := range n {
 				if sweeping > 0 {
@@ -231,6 +238,36 @@ func TestDaemon_driftToFixLatency(t *testing.T) {
 			}
 		})
 	}
+}
+
+// profileDrifts writes a CPU profile and an execution trace of the drifts into the
+// directory WARDEN_BENCH_DRIFTS_PROFILE names, if any, as cpu-NAME.pprof and
+// trace-NAME.out: where an event's jobs wait (go tool trace -pprof=sync|sched).
+func profileDrifts(t *testing.T, name string) {
+	dir := os.Getenv("WARDEN_BENCH_DRIFTS_PROFILE")
+	if dir == "" {
+		return
+	}
+	cpu, err := os.Create(filepath.Join(dir, "cpu-"+name+".pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := os.Create(filepath.Join(dir, "trace-"+name+".out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(cpu); err != nil {
+		t.Fatal(err)
+	}
+	if err := trace.Start(tr); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		trace.Stop()
+		pprof.StopCPUProfile()
+		cpu.Close()
+		tr.Close()
+	})
 }
 
 // collecting is how many collections are queued or running.
