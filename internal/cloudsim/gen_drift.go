@@ -55,9 +55,9 @@ func (s *Sim) Drift(rate float64) (int, error) {
 // drift applies epoch k to account a and returns how many resources it changed.
 func (g *genOrg) drift(a *Account, k int) int {
 	ep := g.epochs[k-1]
-	tag := strconv.Itoa(k)
+	tag, place := strconv.Itoa(k), strconv.Itoa(g.cfg.index(a.ID))
 	hit := func(kind, key string) bool {
-		return unit(mix(g.cfg.Seed, "drift", tag, a.ID, kind, key)) < ep.rate
+		return unit(mix(g.cfg.Seed, "drift", tag, place, kind, key)) < ep.rate
 	}
 	n := 0
 	for _, u := range a.Users {

@@ -12,9 +12,9 @@ import (
 
 // GeneratedAccounts makes the organisation's accounts on demand instead of listing them
 // in the world: aws.organization.generated. Account i (0 ≤ i < Accounts) has the id
-// FirstID+i and is built, when a call first needs it, from (Seed, its id) alone — the
-// same content every time — then kept among the Cache most recently used accounts and
-// dropped when it falls out. The simulator's memory therefore depends on Cache and
+// FirstID+i and is built, when a call first needs it, from (Seed, i) alone — the same
+// content every time, whatever FirstID — then kept among the Cache most recently used
+// accounts and dropped when it falls out. The simulator's memory therefore depends on Cache and
 // Resources, not on Accounts:
 //
 //	aws:
@@ -197,10 +197,11 @@ func (g *GeneratedAccounts) faultOf(id, management string) *Fault {
 	if g == nil || g.FaultShare == 0 || id == management || g.index(id) < 0 {
 		return nil
 	}
-	if unit(mix(g.Seed, "fault", id)) >= g.FaultShare {
+	i := strconv.Itoa(g.index(id))
+	if unit(mix(g.Seed, "fault", i)) >= g.FaultShare {
 		return nil
 	}
-	return &g.Faults[mix(g.Seed, "fault-kind", id)%uint64(len(g.Faults))]
+	return &g.Faults[mix(g.Seed, "fault-kind", i)%uint64(len(g.Faults))]
 }
 
 // Trust policies and inline policies of generated roles, each shared by many roles as
@@ -240,9 +241,12 @@ var (
 func (s *Sim) genAccount(g *GeneratedAccounts, i int, management string) (*Account, error) {
 	h := g.header(i)
 	size := g.Resources
-	a := LargeAccount{ID: h.ID, Roles: size * 40 / 100, Users: size * 25 / 100, SecurityGroups: size * 30 / 100, Regions: g.Regions}.Build()
+	a := LargeAccount{ID: h.ID, Roles: size * 40 / 100, Users: size * 25 / 100, SecurityGroups: size * 30 / 100, Regions: g.Regions,
+		Used: s.genUsed}.Build()
 	a.Name, a.Email, a.Status, a.Root.Created = h.Name, h.Email, h.Status, h.Root.Created
-	rng := rand.New(rand.NewPCG(g.Seed, mix(g.Seed, "account", h.ID)))
+	// Seeded by the account's place, not its id: an organisation generated with another
+	// FirstID (the sweep benchmark draws one per run) holds the same resources, renamed.
+	rng := rand.New(rand.NewPCG(g.Seed, mix(g.Seed, "account", strconv.Itoa(i))))
 	ownRoot := `{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"AWS":"arn:aws:iam::` + h.ID + `:root"},"Action":"sts:AssumeRole"}]}`
 	for _, r := range a.Roles {
 		d := rng.IntN(1000)

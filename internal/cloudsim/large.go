@@ -14,6 +14,10 @@ type LargeAccount struct {
 	// KeyShare is the share of users holding an access key (default 0.05): most users of
 	// a large account sign in through SSO, a few automation users hold keys.
 	KeyShare float64
+	// Used is when the passwords, keys and roles in use were last used (default
+	// 2026-11-01 12:00 UTC). A fixed date ages: 45 days on, every used password looks
+	// unused to the pack, so the simulator passes a date relative to its start.
+	Used time.Time
 }
 
 // Build makes the account: every user in a group, roles with trust policies and a
@@ -27,7 +31,10 @@ func (l LargeAccount) Build() *Account {
 		l.KeyShare = 0.05
 	}
 	t0 := time.Date(2024, 3, 1, 9, 0, 0, 0, time.UTC)
-	used := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	used := l.Used
+	if used.IsZero() {
+		used = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	}
 	a := &Account{ID: l.ID, Name: "large-" + l.ID, Regions: l.Regions,
 		Root:           Root{MFA: true},
 		PasswordPolicy: &PasswordPolicy{MinimumPasswordLength: 14, RequireSymbols: true, RequireNumbers: true, RequireUppercaseCharacters: true, RequireLowercaseCharacters: true, PasswordReusePrevention: 24},

@@ -47,6 +47,9 @@ type Sim struct {
 	mu    sync.Mutex
 	world *World
 	now   func() time.Time
+	// genUsed is when the generated accounts' passwords, keys and roles in use were last
+	// used (LargeAccount.Used); set once, when the simulator starts.
+	genUsed time.Time
 	// clockOffset is how far Advance moved the clock forward, in nanoseconds.
 	clockOffset atomic.Int64
 	log         *slog.Logger
@@ -122,6 +125,9 @@ func New(w *World, opts Options) (*Sim, error) {
 	// The clock can be moved forward (Advance, POST /_sim/clock), so that a test driving
 	// a separate process can let time pass: usage that ages, a key that gets old.
 	s.now = func() time.Time { return base().Add(time.Duration(s.clockOffset.Load())) }
+	// A week before the day the simulator started: far from the pack's 45- and 90-day
+	// thresholds, and the same for every account it builds, however long it runs.
+	s.genUsed = s.now().UTC().Truncate(24*time.Hour).AddDate(0, 0, -7)
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -78,13 +79,15 @@ type Options struct {
 	DryRun bool
 	// Workers is how many jobs of the default queue (a sweep's fixes, its listing) this
 	// replica works at once (default DefaultWorkers), as many again of the events'
-	// queue (QueueEvents), and how many of its collections judge what they read at once.
+	// queue (QueueEvents), and how many of its collections judge what they read at once,
+	// though never more than the process has cores (GOMAXPROCS): judges beyond the cores
+	// only lengthen the run queue an event's work waits in.
 	Workers int
 	// Readers is how many collections this replica runs at once (default
 	// DefaultReaders), in a queue of their own: a collection spends most of a paced
 	// sweep waiting on the cloud's rate limits, which are per account, so reading many
 	// accounts at once is what brings a sweep to the floor of its limits. Judging what
-	// they read (evaluation, the store, the plan) still takes one of Workers' turns, so
+	// they read (evaluation, the store) still takes one of the judging turns, so
 	// more readers do not mean more CPU at once; and fixes and change events, in the
 	// default queue, never wait behind a sweep's reads.
 	Readers int
@@ -267,7 +270,10 @@ type Daemon struct {
 	log     *slog.Logger
 	tracer  trace.Tracer
 	tracing bool
-	// judging holds one token per collection judging what it read: at most Workers.
+	// judging holds one token per collection judging what it read: at most Workers, and
+	// at most GOMAXPROCS. A judge is CPU-bound for hundreds of milliseconds; on two cores,
+	// four of them kept an event's goroutines (the handler, the refresh, the fix) waiting
+	// for a core at every step (BENCHMARKS.md, "Judges no more than the cores").
 	judging chan struct{}
 	// fullReads holds one token per collection reading its scope in full: at most
 	// FullReads.
@@ -342,7 +348,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil),
-		judging: make(chan struct{}, o.Workers), fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(o.UrgentYield)}
+		judging: make(chan struct{}, min(o.Workers, runtime.GOMAXPROCS(0))), fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(o.UrgentYield)}
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {
