@@ -275,6 +275,8 @@ type Daemon struct {
 	// four of them kept an event's goroutines (the handler, the refresh, the fix) waiting
 	// for a core at every step (BENCHMARKS.md, "Judges no more than the cores").
 	judging chan struct{}
+	// urgentJudging is the events' collections' turns, as many as judging's.
+	urgentJudging chan struct{}
 	// fullReads holds one token per collection reading its scope in full: at most
 	// FullReads.
 	fullReads chan struct{}
@@ -348,7 +350,9 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	d := &Daemon{o: o, targets: map[string]Target{}, log: o.Logger, gate: gates.New(o.Store, o.Log, o.Plan.Gates, nil),
-		judging: make(chan struct{}, min(o.Workers, runtime.GOMAXPROCS(0))), fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(o.UrgentYield)}
+		fullReads: make(chan struct{}, o.FullReads), urgent: urgency.NewGate(o.UrgentYield)}
+	judges := min(o.Workers, runtime.GOMAXPROCS(0))
+	d.judging, d.urgentJudging = make(chan struct{}, judges), make(chan struct{}, judges)
 	d.tracer, d.tracing = tracerOf(o.Tracer)
 	var periodic []*river.PeriodicJob
 	for _, t := range o.Targets {

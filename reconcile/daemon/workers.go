@@ -184,20 +184,14 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return fmt.Errorf("collect %s: %w", a.Scope, err)
 	}
-	// Reading waits on the cloud; judging takes a core. A collection judges only with one
-	// of the replica's Workers turns, however many read at once; one an event asked for
-	// does not wait for a turn, since the sweep's judging yields to it.
 	if err := urgency.Yield(ctx); err != nil {
 		return err
 	}
-	if !urgency.IsUrgent(ctx) {
-		select {
-		case d.judging <- struct{}{}:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-		defer func() { <-d.judging }()
+	release, err := d.judgeTurn(ctx)
+	if err != nil {
+		return err
 	}
+	defer release()
 	ob := reconcile.Observation{Scope: sc, Accounts: accounts, Tape: reread.Tape}
 	if tape != nil || reread.Why != "" {
 		log.Debug("collect: read in full", "replayed", tape != nil, "why", reread.Why)
@@ -216,6 +210,25 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return err // a race with another observation is retried
 	}
 	return w.observed(ctx, job, log, prevComplete, out, ob.Scope.Calls, accounts)
+}
+
+// judgeTurn waits for a turn to judge what a collection read, and returns what gives it
+// back. Reading waits on the cloud; judging takes a core: however many collections read
+// at once, as many judge as there are turns (Options.Workers, at most the cores). An
+// event's collection takes one of the events' turns, as many again: it does not wait for
+// the sweep's judges, which yield to it, and a burst of events cannot judge more scopes
+// at once than the replica has cores.
+func (d *Daemon) judgeTurn(ctx context.Context) (release func(), err error) {
+	turns := d.judging
+	if urgency.IsUrgent(ctx) {
+		turns = d.urgentJudging
+	}
+	select {
+	case turns <- struct{}{}:
+		return func() { <-turns }, nil
+	case <-ctx.Done():
+		return func() {}, ctx.Err()
+	}
 }
 
 // observed ends a collection once its read is recorded: an unchanged scope is done, a
