@@ -22,7 +22,7 @@ import (
 //	    tls: "@every 6h"
 //	  full_every: 24h            # evaluate unchanged resources again at least this often
 //	  sweep_spread: 0.5          # a scheduled sweep's reads spread over this share of its period
-//	  readers: 64                # collections a replica runs at once (reading waits on rate limits)
+//	  readers: 256               # collections a replica runs at once (reading waits on rate limits)
 //	  full_reads: 16             # of which reading their scope in full (decoding, holding it) at once
 //	  rescue_after: 15m          # a job running longer than this on a dead replica is retried
 //	  job_timeout: 10m           # a job running longer than this is cancelled and retried
@@ -186,7 +186,7 @@ func (d *Daemon) check() []*daemonError {
 		add("sweep_spread", fmt.Sprintf("daemon.sweep_spread %v: want a share of the schedule's period between 0 and 1 (0.5: over half of it; 0: all at once)", *d.SweepSpread))
 	}
 	if d.Readers < 0 {
-		add("readers", fmt.Sprintf("daemon.readers %d: want a number of collections run at once (0: the default, 64)", d.Readers))
+		add("readers", fmt.Sprintf("daemon.readers %d: want a number of collections run at once (0: the default, 256)", d.Readers))
 	}
 	if d.FullReads < 0 {
 		add("full_reads", fmt.Sprintf("daemon.full_reads %d: want a number of scopes read in full at once (0: the default, 16)", d.FullReads))

@@ -42,7 +42,7 @@ type Target struct {
 // Defaults of Options.
 const (
 	DefaultWorkers = 4
-	DefaultReaders = 64
+	DefaultReaders = 256
 	// DefaultFullReads is Options.FullReads' default: what Readers' default was
 	// before a collection could replay its scope's tape (collectors.Rereader).
 	DefaultFullReads = 16
