@@ -77,6 +77,6 @@ PostgreSQL, several replicas share it and one of them (the leader) runs the sche
 	f.IntVar(&so.MaxPerAccount, "max-per-account", 10, "blast-radius cap: the most actions one pass applies in one account")
 	f.StringVar(&so.Schedule, "schedule", "", "sweep the targets on this cron schedule (\"*/15 * * * *\", \"@every 1h\") unless daemon.schedules names one")
 	f.BoolVar(&so.DryRun, "dry-run", false, "reconcile and plan, never apply: say what would be done")
-	f.IntVar(&so.Workers, "workers", 0, "jobs this replica works at once in each of its queues of fixes, the sweeps' and the events' (default 4)")
+	f.IntVar(&so.Workers, "workers", 0, "jobs this replica works at once in each of its queues of fixes, the sweeps' and the events', and collections judging what they read at once, at most one per core (default 4)")
 	return cmd
 }
