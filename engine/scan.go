@@ -263,10 +263,8 @@ func (e *Engine) Evaluate(ctx context.Context, h snapshot.Header, now time.Time,
 	p := snapshot.NewParser("evaluate")
 	conv := newConverter()
 	for i := range resources {
-		if i > 0 && i%yieldEvery == 0 {
-			if err := urgency.Yield(ctx); err != nil {
-				return nil, err
-			}
+		if err := urgency.YieldEvery(ctx, i, yieldEvery); err != nil {
+			return nil, err
 		}
 		res := resources[i]
 		if !snapshot.KnownType(res.Type) {

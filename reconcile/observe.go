@@ -261,7 +261,7 @@ func (p *observed) compare(ctx context.Context, resources []snapshot.Resource) e
 	p.listed = make(map[string]bool, len(resources))
 	var hs hasher
 	for i, res := range resources {
-		if err := yieldAt(ctx, i); err != nil {
+		if err := urgency.YieldEvery(ctx, i, yieldEvery); err != nil {
 			return err
 		}
 		h, err := hs.sum(res)
@@ -448,7 +448,7 @@ func (p *observed) stores(rd hashedRead) bool {
 // first read of a large scope spent a fifth of that time encoding.
 func (p *observed) encode(ctx context.Context) error {
 	for i := range p.reads {
-		if err := yieldAt(ctx, i); err != nil {
+		if err := urgency.YieldEvery(ctx, i, yieldEvery); err != nil {
 			return err
 		}
 		rd := &p.reads[i]
@@ -467,15 +467,6 @@ func (p *observed) encode(ctx context.Context) error {
 // yieldEvery is how many resources a read hashes or encodes between its yields to
 // urgent work: about a millisecond of a core.
 const yieldEvery = 128
-
-// yieldAt yields to urgent work (urgency.Yield) at every yieldEvery-th resource but the
-// first.
-func yieldAt(ctx context.Context, i int) error {
-	if i == 0 || i%yieldEvery != 0 {
-		return nil
-	}
-	return urgency.Yield(ctx)
-}
 
 // errConcurrent is the error of an observation that raced another of the same scope.
 var errConcurrent = errors.New("another observation of the scope was recorded meanwhile: read it again")

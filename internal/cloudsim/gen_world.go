@@ -14,8 +14,8 @@ import (
 // in the world: aws.organization.generated. Account i (0 ≤ i < Accounts) has the id
 // FirstID+i and is built, when a call first needs it, from (Seed, i) alone — the same
 // content every time, whatever FirstID — then kept among the Cache most recently used
-// accounts and dropped when it falls out. The simulator's memory therefore depends on Cache and
-// Resources, not on Accounts:
+// accounts and dropped when it falls out. The simulator's memory therefore depends on
+// Cache and Resources, not on Accounts:
 //
 //	aws:
 //	  organization:
@@ -194,10 +194,14 @@ func unit(h uint64) float64 { return float64(h>>11) / (1 << 53) }
 // faultOf is the fault the calls of account id meet, or nil: a share FaultShare of the
 // member accounts, each with one of Faults.
 func (g *GeneratedAccounts) faultOf(id, management string) *Fault {
-	if g == nil || g.FaultShare == 0 || id == management || g.index(id) < 0 {
+	if g == nil || g.FaultShare == 0 || id == management {
 		return nil
 	}
-	i := strconv.Itoa(g.index(id))
+	place := g.index(id)
+	if place < 0 {
+		return nil
+	}
+	i := strconv.Itoa(place)
 	if unit(mix(g.Seed, "fault", i)) >= g.FaultShare {
 		return nil
 	}

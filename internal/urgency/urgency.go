@@ -115,3 +115,13 @@ func Yield(ctx context.Context) error {
 	}
 	return g.Wait(ctx)
 }
+
+// YieldEvery is Yield in a loop over items: it yields at item i when i is a positive
+// multiple of every, so that a long loop on a core waits for urgent work every few
+// milliseconds and a short one never.
+func YieldEvery(ctx context.Context, i, every int) error {
+	if i == 0 || i%every != 0 {
+		return nil
+	}
+	return Yield(ctx)
+}

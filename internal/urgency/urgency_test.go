@@ -83,3 +83,23 @@ func TestYield_waitsAtMostTheGatesLongest(t *testing.T) {
 		t.Fatalf("waited %v (%v), want the gate's 50ms", took, err)
 	}
 }
+
+// YieldEvery waits, as Yield does, only at the positive multiples of its step.
+func TestYieldEvery(t *testing.T) {
+	g := urgency.NewGate(50 * time.Millisecond)
+	leave := g.Enter()
+	defer leave()
+	gated := urgency.WithGate(context.Background(), g)
+	for _, c := range []struct {
+		i     int
+		waits bool
+	}{{0, false}, {1, false}, {63, false}, {64, true}, {65, false}, {128, true}} {
+		took, err := returnsWithin(t, 5*time.Second, func() error { return urgency.YieldEvery(gated, c.i, 64) })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if waited := took >= 50*time.Millisecond; waited != c.waits {
+			t.Errorf("item %d: waited %v, want a wait: %v", c.i, took, c.waits)
+		}
+	}
+}

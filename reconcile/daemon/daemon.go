@@ -273,7 +273,7 @@ type Daemon struct {
 	// judging holds one token per collection judging what it read: at most Workers, and
 	// at most GOMAXPROCS. A judge is CPU-bound for hundreds of milliseconds; on two cores,
 	// four of them kept an event's goroutines (the handler, the refresh, the fix) waiting
-	// for a core at every step (BENCHMARKS.md, "Judges no more than the cores").
+	// for a core at every step (BENCHMARKS.md, "No more judges than cores").
 	judging chan struct{}
 	// urgentJudging is the events' collections' turns, as many as judging's.
 	urgentJudging chan struct{}

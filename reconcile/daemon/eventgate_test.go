@@ -8,19 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/secret"
-	"github.com/warden-sec/warden/remediate/remediatetest"
-	"github.com/warden-sec/warden/store/storetest"
 )
 
 // TestEventsHandler_isUrgentWork posts a change event and a body the parser refuses. A
 // sweep's work must yield while the change is turned into re-reads (the first of the
 // event's work), and not for the refused body, nor after the answer.
 func TestEventsHandler_isUrgentWork(t *testing.T) {
-	e := remediatetest.Start(t, storetest.Backends(t)["sqlite"](t), remediatetest.World(1), gates.Config{Auto: []findings.Risk{findings.RiskLow}}, remediatetest.Options{})
-	d := unstarted(t, e)
+	d := unstartedOnSQLite(t)
 	const token = "0123456789abcdef0123456789abcdef0123456789abcdef"
 	busy := map[string]bool{}
 	srv := httptest.NewServer(d.EventsHandler(secret.New(token), EndpointHooks{Event: func(source, result string) {

@@ -6,11 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/warden-sec/warden/findings"
-	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/internal/urgency"
-	"github.com/warden-sec/warden/remediate/remediatetest"
-	"github.com/warden-sec/warden/store/storetest"
 )
 
 // TestJudgeTurn_asManyAsTheCoresAndTheEventsApart checks the judging turns of a replica:
@@ -18,8 +14,7 @@ import (
 // apart, for the events': an event's collection does not wait for the sweep's judges,
 // and a burst of events judges no more scopes at once than the sweep may.
 func TestJudgeTurn_asManyAsTheCoresAndTheEventsApart(t *testing.T) {
-	e := remediatetest.Start(t, storetest.Backends(t)["sqlite"](t), remediatetest.World(1), gates.Config{Auto: []findings.Risk{findings.RiskLow}}, remediatetest.Options{})
-	d := unstarted(t, e)
+	d := unstartedOnSQLite(t)
 	want := min(d.o.Workers, runtime.GOMAXPROCS(0))
 	sweep := urgency.WithGate(context.Background(), d.urgent)
 	event := urgency.Urgent(sweep)
