@@ -13,12 +13,13 @@ func (s *Store) Dialect() string { return s.d.name }
 
 // OpenSQLitePool opens a second pool on the store's SQLite file, with the same settings
 // and one connection: for the job queue, which must not wait behind the store's own
-// connections nor hold one the store needs. The caller closes it.
+// connections nor hold one the store needs. Its connection keeps the statements it runs
+// again prepared (openCachedSQLite). The caller closes it.
 func (s *Store) OpenSQLitePool() (*sql.DB, error) {
 	if s.d.name != "sqlite" || s.uri == "" {
 		return nil, errors.New("open a second SQLite pool: the store is not a SQLite file")
 	}
-	db, err := sql.Open("sqlite", s.uri)
+	db, err := openCachedSQLite(s.uri)
 	if err != nil {
 		return nil, fmt.Errorf("open a second SQLite pool: %w", err)
 	}

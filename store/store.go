@@ -171,7 +171,7 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 			uri += "&mode=rw"
 		}
 	}
-	db, err := sql.Open("sqlite", uri)
+	db, err := openCachedSQLite(uri)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)
 	}

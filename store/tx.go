@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/binary"
 	"fmt"
-	"sync"
 )
 
 // Tx is a transaction other packages join, so that a state change and the audit entry
@@ -22,48 +21,6 @@ type Tx struct {
 	// is taken with Serialize.
 	partitioned bool
 	held        map[string]bool
-	// stmts are the statements this transaction runs again and again (a row saved per
-	// resource, per finding), prepared once on SQLite (see stmt); seen counts the
-	// others. mu guards both: a sql.Tx may be used from several goroutines.
-	mu    sync.Mutex
-	stmts map[string]*sql.Stmt
-	seen  map[string]int
-}
-
-// maxTxStmts bounds the statements a transaction keeps prepared: the repeated ones are
-// few (one per table written row by row); queries made of a varying number of rows are
-// not worth keeping.
-const maxTxStmts = 32
-
-// stmt is query's prepared statement if this transaction runs it again: on SQLite, whose
-// driver parses a statement's SQL at every run (PostgreSQL's keeps its own cache), the
-// second run of a query prepares it and the runs after it reuse it. A transaction's
-// statements close with it. nil: run the query as it is.
-func (t *Tx) stmt(ctx context.Context, query string) *sql.Stmt {
-	if t.d.name != "sqlite" {
-		return nil
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if st, ok := t.stmts[query]; ok {
-		return st
-	}
-	if t.seen == nil {
-		t.seen = map[string]int{}
-	}
-	t.seen[query]++
-	if t.seen[query] < 2 || len(t.stmts) >= maxTxStmts {
-		return nil
-	}
-	st, err := t.tx.PrepareContext(ctx, query)
-	if err != nil {
-		return nil // the query itself will say what is wrong with it
-	}
-	if t.stmts == nil {
-		t.stmts = map[string]*sql.Stmt{}
-	}
-	t.stmts[query] = st
-	return st
 }
 
 // InTx runs fn in one transaction: committed when fn returns nil, rolled back when it
@@ -159,29 +116,17 @@ func lockKey(schema, namespace, name string) int64 {
 
 // ExecContext runs a statement that returns no rows.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	q := t.d.rebind(query)
-	if st := t.stmt(ctx, q); st != nil {
-		return st.ExecContext(ctx, args...)
-	}
-	return t.tx.ExecContext(ctx, q, args...)
+	return t.tx.ExecContext(ctx, t.d.rebind(query), args...)
 }
 
 // QueryContext runs a query that returns rows.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	q := t.d.rebind(query)
-	if st := t.stmt(ctx, q); st != nil {
-		return st.QueryContext(ctx, args...)
-	}
-	return t.tx.QueryContext(ctx, q, args...)
+	return t.tx.QueryContext(ctx, t.d.rebind(query), args...)
 }
 
 // QueryRowContext runs a query that returns at most one row.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	q := t.d.rebind(query)
-	if st := t.stmt(ctx, q); st != nil {
-		return st.QueryRowContext(ctx, args...)
-	}
-	return t.tx.QueryRowContext(ctx, q, args...)
+	return t.tx.QueryRowContext(ctx, t.d.rebind(query), args...)
 }
 
 // Dialect names the database ("sqlite" or "postgres"), for the rare query that must

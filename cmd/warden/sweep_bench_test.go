@@ -47,7 +47,7 @@ import (
 // hundreds of readers, accounts read at once outnumber it, and the simulator spends its
 // CPU building them again and again;
 // WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
-// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica there;
+// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica and of the simulator there;
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
 // their calls, each in turn denied, throttled (half its calls) or failing (half with a
 // 5xx): the other accounts are measured as the sweep's, and must finish as they do

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -42,7 +43,12 @@ type simProcess struct {
 // that it serves the world's accounts.
 func startSimProcess(t *testing.T, world string, accounts int) *simProcess {
 	t.Helper()
-	s := &simProcess{cmd: wardenChild("", "sim", "--world", world, "--listen", "127.0.0.1:0", "--log-level", "debug"),
+	args := []string{"sim", "--world", world, "--listen", "127.0.0.1:0", "--log-level", "debug"}
+	if dir := os.Getenv("WARDEN_BENCH_SWEEP_PROFILE"); dir != "" {
+		// The simulator's CPU profile too: it shares the machine's cores with the replicas.
+		args = append(args, "--cpuprofile", filepath.Join(dir, "sim.pprof"))
+	}
+	s := &simProcess{cmd: wardenChild("", args...),
 		done: make(chan struct{}), n: map[string]int{}, ok: map[string]int{}}
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
