@@ -178,6 +178,10 @@ func open(ctx context.Context, dsn string, create bool) (*Store, error) {
 	if path == ":memory:" {
 		db.SetMaxOpenConns(1)
 	}
+	// database/sql keeps 2 idle connections by default: a daemon reading from many
+	// goroutines closed and opened connections all day, each open setting the pragmas
+	// anew and losing the statements its connection had prepared.
+	db.SetMaxIdleConns(sqliteIdleConns)
 	s := &Store{db: db, d: sqliteDialect, uri: uri}
 	if err := s.migrateSQLite(ctx); err != nil {
 		db.Close()
@@ -218,6 +222,9 @@ func (s *Store) migrateSQLite(ctx context.Context) error {
 		}
 	}
 }
+
+// sqliteIdleConns is how many idle connections the store's SQLite pool keeps open.
+const sqliteIdleConns = 16
 
 // sqlitePragmas are set on every connection. _txlock=immediate: a transaction takes the
 // write lock when it begins, so that two processes saving scans at once wait their turn
