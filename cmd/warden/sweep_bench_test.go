@@ -45,7 +45,9 @@ import (
 // WARDEN_BENCH_SWEEP_READERS sets daemon.readers (collections a replica runs at once);
 // WARDEN_BENCH_SWEEP_SIM_CACHE the generated accounts the simulator keeps built (64): with
 // hundreds of readers, accounts read at once outnumber it, and the simulator spends its
-// CPU building them again and again;
+// CPU building them again and again; WARDEN_BENCH_SWEEP_SIM_ANSWERS (MiB, 0) the read
+// answers it keeps encoded until their account changes, so that its CPU in an unchanged
+// sweep is more nearly a cloud's (none of warden's);
 // WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
 // WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica and of the simulator there;
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
@@ -77,7 +79,7 @@ func TestSweepBench(t *testing.T) {
 	dir := t.TempDir()
 	worldFile := filepath.Join(dir, "world.yaml")
 	started := time.Now()
-	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.faults, b.simCache)
+	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.faults, b.simCache, b.simAnswers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +127,7 @@ type sweepBench struct {
 	unchanged            int // unchanged sweeps beyond the second
 	readers              int // daemon.readers; 0: the default
 	simCache             int // generated accounts the simulator holds built (64)
+	simAnswers           int // MiB of encoded answers the simulator keeps (0: none)
 	procs                int // each replica's GOMAXPROCS; 0: Go's default
 	runs                 []sweepRun
 	pgBase               string
@@ -155,6 +158,7 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 		num("WARDEN_BENCH_SWEEP_READERS", &b.readers)
 	}
 	num("WARDEN_BENCH_SWEEP_SIM_CACHE", &b.simCache)
+	num("WARDEN_BENCH_SWEEP_SIM_ANSWERS", &b.simAnswers)
 	if os.Getenv("WARDEN_BENCH_SWEEP_GOMAXPROCS") != "" {
 		num("WARDEN_BENCH_SWEEP_GOMAXPROCS", &b.procs)
 	}
@@ -254,7 +258,7 @@ func (w sweepWant) healthy(scope string) bool {
 //
 // Account ids are drawn anew each run, as in the replicas test: should River's tables be
 // shared between tests, this run's jobs never meet another's unique keys.
-func writeSweepWorld(path string, n, size int, regions []string, paced bool, faultShare float64, simCache int) (sweepWant, int64, error) {
+func writeSweepWorld(path string, n, size int, regions []string, paced bool, faultShare float64, simCache, simAnswers int) (sweepWant, int64, error) {
 	first := 100_000_000_000 + rand.Int64N(800_000_000_000)
 	want := sweepWant{sgPages: map[string]int{}, roles: size * 40 / 100, users: size * 25 / 100, groups: size * 30 / 100}
 	for i := range n {
@@ -263,7 +267,7 @@ func writeSweepWorld(path string, n, size int, regions []string, paced bool, fau
 	mgmt := want.accounts[0]
 	w := &cloudsim.World{AWS: cloudsim.AWS{Organization: &cloudsim.Organization{ID: "o-sweepbench1", Management: mgmt,
 		Generated: &cloudsim.GeneratedAccounts{Accounts: n, FirstID: mgmt, Seed: 1, Resources: size, Regions: regions,
-			Cache: simCache}}}}
+			Cache: simCache, AnswerCacheMiB: simAnswers}}}}
 	want.faulty = map[string]string{}
 	if k := int(math.Round(float64(n-1) * faultShare)); k > 0 {
 		kinds := []struct {

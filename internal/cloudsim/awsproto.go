@@ -94,10 +94,26 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Lock()
 		var res any
+		var inner []byte
+		var key string
+		var global, version uint64
+		cacheable := s.cacheable(c)
 		if e := s.authorize(c, s.queryResource(c, form)); e != nil {
 			err = e
-		} else if res, err = h(c, form); err == nil {
-			s.recordAccess(c)
+		} else if cacheable {
+			key = answerKey(c, form)
+			if b, ok := s.answers.get(c.Account, key); ok {
+				inner = b
+				s.recordAccess(c)
+			} else if res, err = h(c, form); err == nil {
+				s.recordAccess(c)
+				global, version = s.answers.global, s.answers.versions[c.Account]
+			}
+		} else {
+			if res, err = h(c, form); err == nil {
+				s.recordAccess(c)
+			}
+			s.afterCall(c, form)
 		}
 		s.mu.Unlock()
 		s.delayAnswer(r.Context(), c)
@@ -105,7 +121,18 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 			s.writeQueryError(w, c, asAPIError(err))
 			return
 		}
-		s.writeQueryResult(w, c, res)
+		if inner == nil {
+			if inner, err = queryInner(res); err != nil {
+				s.writeQueryError(w, c, errf(kindInternal, "InternalFailure", "encode: %v", err))
+				return
+			}
+			if cacheable && inner != nil {
+				s.mu.Lock()
+				s.answers.put(c.Account, key, global, version, inner)
+				s.mu.Unlock()
+			}
+		}
+		s.writeQueryAnswer(w, c, inner, res != nil || inner != nil)
 		return
 	}
 	if handlers, ok := s.jsonx[service]; ok {
@@ -252,28 +279,35 @@ func asAPIError(err error) *apiError {
 	return &apiError{Kind: kindInternal, Message: err.Error()}
 }
 
-func (s *Sim) writeQueryResult(w http.ResponseWriter, c *call, res any) {
-	var inner []byte
-	if res != nil {
-		b, err := xml.Marshal(struct {
-			XMLName xml.Name
-			V       any
-		}{XMLName: xml.Name{Local: "x"}, V: res})
-		if err != nil {
-			s.writeQueryError(w, c, errf(kindInternal, "InternalFailure", "encode: %v", err))
-			return
-		}
-		// Drop the wrapper element and the one named after the result's type.
-		inner = innerXML(innerXML(b))
+// queryInner encodes a query action's result as the children of its result element; nil
+// for no result.
+func queryInner(res any) ([]byte, error) {
+	if res == nil {
+		return nil, nil
 	}
+	b, err := xml.Marshal(struct {
+		XMLName xml.Name
+		V       any
+	}{XMLName: xml.Name{Local: "x"}, V: res})
+	if err != nil {
+		return nil, err
+	}
+	// Drop the wrapper element and the one named after the result's type.
+	return innerXML(innerXML(b)), nil
+}
+
+// writeQueryAnswer writes a query action's answer around inner, its result encoded
+// (hasResult: even if empty).
+func (s *Sim) writeQueryAnswer(w http.ResponseWriter, c *call, inner []byte, hasResult bool) {
 	var buf bytes.Buffer
+	buf.Grow(len(inner) + 256)
 	buf.WriteString(xml.Header)
 	fmt.Fprintf(&buf, `<%sResponse xmlns="%s">`, c.Action, queryNS[c.Service])
 	if c.Service == "ec2" {
 		fmt.Fprintf(&buf, "<requestId>%s</requestId>", c.ReqID)
 		buf.Write(inner)
 	} else {
-		if res != nil {
+		if hasResult {
 			fmt.Fprintf(&buf, "<%sResult>", c.Action)
 			buf.Write(inner)
 			fmt.Fprintf(&buf, "</%sResult>", c.Action)

@@ -49,6 +49,7 @@ func (s *Sim) Drift(rate float64) (int, error) {
 		return 0, fmt.Errorf("drift: rate %v is not a share above 0 and at most 1 (nor is the world's drift_rate)", rate)
 	}
 	s.gen.epochs = append(s.gen.epochs, driftEpoch{rate: rate, at: s.stamp()})
+	s.answers.changedAll()
 	return len(s.gen.epochs), nil
 }
 

@@ -82,6 +82,10 @@ type GeneratedAccounts struct {
 	// DriftRate is the share of each account's resources one drift epoch changes (POST
 	// /_sim/drift with no rate, Sim.Drift(0)).
 	DriftRate float64 `yaml:"drift_rate,omitempty"`
+	// AnswerCacheMiB keeps the encoded answers of the accounts' IAM and EC2 reads, up to
+	// that many MiB, until the account next changes (answers.go); 0 keeps none. For
+	// benchmarks, where the simulator shares the cores with the warden it serves.
+	AnswerCacheMiB int `yaml:"answer_cache_mib,omitempty"`
 }
 
 // defaultGenFaults are the faults of faulty accounts when the world names none: denied,

@@ -64,6 +64,9 @@ type Sim struct {
 	// gen builds the accounts of a generated organisation on demand (gen_cache.go); nil
 	// when the world lists all its accounts.
 	gen *genOrg
+	// answers are the generated accounts' encoded read answers (answers.go); nil keeps
+	// none.
+	answers *answerCache
 	// genProj builds the generated GCP projects on demand (gen_gcp.go); nil when the
 	// world lists all its projects.
 	genProj *genProjects
@@ -141,6 +144,9 @@ func New(w *World, opts Options) (*Sim, error) {
 	}
 	if o := w.AWS.Organization; o != nil && o.Generated != nil {
 		s.gen = s.newGenOrg(*o.Generated, o.Management)
+		if mib := o.Generated.AnswerCacheMiB; mib > 0 {
+			s.answers = newAnswerCache(mib)
+		}
 	}
 	if g := w.GCP.Generated; g != nil {
 		s.genProj = s.newGenProjects(*g)

@@ -1,0 +1,126 @@
+package cloudsim
+
+import (
+	"context"
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+)
+
+// answerStats are the answer cache's counters and account a's version.
+func answerStats(sim *Sim, a string) (hits, misses int, version, global uint64) {
+	sim.Do(func(*World) {
+		hits, misses, version, global = sim.answers.hits, sim.answers.misses, sim.answers.versions[a], sim.answers.global
+	})
+	return
+}
+
+// A generated account's reads answer from the cache while nothing changed them, and as
+// a simulator without the cache answers: after a write to the account, an AssumeRole
+// into it, and a drift, they are encoded anew; a write to another account leaves them.
+func TestAnswerCache(t *testing.T) {
+	ctx := context.Background()
+	w := genTestWorld(3, 400, 3, 7)
+	w.AWS.Organization.Generated.DriftRate = 0.05
+	w.AWS.Organization.Generated.AnswerCacheMiB = 64
+	sim, cfg := sdkSim(t, w, Options{Now: fixedClock})
+	plain := genTestWorld(3, 400, 3, 7)
+	plain.AWS.Organization.Generated.DriftRate = 0.05
+	simPlain, cfgPlain := sdkSim(t, plain, Options{Now: fixedClock})
+	if simPlain.answers != nil {
+		t.Fatal("a world without answer_cache_mib keeps answers")
+	}
+	a, b := "200000000001", "200000000002"
+	ca, cb, caPlain := assumeInto(t, cfg, a), assumeInto(t, cfg, b), assumeInto(t, cfgPlain, a)
+
+	first := readAccount(t, ca)
+	h0, m0, _, _ := answerStats(sim, a)
+	if h0 != 0 || m0 == 0 {
+		t.Fatalf("first read: %d hits, %d misses; want misses only", h0, m0)
+	}
+	again := readAccount(t, ca)
+	h1, m1, _, _ := answerStats(sim, a)
+	// Every cacheable call of the read hits: its pages of authorization details and of
+	// security groups.
+	if h1-h0 != m0 || m1 != m0 {
+		t.Errorf("second read: %d hits, %d misses; want the first read's %d calls to hit", h1-h0, m1-m0, m0)
+	}
+	if d := changed(first, again); d != 0 || len(again) != len(first) {
+		t.Errorf("the cached read differs from the first: %d resources", d)
+	}
+	if d := changed(first, readAccount(t, caPlain)); d != 0 {
+		t.Errorf("a simulator without the cache answers otherwise: %d resources differ", d)
+	}
+
+	steps := []struct {
+		name     string
+		do       func(t *testing.T)
+		reencode bool // account a's answers are encoded anew
+	}{
+		{"a write to another account", func(t *testing.T) {
+			if _, err := iam.NewFromConfig(cb).CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("bob")}); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"a reset of the call counters", func(t *testing.T) {
+			resp, err := http.Post(aws.ToString(cfg.BaseEndpoint)+"/_sim/calls/reset", "text/plain", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+		}, false},
+		{"a write to the account", func(t *testing.T) {
+			if _, err := iam.NewFromConfig(ca).CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice")}); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := iam.NewFromConfig(caPlain).CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice")}); err != nil {
+				t.Fatal(err)
+			}
+		}, true},
+		{"an AssumeRole into the account", func(t *testing.T) {
+			ca = assumeInto(t, cfg, a)
+		}, true},
+		{"a drift", func(t *testing.T) {
+			for _, u := range []string{aws.ToString(cfg.BaseEndpoint), aws.ToString(cfgPlain.BaseEndpoint)} {
+				resp, err := http.Post(u+"/_sim/drift", "text/plain", nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("POST /_sim/drift: %s", resp.Status)
+				}
+			}
+		}, true},
+	}
+	prev := again
+	for _, st := range steps {
+		t.Run(st.name, func(t *testing.T) {
+			hb, mb, _, _ := answerStats(sim, a)
+			st.do(t)
+			got := readAccount(t, ca)
+			ha, ma, _, _ := answerStats(sim, a)
+			if st.reencode && ma == mb {
+				t.Errorf("%d hits, no miss: the answers outlived %s", ha-hb, st.name)
+			}
+			if !st.reencode && ma != mb {
+				t.Errorf("%d misses after %s, want none", ma-mb, st.name)
+			}
+			if d := changed(got, readAccount(t, caPlain)); d != 0 {
+				t.Errorf("after %s, %d resources differ from a simulator without the cache", st.name, d)
+			}
+			if st.name == "a write to the account" {
+				if _, ok := got["user/alice"]; !ok || changed(prev, got) != 1 {
+					t.Errorf("after the write: alice present %v, %d resources changed; want alice, 1", ok, changed(prev, got))
+				}
+			}
+			prev = got
+		})
+	}
+	_, _, va, global := answerStats(sim, a)
+	if va < 2 || global < 1 {
+		t.Errorf("account %s at version %d, all at %d; want at least 2 and 1", a, va, global)
+	}
+}
