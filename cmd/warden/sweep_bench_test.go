@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -49,7 +50,8 @@ import (
 // answers it keeps encoded until their account changes, so that its CPU in an unchanged
 // sweep is more nearly a cloud's (none of warden's);
 // WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
-// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica and of the simulator there;
+// WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica and of the simulator there,
+// the first sweep's in FILE and the later sweeps' in FILE.1;
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
 // their calls, each in turn denied, throttled (half its calls) or failing (half with a
 // 5xx): the other accounts are measured as the sweep's, and must finish as they do
@@ -455,6 +457,15 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 		}
 		res := b.sweep(t, sim, want, db, dialect, q, pm, reps, ids, token)
 		res.run, res.sweep, res.drifted = name, sweep, drifted
+		if sweep == 1 && os.Getenv("WARDEN_BENCH_SWEEP_PROFILE") != "" {
+			// The sweeps after the first into profiles of their own (FILE.1): SIGUSR1
+			// ends each process's profile so far and starts the next.
+			for _, p := range append([]*exec.Cmd{sim.cmd}, cmdsOf(reps)...) {
+				if err := p.Process.Signal(syscall.SIGUSR1); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
 		if sweep == 1 && res.evaluated != res.resources {
 			t.Errorf("%s: the first sweep evaluated %d of %d resources, want every one", name, res.evaluated, res.resources)
 		}
@@ -958,3 +969,12 @@ func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 func (r replicaSweep) String() string { return fmt.Sprintf("%s:%d", r.id, r.jobs) }
+
+// cmdsOf are the replicas' processes.
+func cmdsOf(reps []*served) []*exec.Cmd {
+	out := make([]*exec.Cmd, len(reps))
+	for i, r := range reps {
+		out[i] = r.cmd
+	}
+	return out
+}

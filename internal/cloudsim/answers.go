@@ -2,8 +2,9 @@ package cloudsim
 
 import (
 	"container/list"
+	"maps"
 	"net/url"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -60,28 +61,13 @@ func (s *Sim) cacheable(c *call) bool {
 // answerKey names call c's answer: who asked (GetUser without a name answers the
 // caller), where, and the request's parameters in order.
 func answerKey(c *call, form url.Values) string {
-	var b strings.Builder
-	b.WriteString(c.Account)
-	b.WriteByte('\x00')
-	b.WriteString(c.Principal)
-	b.WriteByte('\x00')
-	b.WriteString(c.Service)
-	b.WriteByte('\x00')
-	b.WriteString(c.Region)
-	keys := make([]string, 0, len(form))
-	for k := range form {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	parts := []string{c.Account, c.Principal, c.Service, c.Region}
+	for _, k := range slices.Sorted(maps.Keys(form)) {
 		for _, v := range form[k] {
-			b.WriteByte('\x00')
-			b.WriteString(k)
-			b.WriteByte('=')
-			b.WriteString(v)
+			parts = append(parts, k+"="+v)
 		}
 	}
-	return b.String()
+	return strings.Join(parts, "\x00")
 }
 
 // get is the encoded answer under key, if the account has not changed since it was

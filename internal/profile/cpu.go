@@ -6,12 +6,52 @@ import (
 	"fmt"
 	"os"
 	"runtime/pprof"
+	"strconv"
+	"sync"
 	"time"
 )
 
 // CPU starts profiling into the file at path, created or truncated; stop ends the
 // profile and closes the file, and must be called once, whatever the run's outcome.
+//
+// Each SIGUSR1 the process receives meanwhile ends the file and goes on into the next,
+// path.1, path.2, …, so that a long run's phases can be profiled apart (the sweep
+// benchmark's unchanged sweeps after its first; where signals exist).
 func CPU(path string) (stop func(), err error) {
+	f, err := startCPU(path)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	next := func(n int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if f == nil {
+			return // stopped
+		}
+		pprof.StopCPUProfile()
+		f.Close()
+		nf, err := startCPU(path + "." + strconv.Itoa(n))
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "--cpuprofile: %v\n", err)
+		}
+		f = nf // nil on an error: the profile ends there
+	}
+	stopRotating := onRotate(next)
+	return func() {
+		stopRotating()
+		mu.Lock()
+		defer mu.Unlock()
+		if f != nil {
+			pprof.StopCPUProfile()
+			f.Close()
+			f = nil
+		}
+	}, nil
+}
+
+// startCPU starts a CPU profile into a new file at path.
+func startCPU(path string) (*os.File, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, err
@@ -20,7 +60,7 @@ func CPU(path string) (stop func(), err error) {
 		f.Close()
 		return nil, err
 	}
-	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+	return f, nil
 }
 
 // Start starts the profiles a command asked for: a CPU profile into cpuPath and a heap
