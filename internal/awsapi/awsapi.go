@@ -103,6 +103,8 @@ type Sessions struct {
 	accounts  map[string]*opening
 	// kept counts the bytes of answers replays hold (ReplayKeeps).
 	kept atomic.Int64
+	// bodies are the buffers replays read answers into.
+	bodies bodyPool
 }
 
 // opening is an account being opened or opened: done closes when acct or err is set.

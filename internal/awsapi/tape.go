@@ -384,6 +384,15 @@ func (r *Replayed) Release() {
 	if r == nil || r.s == nil {
 		return
 	}
+	if r.Same {
+		// No read took the answers: their buffers go back to the pool. After a change,
+		// the read's SDK clients took them, and they are left to the GC.
+		for _, as := range r.answers {
+			for _, a := range as {
+				r.s.bodies.put(a.body)
+			}
+		}
+	}
 	r.s.kept.Add(-r.kept)
 	r.kept, r.answers = 0, nil
 }
@@ -470,12 +479,13 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			out.Why = fmt.Sprintf("request %d of %d failed: %v", i+1, len(t.Ex), Redact(err))
 			return out, nil
 		}
-		body, err := readBody(resp.Body, resp.ContentLength)
+		body, err := a.s.bodies.read(resp.Body, resp.ContentLength)
 		_ = resp.Body.Close()
 		if err != nil {
 			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
 			return out, nil
 		}
+		same := bytes.Equal(digest(resp.StatusCode, body), e.Answer)
 		if n := int64(len(body)); a.s.kept.Add(n) <= a.s.opts.ReplayKeeps {
 			// Within the budget, the answer is kept for the read that follows a change.
 			out.kept += n
@@ -483,8 +493,9 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			out.answers[k] = append(out.answers[k], answer{status: resp.StatusCode, header: resp.Header, body: body})
 		} else {
 			a.s.kept.Add(-n)
+			a.s.bodies.put(body)
 		}
-		if !bytes.Equal(digest(resp.StatusCode, body), e.Answer) {
+		if !same {
 			out.Why = fmt.Sprintf("answer %d of %d (%s) differs", i+1, len(t.Ex), e.operation())
 			return out, nil
 		}
