@@ -47,13 +47,6 @@ type adminFaults struct {
 func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 	route := r.Method + " " + r.URL.Path
 	switch route {
-	case "POST /_sim/clock", "POST /_sim/drift", "POST /_sim/faults":
-		// No kept answer outlives a change of the world's time, faults or content.
-		s.mu.Lock()
-		s.answers.changedAll()
-		s.mu.Unlock()
-	}
-	switch route {
 	case "GET /_sim/health":
 		fmt.Fprintln(w, "ok")
 	case "GET /_sim/calls":

@@ -14,12 +14,12 @@ import (
 // again (GeneratedAccounts.AnswerCacheMiB; benchmarks only: the simulator shares the
 // machine's cores with the warden it serves, and a real cloud does not).
 //
-// What could change an answer: a call to the account that is not a cached read (any
-// write, and AssumeRole, which stamps its role's last use, in the role's account), and
-// anything done through /_sim/ or the Go API (drift, the clock, faults): those bump
-// every account at once. Answers that depend on the clock or on usage recorded at every
-// call (the credential report, Access Advisor, a key's last use) are never cached.
-// s.mu guards it.
+// What could change an answer: a call to the account that is not a read (any write),
+// AssumeRole (it stamps the role's last use, in the role's account), a drift and a move
+// of the clock (Drift, Advance, or their /_sim/ routes: every account at once). Starting
+// a report changes nothing a cached read answers, and faults are met before the cache.
+// Answers that depend on the clock or on usage recorded at every call (the credential
+// report, Access Advisor, a key's last use) are never cached. s.mu guards it.
 type answerCache struct {
 	limit, size int // bytes
 	global      uint64

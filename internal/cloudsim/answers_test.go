@@ -3,6 +3,7 @@ package cloudsim
 import (
 	"context"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -19,7 +20,8 @@ func answerStats(sim *Sim, a string) (hits, misses int, version, global uint64) 
 
 // A generated account's reads answer from the cache while nothing changed them, and as
 // a simulator without the cache answers: after a write to the account, an AssumeRole
-// into it, and a drift, they are encoded anew; a write to another account leaves them.
+// into it, a move of the clock and a drift, they are encoded anew; a write to another
+// account and a reset of the call counters leave them.
 func TestAnswerCache(t *testing.T) {
 	ctx := context.Background()
 	w := genTestWorld(3, 400, 3, 7)
@@ -37,15 +39,15 @@ func TestAnswerCache(t *testing.T) {
 
 	first := readAccount(t, ca)
 	h0, m0, _, _ := answerStats(sim, a)
-	if h0 != 0 || m0 == 0 {
-		t.Fatalf("first read: %d hits, %d misses; want misses only", h0, m0)
+	if m0 == 0 {
+		t.Fatalf("first read: %d hits, no miss; want its calls encoded", h0)
 	}
 	again := readAccount(t, ca)
 	h1, m1, _, _ := answerStats(sim, a)
 	// Every cacheable call of the read hits: its pages of authorization details and of
-	// security groups.
-	if h1-h0 != m0 || m1 != m0 {
-		t.Errorf("second read: %d hits, %d misses; want the first read's %d calls to hit", h1-h0, m1-m0, m0)
+	// security groups. (A call the SDK repeats within the first read may hit there.)
+	if m1 != m0 || h1-h0 < m0 {
+		t.Errorf("second read: %d hits, %d misses; want every call to hit, at least the first read's %d misses", h1-h0, m1-m0, m0)
 	}
 	if d := changed(first, again); d != 0 || len(again) != len(first) {
 		t.Errorf("the cached read differs from the first: %d resources", d)
@@ -81,6 +83,18 @@ func TestAnswerCache(t *testing.T) {
 		}, true},
 		{"an AssumeRole into the account", func(t *testing.T) {
 			ca = assumeInto(t, cfg, a)
+		}, true},
+		{"a move of the clock", func(t *testing.T) {
+			for _, u := range []string{aws.ToString(cfg.BaseEndpoint), aws.ToString(cfgPlain.BaseEndpoint)} {
+				resp, err := http.Post(u+"/_sim/clock", "text/plain", strings.NewReader("1h"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					t.Fatalf("POST /_sim/clock: %s", resp.Status)
+				}
+			}
 		}, true},
 		{"a drift", func(t *testing.T) {
 			for _, u := range []string{aws.ToString(cfg.BaseEndpoint), aws.ToString(cfgPlain.BaseEndpoint)} {

@@ -402,5 +402,8 @@ func (s *Sim) nextID() int {
 func (s *Sim) Advance(d time.Duration) {
 	if d > 0 {
 		s.clockOffset.Add(int64(d))
+		s.mu.Lock()
+		s.answers.changedAll() // no kept answer outlives a move of the clock
+		s.mu.Unlock()
 	}
 }
