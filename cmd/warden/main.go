@@ -128,7 +128,7 @@ full), 130 interrupted (SIGINT; 143 for SIGTERM): no report, nothing recorded.`,
 		PersistentPreRunE: a.setup,
 	}
 	root.PersistentFlags().StringVar(&a.logLevel, "log-level", "warn", "log level on stderr: debug, info, warn or error")
-	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file")
+	root.PersistentFlags().StringVar(&a.cpuProfile, "cpuprofile", "", "write a Go CPU profile of the command to this file (each SIGUSR1 moves on to FILE.1, FILE.2, …)")
 	root.PersistentFlags().MarkHidden("cpuprofile")
 	root.PersistentFlags().StringVar(&a.memProfile, "memprofile", "", "write a Go heap profile of the command at its highest live heap to this file")
 	root.PersistentFlags().MarkHidden("memprofile")
