@@ -85,28 +85,10 @@ func TestAnswerCache(t *testing.T) {
 			ca = assumeInto(t, cfg, a)
 		}, true},
 		{"a move of the clock", func(t *testing.T) {
-			for _, u := range []string{aws.ToString(cfg.BaseEndpoint), aws.ToString(cfgPlain.BaseEndpoint)} {
-				resp, err := http.Post(u+"/_sim/clock", "text/plain", strings.NewReader("1h"))
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					t.Fatalf("POST /_sim/clock: %s", resp.Status)
-				}
-			}
+			postBoth(t, "/_sim/clock", "1h", cfg, cfgPlain)
 		}, true},
 		{"a drift", func(t *testing.T) {
-			for _, u := range []string{aws.ToString(cfg.BaseEndpoint), aws.ToString(cfgPlain.BaseEndpoint)} {
-				resp, err := http.Post(u+"/_sim/drift", "text/plain", nil)
-				if err != nil {
-					t.Fatal(err)
-				}
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusOK {
-					t.Fatalf("POST /_sim/drift: %s", resp.Status)
-				}
-			}
+			postBoth(t, "/_sim/drift", "", cfg, cfgPlain)
 		}, true},
 	}
 	prev := again
@@ -136,5 +118,20 @@ func TestAnswerCache(t *testing.T) {
 	_, _, va, global := answerStats(sim, a)
 	if va < 2 || global < 1 {
 		t.Errorf("account %s at version %d, all at %d; want at least 2 and 1", a, va, global)
+	}
+}
+
+// postBoth posts body to path on each simulator of cfgs, which must answer 200.
+func postBoth(t *testing.T, path, body string, cfgs ...aws.Config) {
+	t.Helper()
+	for _, c := range cfgs {
+		resp, err := http.Post(aws.ToString(c.BaseEndpoint)+path, "text/plain", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST %s: %s", path, resp.Status)
+		}
 	}
 }
