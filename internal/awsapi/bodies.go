@@ -20,7 +20,7 @@ type bodyPool struct {
 	classes [bodyClasses]sync.Pool // of *[]byte
 }
 
-// class is the size class holding n bytes, and whether there is one.
+// bodyClass is the size class holding n bytes, and whether there is one.
 func bodyClass(n int) (int, bool) {
 	if n <= 1<<minBodyClass {
 		return 0, true

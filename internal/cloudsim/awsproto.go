@@ -100,20 +100,21 @@ func (s *Sim) serveAWS(w http.ResponseWriter, r *http.Request) {
 		cacheable := s.cacheable(c)
 		if e := s.authorize(c, s.queryResource(c, form)); e != nil {
 			err = e
-		} else if cacheable {
-			key = answerKey(c, form)
-			if b, ok := s.answers.get(c.Account, key); ok {
-				inner = b
-				s.recordAccess(c)
-			} else if res, err = h(c, form); err == nil {
-				s.recordAccess(c)
+		} else {
+			if cacheable {
+				key = answerKey(c, form)
+				inner, _ = s.answers.get(c.Account, key)
 				global, version = s.answers.global, s.answers.versions[c.Account]
 			}
-		} else {
-			if res, err = h(c, form); err == nil {
+			if inner == nil {
+				res, err = h(c, form)
+			}
+			if err == nil {
 				s.recordAccess(c)
 			}
-			s.afterCall(c, form)
+			if !cacheable {
+				s.afterCall(c, form)
+			}
 		}
 		s.mu.Unlock()
 		s.delayAnswer(r.Context(), c)
