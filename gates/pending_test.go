@@ -1,6 +1,7 @@
 package gates_test
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -53,6 +54,81 @@ func TestCountPending(t *testing.T) {
 				return err
 			}); err != nil {
 				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// StoppedWaiting names the actions whose request was decided or marked expired since a
+// time, and those still pending past their expiry; PendingOf reads the pending requests
+// of the actions named, as Pending reads them all.
+func TestStoppedWaiting(t *testing.T) {
+	for name, mk := range storetest.Backends(t) {
+		t.Run(name, func(t *testing.T) {
+			cfg := testConfig
+			cfg.Expiry = time.Hour
+			e := newEnv(t, mk, cfg)
+			stopped := func(since time.Time) []string {
+				t.Helper()
+				var ids []string
+				if err := e.st.Read(ctx, func(q *store.Reader) error {
+					var err error
+					ids, err = gates.StoppedWaiting(ctx, q, since, e.clock.Now())
+					return err
+				}); err != nil {
+					t.Fatal(err)
+				}
+				slices.Sort(ids)
+				return ids
+			}
+			start := e.clock.Now()
+			e.request("act-early", findings.RiskMedium, "h1")
+			e.clock.Advance(30 * time.Minute)
+			e.request("act-waits", findings.RiskMedium, "h1")
+			old := e.request("act-old", findings.RiskMedium, "h1")
+			decide(e, old.ID, "bob", true, "")
+			e.clock.Advance(20 * time.Minute)
+			mid := e.clock.Now()
+			denied := e.request("act-denied", findings.RiskMedium, "h1")
+			decide(e, denied.ID, "bob", false, "no")
+			if got, want := stopped(start), []string{"act-denied", "act-old"}; !slices.Equal(got, want) {
+				t.Errorf("since the start: %v, want %v", got, want)
+			}
+			if got, want := stopped(mid), []string{"act-denied"}; !slices.Equal(got, want) {
+				t.Errorf("since the first decision: %v, want %v", got, want)
+			}
+			// Past act-early's expiry, before anything marks it.
+			e.clock.Advance(15 * time.Minute)
+			now := e.clock.Now()
+			if got, want := stopped(now), []string{"act-early"}; !slices.Equal(got, want) {
+				t.Errorf("nothing decided since now, one request due: %v, want %v", got, want)
+			}
+			if err := e.st.InTx(ctx, func(tx *store.Tx) error {
+				_, err := e.gate.ExpireDue(ctx, tx)
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if got, want := stopped(now), []string{"act-early"}; !slices.Equal(got, want) {
+				t.Errorf("once marked expired: %v, want %v", got, want)
+			}
+			if got := stopped(e.clock.Now().Add(time.Second)); len(got) != 0 {
+				t.Errorf("since after everything: %v, want none", got)
+			}
+
+			var all, some map[string]gates.Waiting
+			if err := e.st.Read(ctx, func(q *store.Reader) error {
+				var err error
+				if all, err = gates.Pending(ctx, q); err != nil {
+					return err
+				}
+				some, err = gates.PendingOf(ctx, q, []string{"act-waits", "act-denied", "act-none"})
+				return err
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if len(all) != 1 || len(some) != 1 || some["act-waits"] != all["act-waits"] || some["act-waits"].ContentHash != "h1" {
+				t.Errorf("PendingOf = %+v, want act-waits alone, as Pending reads it (%+v)", some, all)
 			}
 		})
 	}

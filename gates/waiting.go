@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/warden-sec/warden/store"
@@ -25,18 +26,7 @@ type Waiting struct {
 // decisions counted, not read). A request past its expiry that ExpireDue has not marked
 // yet is listed too: ExpiresAt tells it.
 func Pending(ctx context.Context, q Querier) (map[string]Waiting, error) {
-	ws, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (Waiting, error) {
-		var w Waiting
-		var expires string
-		if err := rows.Scan(&w.ActionID, &w.ContentHash, &expires, &w.Decisions); err != nil {
-			return w, err
-		}
-		t, err := store.ParseTime(expires)
-		w.ExpiresAt = t
-		return w, err
-	}, `SELECT r.action_id, r.content_hash, r.expires_at,
-		(SELECT COUNT(*) FROM approval_decisions d WHERE d.request_id = r.id)
-		FROM approval_requests r WHERE r.state = ?`, string(StatePending))
+	ws, err := store.QueryAll(ctx, q, scanWaiting, waitingQuery, string(StatePending))
 	if err != nil {
 		return nil, fmt.Errorf("list the pending approval requests: %w", err)
 	}
@@ -45,4 +35,62 @@ func Pending(ctx context.Context, q Querier) (map[string]Waiting, error) {
 		out[w.ActionID] = w
 	}
 	return out, nil
+}
+
+// waitingQuery reads Waiting rows; a condition on r follows it.
+const waitingQuery = `SELECT r.action_id, r.content_hash, r.expires_at,
+		(SELECT COUNT(*) FROM approval_decisions d WHERE d.request_id = r.id)
+		FROM approval_requests r WHERE r.state = ?`
+
+// PendingOf is Pending narrowed to the requests of the actions ids: what the daemon reads
+// of the few actions StoppedWaiting named.
+func PendingOf(ctx context.Context, q Querier, ids []string) (map[string]Waiting, error) {
+	out := make(map[string]Waiting, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), 500) // within every database's bound on parameters
+		args := make([]any, 0, n+1)
+		args = append(args, string(StatePending))
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		ws, err := store.QueryAll(ctx, q, scanWaiting,
+			waitingQuery+` AND r.action_id IN (`+strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`, args...)
+		if err != nil {
+			return nil, fmt.Errorf("read the pending approval requests of %d actions: %w", n, err)
+		}
+		for _, w := range ws {
+			out[w.ActionID] = w
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+// StoppedWaiting lists the actions whose approval request stopped waiting at or after
+// since: decided, voided or marked expired then (by its decided_at, the deciding
+// process's clock), or still pending yet due at now. Both are indexed reads, so a look
+// costs what changed, not what waits. Times are compared as stored text, which orders
+// wrongly within one second (RFC 3339 of varying precision): since must leave a margin.
+func StoppedWaiting(ctx context.Context, q Querier, since, now time.Time) ([]string, error) {
+	ids, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (string, error) {
+		var id string
+		return id, rows.Scan(&id)
+	}, `SELECT action_id FROM approval_requests WHERE decided_at >= ? AND state <> ?
+		UNION SELECT action_id FROM approval_requests WHERE state = ? AND expires_at <= ?`,
+		store.FormatTime(since), string(StatePending), string(StatePending), store.FormatTime(now))
+	if err != nil {
+		return nil, fmt.Errorf("list the approval requests that stopped waiting since %s: %w", store.FormatTime(since), err)
+	}
+	return ids, nil
+}
+
+func scanWaiting(rows *sql.Rows) (Waiting, error) {
+	var w Waiting
+	var expires string
+	if err := rows.Scan(&w.ActionID, &w.ContentHash, &expires, &w.Decisions); err != nil {
+		return w, err
+	}
+	t, err := store.ParseTime(expires)
+	w.ExpiresAt = t
+	return w, err
 }

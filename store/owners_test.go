@@ -101,6 +101,7 @@ var testsReadingForeignTables = map[string]string{
 	"gates/helpers_test.go":                "reads the audit entries a decision must have appended in its transaction",
 	"remediate/applydue_test.go":           "inserts an approval decision by hand to prove warden serve's pass still finds it",
 	"remediate/signed_e2e_test.go":         "inserts approval decisions by hand to prove a forged decision changes nothing in the cloud",
+	"reconcile/daemon/decisions_test.go":   "writes a decision stamped by a clock far behind, as another machine's could be",
 	"reconcile/daemon/twice_test.go":       "reads the actions table to prove a killed replica's work finished once",
 	"scan/scan_test.go":                    "reads the audit entries a recorded scan must have appended",
 	"store/migrate_test.go":                "checks the schema every migration leaves, table by table",

@@ -202,27 +202,38 @@ func checkOnce(t *testing.T, sim *cloudsim.Sim, dsn string, db *sql.DB) {
 }
 
 // newJobsDone waits until a sweep enqueued after job id after has completed with every
-// collection it caused, worked by the replica named by (any when "").
+// collection it caused, worked by the replica named by (any when ""). A collection the
+// sweep found already queued (by a pass that began just before, such as the one a
+// replica's schedule runs when it becomes leader again after the database came back)
+// is one it caused, whatever its id: so every collection in the queue must be done, and
+// at least one after the sweep's.
 func newJobsDone(t *testing.T, db *sql.DB, after int64, by string, timeout time.Duration) {
 	t.Helper()
 	waitLong(t, "a new pass to complete", timeout, func() (string, bool) {
-		js := queueJobs(t, db, riverTables(t, db), after)
+		js := queueJobs(t, db, riverTables(t, db), 0)
 		sweeps, collects, mine := 0, 0, 0
 		for _, j := range js {
-			switch {
-			case j.Kind == daemon.KindSweep && j.State == "completed":
-				sweeps++
-			case j.Kind == daemon.KindCollect && j.State == "completed":
-				collects++
-			case j.Kind == daemon.KindCollect || j.Kind == daemon.KindSweep:
+			if j.Kind != daemon.KindCollect && j.Kind != daemon.KindSweep {
+				continue
+			}
+			switch j.State {
+			case "available", "pending", "retryable", "running", "scheduled":
 				return fmt.Sprintf("job %d %s is %s", j.ID, j.Kind, j.State), false
 			}
-			if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == by && j.State == "completed" {
+			if j.ID <= after || j.State != "completed" {
+				continue
+			}
+			if j.Kind == daemon.KindSweep {
+				sweeps++
+			} else {
+				collects++
+			}
+			if n := len(j.AttemptedBy); n > 0 && j.AttemptedBy[n-1] == by {
 				mine++
 			}
 		}
 		return fmt.Sprintf("%d sweeps, %d collections completed, %d by %q", sweeps, collects, mine, by),
-			sweeps > 0 && collects >= 2 && (by == "" || mine > 0)
+			sweeps > 0 && collects >= 1 && (by == "" || mine > 0)
 	})
 }
 

@@ -290,6 +290,8 @@ type Daemon struct {
 	// loopDriven is set when a Loop runs beside the daemon and looks for decided
 	// approval requests after each of its passes: the daemon does not poll for them.
 	loopDriven bool
+	// watch is where the looks for decided approval requests stand (wakeDecided).
+	watch decisionWatch
 }
 
 // New opens the daemon's queue on the store's database (running its migrations) and

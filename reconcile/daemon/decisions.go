@@ -3,6 +3,8 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -108,31 +110,113 @@ func (d *Daemon) notPending(ctx context.Context, p *remediate.Plan) (*remediate.
 	return kept, waiting, nil
 }
 
+// decisionLookback is how far before its previous look a look for decided approval
+// requests reaches back: decisions are stamped by the clock of whoever recorded them
+// (another replica, warden approve on a laptop), and stored times compare as text,
+// which orders wrongly within one second.
+const decisionLookback = time.Minute
+
+// fullDecisionLooks is how many looks for decided approval requests make one that reads
+// every pending action and request: the others read what changed since the previous
+// look. The full look catches what no timestamp tells: a pending action whose request
+// is missing or of another content (written by hand, or a crash between the two), a
+// clock further off than decisionLookback.
+const fullDecisionLooks = 12
+
+// decisionWatch is where the looks for decided approval requests stand.
+type decisionWatch struct {
+	mu sync.Mutex
+	// since is when the previous look began; zero before the first.
+	since time.Time
+	// looks counts the looks since the last full one.
+	looks int
+}
+
 // decided lists the actions waiting for approval whose request of their generation
 // stopped waiting: decided, voided, expired, or past its expiry (the job's run marks it).
-func (d *Daemon) decided(ctx context.Context) ([]remediate.Standing, error) {
-	sts, err := d.o.Machine.Standings(ctx, remediate.StatePending)
-	if err != nil || len(sts) == 0 {
-		return nil, err
-	}
-	var waiting map[string]gates.Waiting
-	if err := d.o.Store.Read(ctx, func(q *store.Reader) error {
-		var err error
-		waiting, err = gates.Pending(ctx, q)
-		return err
-	}); err != nil {
-		return nil, err
-	}
+// Every fullDecisionLooks-th look, and the first, reads every pending action and request;
+// the others read only the requests that stopped waiting since the previous look began
+// (less decisionLookback), and those actions. The caller holds d.watch.mu, and calls
+// done once it has enqueued what was found: a look that failed is made again.
+func (d *Daemon) decided(ctx context.Context) (out []remediate.Standing, done func(), err error) {
+	w := &d.watch
 	now := d.o.Now()
-	var out []remediate.Standing
+	full := w.since.IsZero() || w.looks+1 >= fullDecisionLooks
+	var sts []remediate.Standing
+	var waiting map[string]gates.Waiting
+	if full {
+		sts, waiting, err = d.allWaiting(ctx)
+	} else {
+		sts, waiting, err = d.stoppedWaiting(ctx, w.since.Add(-decisionLookback), now)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	done = func() {
+		w.since = now
+		if w.looks++; full {
+			w.looks = 0
+		}
+	}
 	for _, s := range sts {
-		w, ok := waiting[s.ID]
-		if ok && w.ContentHash == s.Binding() && now.Before(w.ExpiresAt) {
+		r, ok := waiting[s.ID]
+		if ok && r.ContentHash == s.Binding() && now.Before(r.ExpiresAt) {
 			continue // still waiting
 		}
 		out = append(out, s)
 	}
-	return out, nil
+	return out, done, nil
+}
+
+// allWaiting reads every pending action, and every pending request.
+func (d *Daemon) allWaiting(ctx context.Context) ([]remediate.Standing, map[string]gates.Waiting, error) {
+	sts, err := d.o.Machine.Standings(ctx, remediate.StatePending)
+	if err != nil || len(sts) == 0 {
+		return nil, nil, err
+	}
+	var waiting map[string]gates.Waiting
+	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
+		waiting, err = gates.Pending(ctx, q)
+		return err
+	})
+	return sts, waiting, err
+}
+
+// stoppedWaiting reads the pending actions whose request stopped waiting since since,
+// or is due at now, and their pending requests.
+func (d *Daemon) stoppedWaiting(ctx context.Context, since, now time.Time) ([]remediate.Standing, map[string]gates.Waiting, error) {
+	var ids []string
+	if err := d.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
+		ids, err = gates.StoppedWaiting(ctx, q, since, now)
+		return err
+	}); err != nil || len(ids) == 0 {
+		return nil, nil, err
+	}
+	slices.Sort(ids)
+	byID, err := d.o.Machine.StandingOf(ctx, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sts []remediate.Standing
+	var pending []string
+	for _, id := range ids {
+		if s, ok := byID[id]; ok && s.State == remediate.StatePending {
+			sts = append(sts, s)
+			pending = append(pending, id)
+		}
+	}
+	if len(pending) == 0 {
+		return nil, nil, nil
+	}
+	var waiting map[string]gates.Waiting
+	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
+		var err error
+		waiting, err = gates.PendingOf(ctx, q, pending)
+		return err
+	})
+	return sts, waiting, err
 }
 
 // wakeDecided enqueues the job of each action whose approval request stopped waiting,
@@ -140,9 +224,15 @@ func (d *Daemon) decided(ctx context.Context) ([]remediate.Standing, error) {
 // its end (denied, expired, voided). A job already queued for the action is left as it
 // is (unique by action), so every replica may look.
 func (d *Daemon) wakeDecided(ctx context.Context) (int, error) {
-	sts, err := d.decided(ctx)
-	if err != nil || len(sts) == 0 {
+	d.watch.mu.Lock()
+	defer d.watch.mu.Unlock()
+	sts, done, err := d.decided(ctx)
+	if err != nil {
 		return 0, err
+	}
+	if len(sts) == 0 {
+		done()
+		return 0, nil
 	}
 	params := make([]river.InsertManyParams, 0, len(sts))
 	for _, s := range sts {
@@ -170,6 +260,7 @@ func (d *Daemon) wakeDecided(ctx context.Context) (int, error) {
 			n++
 		}
 	}
+	done()
 	return n, nil
 }
 
