@@ -59,10 +59,10 @@ func TestCountPending(t *testing.T) {
 	}
 }
 
-// StoppedWaiting names the actions whose request was decided or marked expired since a
-// time, and those still pending past their expiry; PendingOf reads the pending requests
-// of the actions named, as Pending reads them all.
-func TestStoppedWaiting(t *testing.T) {
+// Touched names the actions whose request was decided or marked expired since a time, or
+// given a decision that did not end it, and those still pending past their expiry;
+// PendingOf reads the pending requests of the actions named, as Pending reads them all.
+func TestTouched(t *testing.T) {
 	for name, mk := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
 			cfg := testConfig
@@ -73,7 +73,7 @@ func TestStoppedWaiting(t *testing.T) {
 				var ids []string
 				if err := e.st.Read(ctx, func(q *store.Reader) error {
 					var err error
-					ids, err = gates.StoppedWaiting(ctx, q, since, e.clock.Now())
+					ids, err = gates.Touched(ctx, q, since, e.clock.Now())
 					return err
 				}); err != nil {
 					t.Fatal(err)
@@ -91,10 +91,15 @@ func TestStoppedWaiting(t *testing.T) {
 			mid := e.clock.Now()
 			denied := e.request("act-denied", findings.RiskMedium, "h1")
 			decide(e, denied.ID, "bob", false, "no")
-			if got, want := stopped(start), []string{"act-denied", "act-old"}; !slices.Equal(got, want) {
+			half := e.request("act-half", findings.RiskCritical, "h1")
+			decide(e, half.ID, "bob", true, "")
+			if half, err := e.gate.Get(ctx, half.ID); err != nil || half.State != gates.StatePending {
+				t.Fatalf("one approval of a critical fix: %+v %v, want it pending", half, err)
+			}
+			if got, want := stopped(start), []string{"act-denied", "act-half", "act-old"}; !slices.Equal(got, want) {
 				t.Errorf("since the start: %v, want %v", got, want)
 			}
-			if got, want := stopped(mid), []string{"act-denied"}; !slices.Equal(got, want) {
+			if got, want := stopped(mid), []string{"act-denied", "act-half"}; !slices.Equal(got, want) {
 				t.Errorf("since the first decision: %v, want %v", got, want)
 			}
 			// Past act-early's expiry, before anything marks it.
@@ -127,7 +132,7 @@ func TestStoppedWaiting(t *testing.T) {
 			}); err != nil {
 				t.Fatal(err)
 			}
-			if len(all) != 1 || len(some) != 1 || some["act-waits"] != all["act-waits"] || some["act-waits"].ContentHash != "h1" {
+			if len(all) != 2 || len(some) != 1 || some["act-waits"] != all["act-waits"] || some["act-waits"].ContentHash != "h1" {
 				t.Errorf("PendingOf = %+v, want act-waits alone, as Pending reads it (%+v)", some, all)
 			}
 		})

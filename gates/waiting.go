@@ -43,7 +43,7 @@ const waitingQuery = `SELECT r.action_id, r.content_hash, r.expires_at,
 		FROM approval_requests r WHERE r.state = ?`
 
 // PendingOf is Pending narrowed to the requests of the actions ids: what the daemon reads
-// of the few actions StoppedWaiting named.
+// of the few actions Touched named.
 func PendingOf(ctx context.Context, q Querier, ids []string) (map[string]Waiting, error) {
 	out := make(map[string]Waiting, len(ids))
 	for len(ids) > 0 {
@@ -66,22 +66,48 @@ func PendingOf(ctx context.Context, q Querier, ids []string) (map[string]Waiting
 	return out, nil
 }
 
-// StoppedWaiting lists the actions whose approval request stopped waiting at or after
-// since: decided, voided or marked expired then (by its decided_at, the deciding
-// process's clock), or still pending yet due at now. Both are indexed reads, so a look
-// costs what changed, not what waits. Times are compared as stored text, which orders
-// wrongly within one second (RFC 3339 of varying precision): since must leave a margin.
-func StoppedWaiting(ctx context.Context, q Querier, since, now time.Time) ([]string, error) {
-	ids, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (string, error) {
-		var id string
-		return id, rows.Scan(&id)
-	}, `SELECT action_id FROM approval_requests WHERE decided_at >= ? AND state <> ?
-		UNION SELECT action_id FROM approval_requests WHERE state = ? AND expires_at <= ?`,
-		store.FormatTime(since), string(StatePending), string(StatePending), store.FormatTime(now))
-	if err != nil {
-		return nil, fmt.Errorf("list the approval requests that stopped waiting since %s: %w", store.FormatTime(since), err)
+// StampMargin is how far before the previous look a look for what happened to approval
+// requests (Touched) reaches back: decisions and ends are stamped by the clock of
+// whoever recorded them (another replica, warden approve on a laptop), and stored times
+// compare as text, which orders wrongly within one second.
+const StampMargin = time.Minute
+
+// Touched lists the actions whose approval request something happened to at or after
+// since: decided, voided or marked expired then (by its decided_at), given a decision
+// that did not end it (by the decision's time), or still pending yet due at now. Each
+// is an indexed read, so a look costs what changed, not what waits; the times are the
+// recording process's, so since should leave StampMargin.
+func Touched(ctx context.Context, q Querier, since, now time.Time) ([]string, error) {
+	// Three queries, not one UNION: SQLite plans a UNION as a merge, which scans the
+	// table in order instead of using each query's index. CROSS JOIN makes SQLite read
+	// the recent decisions first, not every pending request.
+	at, due := store.FormatTime(since), store.FormatTime(now)
+	seen := map[string]bool{}
+	var out []string
+	for _, qa := range []struct {
+		query string
+		args  []any
+	}{
+		{`SELECT action_id FROM approval_requests WHERE decided_at >= ? AND state <> ?`, []any{at, string(StatePending)}},
+		{`SELECT action_id FROM approval_requests WHERE state = ? AND expires_at <= ?`, []any{string(StatePending), due}},
+		{`SELECT r.action_id FROM approval_decisions d CROSS JOIN approval_requests r WHERE d.at >= ? AND r.id = d.request_id AND r.state = ?`,
+			[]any{at, string(StatePending)}},
+	} {
+		ids, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (string, error) {
+			var id string
+			return id, rows.Scan(&id)
+		}, qa.query, qa.args...)
+		if err != nil {
+			return nil, fmt.Errorf("list the approval requests touched since %s: %w", at, err)
+		}
+		for _, id := range ids {
+			if !seen[id] {
+				seen[id] = true
+				out = append(out, id)
+			}
+		}
 	}
-	return ids, nil
+	return out, nil
 }
 
 func scanWaiting(rows *sql.Rows) (Waiting, error) {

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/remediators"
@@ -159,7 +161,26 @@ func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, 
 // resolves interrupted actions, expires overdue approval requests, and runs the
 // actions whose request has reached its quorum and the multi-step fixes whose next step
 // is due — within the blast-radius caps, the breaker and the canary waves, as Apply.
-func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
+// It reads every pending action and request; ApplyDueFrom reads what changed.
+func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) { return m.ApplyDueFrom(ctx, nil) }
+
+// DueCursor carries from one ApplyDue pass to the next when the previous one began, so
+// that a pass reads only the pending actions whose approval request something happened
+// to since (gates.Touched), not every one that waits. Every fullDueLooks-th pass, and
+// the first, reads them all: it catches what no timestamp tells (a request missing or
+// of another content, a clock further off than gates.StampMargin). The zero value is
+// ready; one cursor serves one caller's passes in turn.
+type DueCursor struct {
+	since time.Time
+	looks int
+}
+
+// fullDueLooks is how many ApplyDueFrom passes make one that reads every pending action.
+const fullDueLooks = 12
+
+// ApplyDueFrom is ApplyDue, reading only what changed since c's previous pass (all of it
+// when c is nil). c moves on only when the pass succeeds.
+func (m *Machine) ApplyDueFrom(ctx context.Context, c *DueCursor) (*Result, error) {
 	pause, err := m.Paused(ctx)
 	if err != nil {
 		return nil, err
@@ -174,7 +195,14 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 	if err := m.expireDue(ctx); err != nil {
 		return nil, err
 	}
-	all, err := m.takenUp(ctx)
+	began := m.now()
+	full := c == nil || c.since.IsZero() || c.looks+1 >= fullDueLooks
+	var all []*Record
+	if full {
+		all, err = m.takenUp(ctx)
+	} else {
+		all, err = m.takenUpSince(ctx, c.since.Add(-gates.StampMargin), began)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -198,6 +226,12 @@ func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) {
 	if err := m.run(ctx, runnable, nil, res); err != nil {
 		return nil, err
 	}
+	if c != nil {
+		c.since = began
+		if c.looks++; full {
+			c.looks = 0
+		}
+	}
 	return res, nil
 }
 
@@ -209,48 +243,82 @@ func (m *Machine) takenUp(ctx context.Context) ([]*Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	skip, err := m.untouched(ctx, sts)
+	var ws map[string]gates.Waiting
+	if slices.ContainsFunc(sts, func(s Standing) bool { return s.State == StatePending }) {
+		if err := m.st.Read(ctx, func(q *store.Reader) error {
+			var err error
+			ws, err = gates.Pending(ctx, q)
+			return err
+		}); err != nil {
+			return nil, err
+		}
+	}
+	return m.recordsOf(ctx, sts, ws)
+}
+
+// takenUpSince is takenUp narrowed to the pending actions whose approval request
+// something happened to at or after since (gates.Touched): a pending action whose
+// request nothing happened to is untouched, and the gates' config, which untouched
+// also depends on, does not change in a machine's life.
+func (m *Machine) takenUpSince(ctx context.Context, since, now time.Time) ([]*Record, error) {
+	sts, err := m.Standings(ctx, StateApproved, StateInProgress)
 	if err != nil {
 		return nil, err
 	}
-	ids := make([]string, 0, len(sts)-len(skip))
-	for _, s := range sts {
-		if !skip[s.ID] {
-			ids = append(ids, s.ID)
-		}
-	}
-	return m.actionsByID(ctx, ids)
-}
-
-// untouched returns the pending actions of sts whose approval request nothing has
-// happened to: still pending for the action's content, unexpired, without a decision,
-// and the gates still asking for one for the action's risk. Deciding them again would
-// find what the last pass found, in a write transaction each; a decision, a row written
-// by hand, an expiry, a new content or a gates config that no longer asks makes them due
-// again.
-func (m *Machine) untouched(ctx context.Context, sts []Standing) (map[string]bool, error) {
-	if !slices.ContainsFunc(sts, func(s Standing) bool { return s.State == StatePending }) {
-		return nil, nil
-	}
-	var ws map[string]gates.Waiting
+	var touched []string
 	if err := m.st.Read(ctx, func(q *store.Reader) error {
 		var err error
-		ws, err = gates.Pending(ctx, q)
+		touched, err = gates.Touched(ctx, q, since, now)
 		return err
 	}); err != nil {
 		return nil, err
 	}
+	if len(touched) == 0 {
+		return m.recordsOf(ctx, sts, nil)
+	}
+	slices.Sort(touched)
+	byID, err := m.StandingOf(ctx, touched)
+	if err != nil {
+		return nil, err
+	}
+	var pending []string
+	for _, id := range touched {
+		if s, ok := byID[id]; ok && s.State == StatePending {
+			sts = append(sts, s)
+			pending = append(pending, id)
+		}
+	}
+	slices.SortFunc(sts, func(a, b Standing) int { return strings.Compare(a.ID, b.ID) }) // as Standings orders them
+	var ws map[string]gates.Waiting
+	if err := m.st.Read(ctx, func(q *store.Reader) error {
+		var err error
+		ws, err = gates.PendingOf(ctx, q, pending)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return m.recordsOf(ctx, sts, ws)
+}
+
+// recordsOf reads the records of sts but the pending ones whose request in ws (the
+// pending requests by action) nothing has happened to: still pending for the action's
+// content, unexpired, without a decision, and the gates still asking for one for the
+// action's risk. Deciding them again would find what the last pass found, in a write
+// transaction each; a decision, a row written by hand, an expiry, a new content or a
+// gates config that no longer asks makes them due again.
+func (m *Machine) recordsOf(ctx context.Context, sts []Standing, ws map[string]gates.Waiting) ([]*Record, error) {
 	now := m.now()
-	out := map[string]bool{}
+	ids := make([]string, 0, len(sts))
 	for _, s := range sts {
 		w, ok := ws[s.ID]
 		v := m.gcfg.Verdict(s.Risk)
 		if s.State == StatePending && ok && w.ContentHash == s.Binding() && w.Decisions == 0 && now.Before(w.ExpiresAt) &&
 			!v.Refused && !v.Auto {
-			out[s.ID] = true
+			continue // untouched
 		}
+		ids = append(ids, s.ID)
 	}
-	return out, nil
+	return m.actionsByID(ctx, ids)
 }
 
 // unreachable says why this process cannot reach r's cloud, or "".

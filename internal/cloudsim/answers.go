@@ -16,10 +16,13 @@ import (
 //
 // What could change an answer: a call to the account that is not a read (any write),
 // AssumeRole (it stamps the role's last use, in the role's account), a drift and a move
-// of the clock (Drift, Advance, or their /_sim/ routes: every account at once). Starting
-// a report changes nothing a cached read answers, and faults are met before the cache.
-// Answers that depend on the clock or on usage recorded at every call (the credential
-// report, Access Advisor, a key's last use) are never cached. s.mu guards it.
+// of the clock (Drift, Advance, or their /_sim/ routes: every account at once).
+// Starting a report changes nothing a cached read answers unless the report it makes
+// differs from the last one (generateCredentialReport); faults are met before the
+// cache. No call records a key's use in a generated account (keyOf knows the world's
+// accounts' keys only), so its credential report changes only with the account. Answers
+// that depend on usage recorded at every call (Access Advisor, a key's last use) are
+// never cached. s.mu guards it.
 type answerCache struct {
 	limit, size int // bytes
 	global      uint64
@@ -44,7 +47,6 @@ func newAnswerCache(mib int) *answerCache {
 // uncachedReads are the reads the simulator serves whose answers depend on the clock or
 // on what every call records.
 var uncachedReads = map[string]bool{
-	"GetCredentialReport":           true, // stamped when generated
 	"GetServiceLastAccessedDetails": true, // Access Advisor: every call records its use
 	"GetAccessKeyLastUsed":          true, // every call signed with a user's key records it
 }
@@ -126,8 +128,8 @@ func (a *answerCache) changedAll() {
 	}
 }
 
-// reportJobs are the calls that start a report and change nothing a cached read answers
-// (the report is read by an uncached call).
+// reportJobs are the calls that start a report and change nothing a cached read answers,
+// but the report itself (generateCredentialReport records that change).
 var reportJobs = map[string]bool{
 	"GenerateCredentialReport":           true,
 	"GenerateServiceLastAccessedDetails": true,

@@ -20,8 +20,9 @@ func answerStats(sim *Sim, a string) (hits, misses int, version, global uint64) 
 
 // A generated account's reads answer from the cache while nothing changed them, and as
 // a simulator without the cache answers: after a write to the account, an AssumeRole
-// into it, a move of the clock and a drift, they are encoded anew; a write to another
-// account and a reset of the call counters leave them.
+// into it, a move of the clock and a drift, they are encoded anew; a write to another account and a reset of the call counters leave them.
+// The credential report, generated again and read, is the one a simulator without the
+// cache makes, to its time.
 func TestAnswerCache(t *testing.T) {
 	ctx := context.Background()
 	w := genTestWorld(3, 400, 3, 7)
@@ -74,11 +75,20 @@ func TestAnswerCache(t *testing.T) {
 			resp.Body.Close()
 		}, false},
 		{"a write to the account", func(t *testing.T) {
+			// An hour on, so that the report generated after the write is stamped anew.
+			postBoth(t, "/_sim/clock", "1h", cfg, cfgPlain)
 			if _, err := iam.NewFromConfig(ca).CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice")}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := iam.NewFromConfig(caPlain).CreateUser(ctx, &iam.CreateUserInput{UserName: aws.String("alice")}); err != nil {
 				t.Fatal(err)
+			}
+			// The report, read before a new one is generated: the new one must not be
+			// answered as it was.
+			for _, c := range []aws.Config{ca, caPlain} {
+				if _, err := iam.NewFromConfig(c).GetCredentialReport(ctx, &iam.GetCredentialReportInput{}); err != nil {
+					t.Fatal(err)
+				}
 			}
 		}, true},
 		{"an AssumeRole into the account", func(t *testing.T) {
@@ -107,6 +117,9 @@ func TestAnswerCache(t *testing.T) {
 			if d := changed(got, readAccount(t, caPlain)); d != 0 {
 				t.Errorf("after %s, %d resources differ from a simulator without the cache", st.name, d)
 			}
+			if r, want := report(t, ca), report(t, caPlain); r != want {
+				t.Errorf("after %s, the credential report is\n%s\nwant, as a simulator without the cache makes it,\n%s", st.name, r, want)
+			}
 			if st.name == "a write to the account" {
 				if _, ok := got["user/alice"]; !ok || changed(prev, got) != 1 {
 					t.Errorf("after the write: alice present %v, %d resources changed; want alice, 1", ok, changed(prev, got))
@@ -119,6 +132,21 @@ func TestAnswerCache(t *testing.T) {
 	if va < 2 || global < 1 {
 		t.Errorf("account %s at version %d, all at %d; want at least 2 and 1", a, va, global)
 	}
+}
+
+// report generates the credential report of cfg's account and returns its time and
+// content.
+func report(t *testing.T, cfg aws.Config) string {
+	t.Helper()
+	ic := iam.NewFromConfig(cfg)
+	if _, err := ic.GenerateCredentialReport(context.Background(), &iam.GenerateCredentialReportInput{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ic.GetCredentialReport(context.Background(), &iam.GetCredentialReportInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return aws.ToTime(r.GeneratedTime).String() + "\n" + string(r.Content)
 }
 
 // postBoth posts body to path on each simulator of cfgs, which must answer 200.

@@ -539,8 +539,15 @@ func findUser(a *Account, name string) *User {
 }
 
 func findRole(a *Account, name string) *Role {
-	for _, r := range a.Roles {
+	if i, ok := a.roleAt[name]; ok && i < len(a.Roles) && strings.EqualFold(a.Roles[i].Name, name) {
+		return a.Roles[i] // role names are unique regardless of case
+	}
+	for i, r := range a.Roles {
 		if strings.EqualFold(r.Name, name) {
+			if a.roleAt == nil {
+				a.roleAt = map[string]int{}
+			}
+			a.roleAt[name] = i
 			return r
 		}
 	}

@@ -97,6 +97,11 @@ type Account struct {
 	// SecurityHubDisabled starts AWS Security Hub disabled in the account's regions
 	// (securityhub.go) until EnableSecurityHub; by default it is enabled.
 	SecurityHubDisabled bool `yaml:"securityhub_disabled,omitempty"`
+
+	// roleAt is where findRole last found each role name asked for in Roles: every call
+	// of an assumed role looks its role up, twice, among thousands. A hint only, checked
+	// at each use, so that Roles may change under it; the simulator's lock guards it.
+	roleAt map[string]int
 }
 
 // SAMLProvider is an IAM SAML identity provider; its ARN is

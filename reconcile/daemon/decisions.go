@@ -110,17 +110,11 @@ func (d *Daemon) notPending(ctx context.Context, p *remediate.Plan) (*remediate.
 	return kept, waiting, nil
 }
 
-// decisionLookback is how far before its previous look a look for decided approval
-// requests reaches back: decisions are stamped by the clock of whoever recorded them
-// (another replica, warden approve on a laptop), and stored times compare as text,
-// which orders wrongly within one second.
-const decisionLookback = time.Minute
-
 // fullDecisionLooks is how many looks for decided approval requests make one that reads
 // every pending action and request: the others read what changed since the previous
 // look. The full look catches what no timestamp tells: a pending action whose request
 // is missing or of another content (written by hand, or a crash between the two), a
-// clock further off than decisionLookback.
+// clock further off than gates.StampMargin.
 const fullDecisionLooks = 12
 
 // decisionWatch is where the looks for decided approval requests stand.
@@ -136,7 +130,7 @@ type decisionWatch struct {
 // stopped waiting: decided, voided, expired, or past its expiry (the job's run marks it).
 // Every fullDecisionLooks-th look, and the first, reads every pending action and request;
 // the others read only the requests that stopped waiting since the previous look began
-// (less decisionLookback), and those actions. The caller holds d.watch.mu, and calls
+// (less gates.StampMargin), and those actions. The caller holds d.watch.mu, and calls
 // done once it has enqueued what was found: a look that failed is made again.
 func (d *Daemon) decided(ctx context.Context) (out []remediate.Standing, done func(), err error) {
 	w := &d.watch
@@ -147,7 +141,7 @@ func (d *Daemon) decided(ctx context.Context) (out []remediate.Standing, done fu
 	if full {
 		sts, waiting, err = d.allWaiting(ctx)
 	} else {
-		sts, waiting, err = d.stoppedWaiting(ctx, w.since.Add(-decisionLookback), now)
+		sts, waiting, err = d.stoppedWaiting(ctx, w.since.Add(-gates.StampMargin), now)
 	}
 	if err != nil {
 		return nil, nil, err
@@ -183,13 +177,14 @@ func (d *Daemon) allWaiting(ctx context.Context) ([]remediate.Standing, map[stri
 	return sts, waiting, err
 }
 
-// stoppedWaiting reads the pending actions whose request stopped waiting since since,
-// or is due at now, and their pending requests.
+// stoppedWaiting reads the pending actions whose request something happened to since
+// since (gates.Touched), and their pending requests: decided() keeps those that stopped
+// waiting.
 func (d *Daemon) stoppedWaiting(ctx context.Context, since, now time.Time) ([]remediate.Standing, map[string]gates.Waiting, error) {
 	var ids []string
 	if err := d.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		ids, err = gates.StoppedWaiting(ctx, q, since, now)
+		ids, err = gates.Touched(ctx, q, since, now)
 		return err
 	}); err != nil || len(ids) == 0 {
 		return nil, nil, err

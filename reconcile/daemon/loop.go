@@ -65,6 +65,11 @@ type Loop struct {
 	passes, failures atomic.Int64
 	mu               sync.Mutex
 	last             *remediate.Result
+	// due is where the passes' reading of the approval requests stands: each reads
+	// what changed since the previous one (remediate.DueCursor). dueMu keeps Pass's
+	// callers in turn.
+	dueMu sync.Mutex
+	due   remediate.DueCursor
 	// said is what the previous pass said of each action it reported, so that an
 	// action that waits pass after pass is logged once, not every few seconds.
 	said map[string]string
@@ -151,7 +156,9 @@ func (l *Loop) Pass(ctx context.Context) {
 	var res *remediate.Result
 	var err error
 	if !l.o.DryRun {
-		res, err = l.o.Machine.ApplyDue(ctx)
+		l.dueMu.Lock()
+		res, err = l.o.Machine.ApplyDueFrom(ctx, &l.due)
+		l.dueMu.Unlock()
 	}
 	switch {
 	case errors.Is(err, remediate.ErrPaused):

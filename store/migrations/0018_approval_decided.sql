@@ -1,4 +1,5 @@
--- The daemon looks every few seconds for approval requests that stopped waiting
--- (gates.StoppedWaiting): it reads those decided since its last look by this index,
--- instead of every pending request.
+-- warden serve looks every few seconds for what happened to approval requests
+-- (gates.Touched): it reads the requests ended and the decisions made since its last
+-- look by these indexes, instead of every pending request.
 CREATE INDEX approval_requests_decided ON approval_requests(decided_at);
+CREATE INDEX approval_decisions_at ON approval_decisions(at);
