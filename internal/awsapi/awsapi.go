@@ -71,12 +71,11 @@ type Options struct {
 
 // IdleConns is how many idle connections the sessions' own HTTP client keeps, to an
 // endpoint and in all: more than the reads a replica runs at once (daemon.readers, 256
-// by default), so that calls reuse connections rather than open new ones. A cap equal
-// to the reads at once is not enough: while a call waits for a connection, the
-// transport dials one, and the call may take another that came back meanwhile; the
-// dialled one then finds the idle pool full and is closed (the unchanged sweep of 500
-// accounts spent 12% of the replica's CPU dialling). Connections idle 90 s are closed
-// anyway, so a cap above what is used costs nothing.
+// by default), so that calls reuse connections rather than open new ones. While a call
+// waits for a connection, the transport dials one, and the call may take another that
+// came back meanwhile: with a cap equal to the reads at once, the dialled one would
+// find the idle pool full and be closed. Connections idle 90 s are closed anyway, so a
+// cap above what is used costs nothing.
 const IdleConns = 1024
 
 // DefaultRateLimit is the calls per second per account warden makes to a service unless
@@ -156,16 +155,21 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 	if s.base.Region == "" {
 		s.base.Region = "us-east-1"
 	}
-	if s.base.HTTPClient == nil {
-		// A config without a client (one built in code, as for the simulator) would give
-		// every SDK client made from it a transport of its own, and each its idle
-		// connections: one shared client keeps one pool for the sessions' lifetime.
-		// The SDK's transport keeps 10 idle connections a host: a daemon reading dozens
-		// of accounts at once (daemon.readers) from one endpoint (iam.amazonaws.com)
-		// would open and close a connection, and its TLS handshake, for most calls.
-		s.base.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(tr *http.Transport) {
-			tr.MaxIdleConns, tr.MaxIdleConnsPerHost = IdleConns, IdleConns
-		})
+	// The SDK's transport keeps 10 idle connections a host: a daemon reading hundreds of
+	// accounts at once (daemon.readers) from one endpoint (iam.amazonaws.com) would open
+	// and close a connection, and its TLS handshake, for most calls. The SDK's default
+	// client (which LoadDefaultConfig sets) keeps its settings, a custom CA bundle
+	// included, with more idle connections; a config without a client (one built in
+	// code, as for the simulator) gets one, shared, so that every SDK client made from
+	// it shares one pool; a client of the caller's own is left as it is.
+	idle := func(tr *http.Transport) {
+		tr.MaxIdleConns, tr.MaxIdleConnsPerHost = IdleConns, IdleConns
+	}
+	switch c := s.base.HTTPClient.(type) {
+	case nil:
+		s.base.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(idle)
+	case *awshttp.BuildableClient:
+		s.base.HTTPClient = c.WithTransportOptions(idle)
 	}
 	// Under a Recording's context, calls are recorded for a tape (tape.go); otherwise
 	// the client only passes them through.
