@@ -138,3 +138,29 @@ func TestTouched(t *testing.T) {
 		})
 	}
 }
+
+// Looks reads everything at its first look and at every FullLooks-th, and otherwise
+// what was touched since the previous look began, less StampMargin; a look not recorded
+// done is made again as it was.
+func TestLooks(t *testing.T) {
+	var l gates.Looks
+	t0 := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	if s := l.Next(); !s.IsZero() {
+		t.Fatalf("first look: since %v, want everything", s)
+	}
+	l.Done(t0, time.Time{})
+	for i := 1; i < gates.FullLooks; i++ {
+		began := t0.Add(time.Duration(i) * 5 * time.Second)
+		s := l.Next()
+		if want := began.Add(-5 * time.Second).Add(-gates.StampMargin); !s.Equal(want) {
+			t.Fatalf("look %d: since %v, want %v", i, s, want)
+		}
+		if i == 3 && !l.Next().Equal(s) {
+			t.Fatalf("look %d, not done, made again: since %v, want %v", i, l.Next(), s)
+		}
+		l.Done(began, s)
+	}
+	if s := l.Next(); !s.IsZero() {
+		t.Fatalf("look %d: since %v, want everything", gates.FullLooks, s)
+	}
+}

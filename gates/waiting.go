@@ -72,6 +72,38 @@ func PendingOf(ctx context.Context, q Querier, ids []string) (map[string]Waiting
 // compare as text, which orders wrongly within one second.
 const StampMargin = time.Minute
 
+// FullLooks is how many looks a Looks makes for one that reads everything.
+const FullLooks = 12
+
+// Looks paces the looks for what happened to approval requests (warden serve's passes,
+// the daemon's decision polls). Each reads what was touched since the previous one
+// began, less StampMargin; every FullLooks-th, and the first, reads every pending
+// request. That look catches what no timestamp tells: a request missing or of another
+// content (written by hand, a crash between two writes), a clock further off than
+// StampMargin. The zero value is ready; one Looks serves one caller's looks in turn.
+type Looks struct {
+	since time.Time // when the previous look began; zero before the first
+	n     int       // looks since the last full one
+}
+
+// Next is since for a look beginning now: what it reads was touched at or after since,
+// or everything when since is zero.
+func (l *Looks) Next() (since time.Time) {
+	if l.since.IsZero() || l.n+1 >= FullLooks {
+		return time.Time{}
+	}
+	return l.since.Add(-StampMargin)
+}
+
+// Done records a look that began at began, with the since Next gave it, as complete: a
+// look that failed is not recorded, and the next one reads what it would have.
+func (l *Looks) Done(began, since time.Time) {
+	l.since = began
+	if l.n++; since.IsZero() {
+		l.n = 0
+	}
+}
+
 // Touched lists the actions whose approval request something happened to at or after
 // since: decided, voided or marked expired then (by its decided_at), given a decision
 // that did not end it (by the decision's time), or still pending yet due at now. Each

@@ -164,23 +164,12 @@ func (m *Machine) withDueSteps(ctx context.Context, recs []*Record) ([]*Record, 
 // It reads every pending action and request; ApplyDueFrom reads what changed.
 func (m *Machine) ApplyDue(ctx context.Context) (*Result, error) { return m.ApplyDueFrom(ctx, nil) }
 
-// DueCursor carries from one ApplyDue pass to the next when the previous one began, so
-// that a pass reads only the pending actions whose approval request something happened
-// to since (gates.Touched), not every one that waits. Every fullDueLooks-th pass, and
-// the first, reads them all: it catches what no timestamp tells (a request missing or
-// of another content, a clock further off than gates.StampMargin). The zero value is
-// ready; one cursor serves one caller's passes in turn.
-type DueCursor struct {
-	since time.Time
-	looks int
-}
-
-// fullDueLooks is how many ApplyDueFrom passes make one that reads every pending action.
-const fullDueLooks = 12
-
-// ApplyDueFrom is ApplyDue, reading only what changed since c's previous pass (all of it
-// when c is nil). c moves on only when the pass succeeds.
-func (m *Machine) ApplyDueFrom(ctx context.Context, c *DueCursor) (*Result, error) {
+// ApplyDueFrom is ApplyDue, reading only the pending actions whose approval request
+// something happened to since the previous pass of looks (everything when looks is nil,
+// and on the looks' full ones). looks moves on only when the pass succeeds. A pending
+// action whose request nothing happened to is untouched: the gates' config, which
+// untouched also depends on, does not change in a machine's life.
+func (m *Machine) ApplyDueFrom(ctx context.Context, looks *gates.Looks) (*Result, error) {
 	pause, err := m.Paused(ctx)
 	if err != nil {
 		return nil, err
@@ -196,13 +185,11 @@ func (m *Machine) ApplyDueFrom(ctx context.Context, c *DueCursor) (*Result, erro
 		return nil, err
 	}
 	began := m.now()
-	full := c == nil || c.since.IsZero() || c.looks+1 >= fullDueLooks
-	var all []*Record
-	if full {
-		all, err = m.takenUp(ctx)
-	} else {
-		all, err = m.takenUpSince(ctx, c.since.Add(-gates.StampMargin), began)
+	var since time.Time
+	if looks != nil {
+		since = looks.Next()
 	}
+	all, err := m.takenUp(ctx, since, began)
 	if err != nil {
 		return nil, err
 	}
@@ -226,99 +213,94 @@ func (m *Machine) ApplyDueFrom(ctx context.Context, c *DueCursor) (*Result, erro
 	if err := m.run(ctx, runnable, nil, res); err != nil {
 		return nil, err
 	}
-	if c != nil {
-		c.since = began
-		if c.looks++; full {
-			c.looks = 0
-		}
+	if looks != nil {
+		looks.Done(began, since)
 	}
 	return res, nil
 }
 
-// takenUp lists, with their history, the actions a pass of ApplyDue takes up: the approved
-// and in-progress ones, and the pending ones except those whose approval request nothing
-// happened to (untouched). Only their records are read.
-func (m *Machine) takenUp(ctx context.Context) ([]*Record, error) {
-	sts, err := m.Standings(ctx, StatePending, StateApproved, StateInProgress)
-	if err != nil {
-		return nil, err
-	}
-	var ws map[string]gates.Waiting
-	if slices.ContainsFunc(sts, func(s Standing) bool { return s.State == StatePending }) {
-		if err := m.st.Read(ctx, func(q *store.Reader) error {
-			var err error
-			ws, err = gates.Pending(ctx, q)
-			return err
-		}); err != nil {
-			return nil, err
-		}
-	}
-	return m.recordsOf(ctx, sts, ws)
-}
-
-// takenUpSince is takenUp narrowed to the pending actions whose approval request
-// something happened to at or after since (gates.Touched): a pending action whose
-// request nothing happened to is untouched, and the gates' config, which untouched
-// also depends on, does not change in a machine's life.
-func (m *Machine) takenUpSince(ctx context.Context, since, now time.Time) ([]*Record, error) {
+// takenUp lists, with their history, the actions a pass of ApplyDue takes up: the
+// approved and in-progress ones, and the pending ones Waiting reads (all, or those
+// touched since since) except those whose approval request nothing happened to
+// (untouched: still pending for the action's content, unexpired, without a decision,
+// and the gates still asking for one for the action's risk). Deciding them again would
+// find what the last pass found, in a write transaction each; a decision, a row written
+// by hand, an expiry, a new content or a gates config that no longer asks makes them
+// due again. Only their records are read.
+func (m *Machine) takenUp(ctx context.Context, since, now time.Time) ([]*Record, error) {
 	sts, err := m.Standings(ctx, StateApproved, StateInProgress)
 	if err != nil {
 		return nil, err
 	}
-	var touched []string
-	if err := m.st.Read(ctx, func(q *store.Reader) error {
-		var err error
-		touched, err = gates.Touched(ctx, q, since, now)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	if len(touched) == 0 {
-		return m.recordsOf(ctx, sts, nil)
-	}
-	slices.Sort(touched)
-	byID, err := m.StandingOf(ctx, touched)
+	pending, ws, err := m.Waiting(ctx, since, now)
 	if err != nil {
 		return nil, err
 	}
-	var pending []string
-	for _, id := range touched {
-		if s, ok := byID[id]; ok && s.State == StatePending {
-			sts = append(sts, s)
-			pending = append(pending, id)
-		}
-	}
-	slices.SortFunc(sts, func(a, b Standing) int { return strings.Compare(a.ID, b.ID) }) // as Standings orders them
-	var ws map[string]gates.Waiting
-	if err := m.st.Read(ctx, func(q *store.Reader) error {
-		var err error
-		ws, err = gates.PendingOf(ctx, q, pending)
-		return err
-	}); err != nil {
-		return nil, err
-	}
-	return m.recordsOf(ctx, sts, ws)
-}
-
-// recordsOf reads the records of sts but the pending ones whose request in ws (the
-// pending requests by action) nothing has happened to: still pending for the action's
-// content, unexpired, without a decision, and the gates still asking for one for the
-// action's risk. Deciding them again would find what the last pass found, in a write
-// transaction each; a decision, a row written by hand, an expiry, a new content or a
-// gates config that no longer asks makes them due again.
-func (m *Machine) recordsOf(ctx context.Context, sts []Standing, ws map[string]gates.Waiting) ([]*Record, error) {
-	now := m.now()
+	sts = append(sts, pending...)
+	slices.SortFunc(sts, func(a, b Standing) int { return strings.Compare(a.ID, b.ID) })
+	at := m.now()
 	ids := make([]string, 0, len(sts))
 	for _, s := range sts {
 		w, ok := ws[s.ID]
 		v := m.gcfg.Verdict(s.Risk)
-		if s.State == StatePending && ok && w.ContentHash == s.Binding() && w.Decisions == 0 && now.Before(w.ExpiresAt) &&
+		if s.State == StatePending && ok && w.ContentHash == s.Binding() && w.Decisions == 0 && at.Before(w.ExpiresAt) &&
 			!v.Refused && !v.Auto {
 			continue // untouched
 		}
 		ids = append(ids, s.ID)
 	}
 	return m.actionsByID(ctx, ids)
+}
+
+// Waiting returns the actions waiting for their approval and the pending approval
+// requests by action: every one when since is zero, else only the actions whose request
+// something happened to at or after since, or is due at now (gates.Touched), and their
+// requests. It is what a look for decisions reads (gates.Looks).
+func (m *Machine) Waiting(ctx context.Context, since, now time.Time) ([]Standing, map[string]gates.Waiting, error) {
+	if since.IsZero() {
+		sts, err := m.Standings(ctx, StatePending)
+		if err != nil || len(sts) == 0 {
+			return nil, nil, err
+		}
+		var ws map[string]gates.Waiting
+		err = m.st.Read(ctx, func(q *store.Reader) error {
+			var err error
+			ws, err = gates.Pending(ctx, q)
+			return err
+		})
+		return sts, ws, err
+	}
+	var touched []string
+	if err := m.st.Read(ctx, func(q *store.Reader) error {
+		var err error
+		touched, err = gates.Touched(ctx, q, since, now)
+		return err
+	}); err != nil || len(touched) == 0 {
+		return nil, nil, err
+	}
+	slices.Sort(touched) // as Standings orders them
+	byID, err := m.StandingOf(ctx, touched)
+	if err != nil {
+		return nil, nil, err
+	}
+	var sts []Standing
+	var ids []string
+	for _, id := range touched {
+		if s, ok := byID[id]; ok && s.State == StatePending {
+			sts = append(sts, s)
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil, nil
+	}
+	var ws map[string]gates.Waiting
+	err = m.st.Read(ctx, func(q *store.Reader) error {
+		var err error
+		ws, err = gates.PendingOf(ctx, q, ids)
+		return err
+	})
+	return sts, ws, err
 }
 
 // unreachable says why this process cannot reach r's cloud, or "".

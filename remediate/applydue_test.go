@@ -53,11 +53,11 @@ func testApplyDueFinds(t *testing.T, dsn func(testing.TB) string, cursor bool) {
 	}
 	hand, signed, third := revokes.Actions[0], revokes.Actions[1], revokes.Actions[2]
 
-	var cur remediate.DueCursor
+	var cur gates.Looks
 	pass := func(why string) *remediate.Result {
 		t.Helper()
 		e.Sim.ResetCalls()
-		var c *remediate.DueCursor
+		var c *gates.Looks
 		if cursor {
 			c = &cur
 		}
@@ -149,7 +149,7 @@ func BenchmarkApplyDue_waiting(b *testing.B) {
 	// As warden serve passes: each reads what changed since the previous one, and every
 	// twelfth reads all.
 	b.Run("cursor", func(b *testing.B) {
-		var cur remediate.DueCursor
+		var cur gates.Looks
 		for b.Loop() {
 			if _, err := m.ApplyDueFrom(ctx, &cur); err != nil {
 				b.Fatal(err)

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -110,47 +109,24 @@ func (d *Daemon) notPending(ctx context.Context, p *remediate.Plan) (*remediate.
 	return kept, waiting, nil
 }
 
-// fullDecisionLooks is how many looks for decided approval requests make one that reads
-// every pending action and request: the others read what changed since the previous
-// look. The full look catches what no timestamp tells: a pending action whose request
-// is missing or of another content (written by hand, or a crash between the two), a
-// clock further off than gates.StampMargin.
-const fullDecisionLooks = 12
-
 // decisionWatch is where the looks for decided approval requests stand.
 type decisionWatch struct {
-	mu sync.Mutex
-	// since is when the previous look began; zero before the first.
-	since time.Time
-	// looks counts the looks since the last full one.
-	looks int
+	mu    sync.Mutex
+	looks gates.Looks
 }
 
 // decided lists the actions waiting for approval whose request of their generation
 // stopped waiting: decided, voided, expired, or past its expiry (the job's run marks it).
-// Every fullDecisionLooks-th look, and the first, reads every pending action and request;
-// the others read only the requests that stopped waiting since the previous look began
-// (less gates.StampMargin), and those actions. The caller holds d.watch.mu, and calls
-// done once it has enqueued what was found: a look that failed is made again.
+// It reads what the watch's looks say (Machine.Waiting): what was touched since the
+// previous look, or, every gates.FullLooks-th look, everything. The caller holds
+// d.watch.mu, and calls done once it has enqueued what was found: a look that failed is
+// made again.
 func (d *Daemon) decided(ctx context.Context) (out []remediate.Standing, done func(), err error) {
-	w := &d.watch
 	now := d.o.Now()
-	full := w.since.IsZero() || w.looks+1 >= fullDecisionLooks
-	var sts []remediate.Standing
-	var waiting map[string]gates.Waiting
-	if full {
-		sts, waiting, err = d.allWaiting(ctx)
-	} else {
-		sts, waiting, err = d.stoppedWaiting(ctx, w.since.Add(-gates.StampMargin), now)
-	}
+	since := d.watch.looks.Next()
+	sts, waiting, err := d.o.Machine.Waiting(ctx, since, now)
 	if err != nil {
 		return nil, nil, err
-	}
-	done = func() {
-		w.since = now
-		if w.looks++; full {
-			w.looks = 0
-		}
 	}
 	for _, s := range sts {
 		r, ok := waiting[s.ID]
@@ -159,59 +135,7 @@ func (d *Daemon) decided(ctx context.Context) (out []remediate.Standing, done fu
 		}
 		out = append(out, s)
 	}
-	return out, done, nil
-}
-
-// allWaiting reads every pending action, and every pending request.
-func (d *Daemon) allWaiting(ctx context.Context) ([]remediate.Standing, map[string]gates.Waiting, error) {
-	sts, err := d.o.Machine.Standings(ctx, remediate.StatePending)
-	if err != nil || len(sts) == 0 {
-		return nil, nil, err
-	}
-	var waiting map[string]gates.Waiting
-	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
-		var err error
-		waiting, err = gates.Pending(ctx, q)
-		return err
-	})
-	return sts, waiting, err
-}
-
-// stoppedWaiting reads the pending actions whose request something happened to since
-// since (gates.Touched), and their pending requests: decided() keeps those that stopped
-// waiting.
-func (d *Daemon) stoppedWaiting(ctx context.Context, since, now time.Time) ([]remediate.Standing, map[string]gates.Waiting, error) {
-	var ids []string
-	if err := d.o.Store.Read(ctx, func(q *store.Reader) error {
-		var err error
-		ids, err = gates.Touched(ctx, q, since, now)
-		return err
-	}); err != nil || len(ids) == 0 {
-		return nil, nil, err
-	}
-	slices.Sort(ids)
-	byID, err := d.o.Machine.StandingOf(ctx, ids)
-	if err != nil {
-		return nil, nil, err
-	}
-	var sts []remediate.Standing
-	var pending []string
-	for _, id := range ids {
-		if s, ok := byID[id]; ok && s.State == remediate.StatePending {
-			sts = append(sts, s)
-			pending = append(pending, id)
-		}
-	}
-	if len(pending) == 0 {
-		return nil, nil, nil
-	}
-	var waiting map[string]gates.Waiting
-	err = d.o.Store.Read(ctx, func(q *store.Reader) error {
-		var err error
-		waiting, err = gates.PendingOf(ctx, q, pending)
-		return err
-	})
-	return sts, waiting, err
+	return out, func() { d.watch.looks.Done(now, since) }, nil
 }
 
 // wakeDecided enqueues the job of each action whose approval request stopped waiting,

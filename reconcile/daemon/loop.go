@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/warden-sec/warden/gates"
 	"github.com/warden-sec/warden/remediate"
 )
 
@@ -66,10 +67,10 @@ type Loop struct {
 	mu               sync.Mutex
 	last             *remediate.Result
 	// due is where the passes' reading of the approval requests stands: each reads
-	// what changed since the previous one (remediate.DueCursor). dueMu keeps Pass's
+	// what changed since the previous one (gates.Looks). dueMu keeps Pass's
 	// callers in turn.
 	dueMu sync.Mutex
-	due   remediate.DueCursor
+	due   gates.Looks
 	// said is what the previous pass said of each action it reported, so that an
 	// action that waits pass after pass is logged once, not every few seconds.
 	said map[string]string
