@@ -81,6 +81,10 @@ type Sim struct {
 	calls    map[string]*CallStats
 	hooks    map[string]func() // OnNextCall, by "service:Operation"
 
+	// signingKeys are SigV4 keys derived, by secret, day, region and service (signingKey).
+	// Under mu.
+	signingKeys map[string][]byte
+
 	query map[string]map[string]queryHandler // service → action
 	jsonx map[string]map[string]jsonHandler  // service → action
 	rest  *http.ServeMux                     // GCP REST

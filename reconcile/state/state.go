@@ -66,6 +66,34 @@ func ScopeIDs(ctx context.Context, q store.Querier) ([]string, error) {
 	return out, nil
 }
 
+// ScopeCalls returns, by scope id, how many API calls each scope's last read took
+// (snapshot.Scope.Calls): what a sweep orders its collections by.
+func ScopeCalls(ctx context.Context, q store.Querier) (map[string]int, error) {
+	out := map[string]int{}
+	rows, err := q.QueryContext(ctx, `SELECT scope, data FROM scope_state`)
+	if err != nil {
+		return nil, fmt.Errorf("read the scopes' calls: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id, data string
+		var sc struct {
+			Calls int `json:"calls"`
+		}
+		if err := rows.Scan(&id, &data); err != nil {
+			return nil, fmt.Errorf("read the scopes' calls: %w", err)
+		}
+		if err := json.Unmarshal([]byte(data), &sc); err != nil {
+			return nil, fmt.Errorf("read the calls of scope %s: %w", id, err)
+		}
+		out[id] = sc.Calls
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the scopes' calls: %w", err)
+	}
+	return out, nil
+}
+
 // CountScopes returns how many scopes the daemon has read: none means its state is
 // empty (no warden serve ever read one).
 func CountScopes(ctx context.Context, q store.Querier) (int, error) {
