@@ -25,25 +25,27 @@ import (
 	"github.com/warden-sec/warden/internal/cloudsim"
 )
 
-// simProcess is `warden sim` serving the benchmark's world, its debug log read for the
-// calls it served, by operation, account and region.
+// simProcess is `warden sim` serving the benchmark's world, and the calls it served, by
+// operation, account and region (GET /_sim/calls/places), as of the last settledCalls.
 type simProcess struct {
 	cmd   *exec.Cmd
 	url   string
 	ready time.Duration
 	done  chan struct{}
 
-	mu    sync.Mutex
-	n     map[string]int // "service:Action account region" → calls served or refused
-	ok    map[string]int // the same, answered without a fault
-	lines int
+	mu sync.Mutex
+	n  map[string]int // "service:Action account region" → calls served or refused
+	ok map[string]int // the same, answered without a fault
 }
 
 // startSimProcess starts `warden sim --world file` on a free loopback port and checks
 // that it serves the world's accounts.
 func startSimProcess(t *testing.T, world string, accounts int) *simProcess {
 	t.Helper()
-	args := []string{"sim", "--world", world, "--listen", "127.0.0.1:0", "--log-level", "debug"}
+	// The simulator counts the calls by place itself: a debug line for each call, parsed
+	// here, took a tenth of an unchanged sweep's CPU from the machine (the simulator's
+	// and the test's), which the replicas share.
+	args := []string{"sim", "--world", world, "--listen", "127.0.0.1:0"}
 	if dir := os.Getenv("WARDEN_BENCH_SWEEP_PROFILE"); dir != "" {
 		// The simulator's CPU profile too: it shares the machine's cores with the replicas.
 		args = append(args, "--cpuprofile", filepath.Join(dir, "sim.pprof"))
@@ -63,24 +65,13 @@ func startSimProcess(t *testing.T, world string, accounts int) *simProcess {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = s.cmd.Process.Kill() })
-	var other bytes.Buffer // what else it said, for a failure
+	var other bytes.Buffer // what it said, for a failure
 	go func() {
-		call := regexp.MustCompile(`msg=call service=(\S+) action=(\S+) account=(\S*) region=(\S*) fault=(\S+)`)
 		sc := bufio.NewScanner(stderr)
 		sc.Buffer(make([]byte, 64<<10), 1<<20)
 		for sc.Scan() {
-			m := call.FindStringSubmatch(sc.Text())
 			s.mu.Lock()
-			if m == nil {
-				other.WriteString(sc.Text() + "\n")
-			} else {
-				key := m[1] + ":" + m[2] + " " + m[3] + " " + strings.Trim(m[4], `"`)
-				s.n[key]++
-				if m[5] == "false" {
-					s.ok[key]++
-				}
-				s.lines++
-			}
+			other.WriteString(sc.Text() + "\n")
 			s.mu.Unlock()
 		}
 		_ = s.cmd.Wait()
@@ -123,30 +114,41 @@ func (s *simProcess) resetCalls(t *testing.T) {
 	defer s.mu.Unlock()
 	clear(s.n)
 	clear(s.ok)
-	s.lines = 0
 }
 
-// settledCalls are the simulator's counters, once the test has read the log line of
-// every call they count (the log reaches the test through a pipe, a little later).
+// settledCalls are the simulator's counters, by operation, once every call they count
+// was served (a call is counted as it arrives, and by place once its latency is over);
+// the counters by place are kept for count, answered, byScope and floor.
 func (s *simProcess) settledCalls(t *testing.T) map[string]cloudsim.CallStats {
 	t.Helper()
-	return waitLong(t, "the simulator's log to catch up with its counters", 30*time.Second, func() (map[string]cloudsim.CallStats, bool) {
-		resp, err := http.Get(s.url + "/_sim/calls")
+	get := func(path string, v any) {
+		resp, err := http.Get(s.url + path)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer resp.Body.Close()
-		var calls map[string]cloudsim.CallStats
-		if err := json.NewDecoder(resp.Body).Decode(&calls); err != nil {
-			t.Fatal(err)
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatalf("GET %s: %v", path, err)
 		}
-		served := 0
+	}
+	return waitLong(t, "the simulator's calls to be served", 30*time.Second, func() (map[string]cloudsim.CallStats, bool) {
+		var calls map[string]cloudsim.CallStats
+		var places map[string]cloudsim.PlaceCalls
+		get("/_sim/calls", &calls)
+		get("/_sim/calls/places", &places)
+		served, placed := 0, 0
 		for _, c := range calls {
 			served += c.Calls - c.Cancelled
 		}
 		s.mu.Lock()
 		defer s.mu.Unlock()
-		return calls, served == s.lines
+		clear(s.n)
+		clear(s.ok)
+		for k, p := range places {
+			s.n[k], s.ok[k] = p.Calls, p.Answered
+			placed += p.Calls
+		}
+		return calls, served == placed
 	})
 }
 

@@ -18,6 +18,8 @@ import (
 //
 //	GET  /_sim/health          "ok"
 //	GET  /_sim/calls           the call counters, by "service:Operation" (CallStats)
+//	GET  /_sim/calls/places    the served calls, by "service:Operation account region"
+//	                           (CallsByPlace)
 //	GET  /_sim/writes          the write calls only, by "service:Operation" (Writes)
 //	POST /_sim/calls/reset     zero the counters
 //	POST /_sim/latency         body "250ms": the latency added to every call (SetLatency)
@@ -51,6 +53,8 @@ func (s *Sim) serveAdmin(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(w, "ok")
 	case "GET /_sim/calls":
 		writeAdminJSON(w, s.Calls())
+	case "GET /_sim/calls/places":
+		writeAdminJSON(w, s.CallsByPlace())
 	case "GET /_sim/writes":
 		writeAdminJSON(w, s.Writes())
 	case "POST /_sim/calls/reset":

@@ -187,6 +187,18 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 		case <-t.C:
 		}
 	}
+	s.faultMu.Lock()
+	pk := key + " " + c.Account + " " + c.Region
+	pc := s.places[pk]
+	if pc == nil {
+		pc = &PlaceCalls{}
+		s.places[pk] = pc
+	}
+	pc.Calls++
+	if out == nil {
+		pc.Answered++
+	}
+	s.faultMu.Unlock()
 	s.log.Debug("call", "service", c.Service, "action", c.Action, "account", c.Account, "region", c.Region, "fault", out != nil)
 	if out != nil {
 		c.answerLatency = 0

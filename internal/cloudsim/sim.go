@@ -79,7 +79,8 @@ type Sim struct {
 	rng      *rand.Rand
 	limiters map[string]*rate.Limiter
 	calls    map[string]*CallStats
-	hooks    map[string]func() // OnNextCall, by "service:Operation"
+	places   map[string]*PlaceCalls // by "service:Operation account region"
+	hooks    map[string]func()      // OnNextCall, by "service:Operation"
 
 	// signingKeys are SigV4 keys derived, by secret, day, region and service (signingKey).
 	// Under mu.
@@ -120,7 +121,7 @@ func New(w *World, opts Options) (*Sim, error) {
 		w = &World{}
 	}
 	s := &Sim{world: w, now: opts.Now, log: opts.Logger, enforceIAM: opts.EnforceIAM, sessions: map[string]session{}, deletedKeys: map[string]bool{},
-		limiters: map[string]*rate.Limiter{}, calls: map[string]*CallStats{}}
+		limiters: map[string]*rate.Limiter{}, calls: map[string]*CallStats{}, places: map[string]*PlaceCalls{}}
 	base := s.now
 	if base == nil && !w.Clock.IsZero() {
 		started, at := time.Now(), w.Clock
@@ -210,6 +211,28 @@ func (s *Sim) Calls() map[string]CallStats {
 	return out
 }
 
+// PlaceCalls counts the calls of one operation in one account and region that were
+// served (not cancelled by their client while they waited): the place's share of
+// CallStats.
+type PlaceCalls struct {
+	Calls int `json:"calls"`
+	// Answered are those answered without a fault (throttling, denial, a 5xx).
+	Answered int `json:"answered"`
+}
+
+// CallsByPlace returns a copy of the served calls' counters, by "service:Operation
+// account region" ("iam:GetAccountSummary 111111111111 us-east-1"; the region is the
+// one the call was signed for, or the service's).
+func (s *Sim) CallsByPlace() map[string]PlaceCalls {
+	s.faultMu.Lock()
+	defer s.faultMu.Unlock()
+	out := make(map[string]PlaceCalls, len(s.places))
+	for k, v := range s.places {
+		out[k] = *v
+	}
+	return out
+}
+
 // CallsTo sums the calls made to one service ("iam", "ec2", "compute", …).
 func (s *Sim) CallsTo(service string) int {
 	n := 0
@@ -226,6 +249,7 @@ func (s *Sim) ResetCalls() {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
 	s.calls = map[string]*CallStats{}
+	s.places = map[string]*PlaceCalls{}
 }
 
 // Handler serves every simulated API on one endpoint: gRPC (HTTP/2), AWS (requests signed

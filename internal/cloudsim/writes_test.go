@@ -2,8 +2,10 @@ package cloudsim
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -270,8 +272,26 @@ func TestAdmin_changesFaultsAndLatencyWhileServing(t *testing.T) {
 	if !strings.Contains(string(body), `"iam:UpdateAccessKey": 1`) || strings.Contains(string(body), "ListUsers") {
 		t.Errorf("GET /_sim/writes = %s, want the one write only", body)
 	}
-	if code := post("/_sim/calls/reset", ""); code != http.StatusNoContent || sim.WriteCount() != 0 || len(sim.Calls()) != 0 {
-		t.Errorf("reset: %d, calls left %v", code, sim.Calls())
+	// By place: the read answered, the denied write served but not answered.
+	resp, err = http.Get(srv.URL + "/_sim/calls/places")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var places map[string]PlaceCalls
+	err = json.NewDecoder(resp.Body).Decode(&places)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]PlaceCalls{
+		"iam:ListUsers " + iamTestAcct + " global":       {Calls: 1, Answered: 1},
+		"iam:UpdateAccessKey " + iamTestAcct + " global": {Calls: 1},
+	}
+	if !maps.Equal(places, want) {
+		t.Errorf("GET /_sim/calls/places = %v, want %v", places, want)
+	}
+	if code := post("/_sim/calls/reset", ""); code != http.StatusNoContent || sim.WriteCount() != 0 || len(sim.Calls()) != 0 || len(sim.CallsByPlace()) != 0 {
+		t.Errorf("reset: %d, calls left %v, by place %v", code, sim.Calls(), sim.CallsByPlace())
 	}
 	if code := post("/_sim/faults", ""); code != http.StatusNoContent {
 		t.Fatalf("POST no faults: %d", code)
