@@ -235,9 +235,7 @@ func (w *watchWorker) Work(ctx context.Context, job *river.Job[WatchArgs]) error
 	var open []state.Finding
 	err := d.o.Store.Read(ctx, func(q *store.Reader) error {
 		var err error
-		open, err = state.Findings(ctx, q, func(l state.Life) bool {
-			return l.Policy == watch.PolicyID && l.Status == findings.StatusOpen
-		})
+		open, err = state.FindingsOf(ctx, q, watch.PolicyID, findings.StatusOpen)
 		return err
 	})
 	if err != nil {

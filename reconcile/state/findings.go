@@ -101,44 +101,60 @@ type Life struct {
 // (resolved findings stay for ever; a report over a month decodes a month's). Each
 // finding's Status is its row's.
 func Findings(ctx context.Context, q store.Querier, keep func(Life) bool) ([]Finding, error) {
-	var out []Finding
-	err := func() error {
-		rows, err := q.QueryContext(ctx, `SELECT fingerprint, policy, status, opened_at, seen_at, resolved_at, data FROM finding_state`)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var l Life
-			var opened, seen, resolved string
-			var data sql.RawBytes
-			if err := rows.Scan(&l.Fingerprint, &l.Policy, &l.Status, &opened, &seen, &resolved, &data); err != nil {
-				return err
-			}
-			for _, t := range []struct {
-				s   string
-				dst *time.Time
-			}{{opened, &l.OpenedAt}, {seen, &l.SeenAt}, {resolved, &l.ResolvedAt}} {
-				if *t.dst, err = store.ParseTime(t.s); err != nil {
-					return fmt.Errorf("finding %s: %w", l.Fingerprint, err)
-				}
-			}
-			if keep != nil && !keep(l) {
-				continue
-			}
-			fs := Finding{Status: l.Status, OpenedAt: l.OpenedAt, SeenAt: l.SeenAt, ResolvedAt: l.ResolvedAt}
-			if err := json.Unmarshal(data, &fs.Finding); err != nil {
-				return fmt.Errorf("finding %s: data: %w", l.Fingerprint, err)
-			}
-			fs.Finding.Status = l.Status
-			out = append(out, fs)
-		}
-		return rows.Err()
-	}()
+	out, err := queryFindings(ctx, q, keep, `SELECT fingerprint, policy, status, opened_at, seen_at, resolved_at, data FROM finding_state`)
 	if err != nil {
 		return nil, fmt.Errorf("read the findings: %w", err)
 	}
 	return out, nil
+}
+
+// FindingsOf returns the findings of policy whose status is status, in no order, by
+// index (migration 0019): what a look for one policy's open findings reads, whatever
+// the organisation's size.
+func FindingsOf(ctx context.Context, q store.Querier, policy, status string) ([]Finding, error) {
+	out, err := queryFindings(ctx, q, nil, `SELECT fingerprint, policy, status, opened_at, seen_at, resolved_at, data FROM finding_state
+		WHERE policy = ? AND status = ?`, policy, status)
+	if err != nil {
+		return nil, fmt.Errorf("read the %s findings of policy %s: %w", status, policy, err)
+	}
+	return out, nil
+}
+
+// queryFindings decodes the findings of query's rows (fingerprint, policy, status,
+// opened_at, seen_at, resolved_at, data) that keep (nil: all) keeps.
+func queryFindings(ctx context.Context, q store.Querier, keep func(Life) bool, query string, args ...any) ([]Finding, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Finding
+	for rows.Next() {
+		var l Life
+		var opened, seen, resolved string
+		var data sql.RawBytes
+		if err := rows.Scan(&l.Fingerprint, &l.Policy, &l.Status, &opened, &seen, &resolved, &data); err != nil {
+			return nil, err
+		}
+		for _, t := range []struct {
+			s   string
+			dst *time.Time
+		}{{opened, &l.OpenedAt}, {seen, &l.SeenAt}, {resolved, &l.ResolvedAt}} {
+			if *t.dst, err = store.ParseTime(t.s); err != nil {
+				return nil, fmt.Errorf("finding %s: %w", l.Fingerprint, err)
+			}
+		}
+		if keep != nil && !keep(l) {
+			continue
+		}
+		fs := Finding{Status: l.Status, OpenedAt: l.OpenedAt, SeenAt: l.SeenAt, ResolvedAt: l.ResolvedAt}
+		if err := json.Unmarshal(data, &fs.Finding); err != nil {
+			return nil, fmt.Errorf("finding %s: data: %w", l.Fingerprint, err)
+		}
+		fs.Finding.Status = l.Status
+		out = append(out, fs)
+	}
+	return out, rows.Err()
 }
 
 // OpenBySeverity counts the open findings by severity; a severity the store holds that

@@ -3,6 +3,7 @@ package state_test
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"testing"
@@ -22,8 +23,8 @@ var ctx = context.Background()
 func fill(t *testing.T, st *store.Store, at time.Time) {
 	t.Helper()
 	err := st.InTx(ctx, func(tx *store.Tx) error {
-		for _, id := range []string{"aws/2/iam", "aws/1/iam"} {
-			sc := state.Scope{Scope: snapshot.Scope{ID: id, Provider: "aws", Service: "iam", Status: snapshot.ScopeOK, Resources: 2},
+		for i, id := range []string{"aws/2/iam", "aws/1/iam"} {
+			sc := state.Scope{Scope: snapshot.Scope{ID: id, Provider: "aws", Service: "iam", Status: snapshot.ScopeOK, Resources: 2, Calls: 7 * i},
 				ReadAt: at, OKAt: at, EvaluatedWith: "v1", FullAt: at}
 			if err := state.PutScope(ctx, tx, sc); err != nil {
 				return err
@@ -77,6 +78,9 @@ func TestReaders(t *testing.T) {
 				if slices.Sort(ids); err != nil || !slices.Equal(ids, []string{"aws/1/iam", "aws/2/iam"}) {
 					t.Errorf("ScopeIDs = %v, %v", ids, err)
 				}
+				if calls, err := state.ScopeCalls(ctx, q); err != nil || !maps.Equal(calls, map[string]int{"aws/2/iam": 0, "aws/1/iam": 7}) {
+					t.Errorf("ScopeCalls = %v, %v; want aws/1/iam 7, aws/2/iam 0", calls, err)
+				}
 				if n, err := state.CountScopes(ctx, q); n != 2 || err != nil {
 					t.Errorf("CountScopes = %d, %v; want 2", n, err)
 				}
@@ -127,6 +131,13 @@ func TestReaders(t *testing.T) {
 				p1, err := state.Findings(ctx, q, func(l state.Life) bool { seen = append(seen, l); return l.Policy == "P1" })
 				if err != nil || len(seen) != 3 || len(p1) != 2 {
 					t.Fatalf("Findings of P1: %d of %d lives, %v; want 2 of 3", len(p1), len(seen), err)
+				}
+				openP1, err := state.FindingsOf(ctx, q, "P1", findings.StatusOpen)
+				if err != nil || len(openP1) != 1 || openP1[0].Finding.Fingerprint != "fp-open" || openP1[0].Status != findings.StatusOpen {
+					t.Errorf("FindingsOf P1 open = %+v, %v; want fp-open alone", openP1, err)
+				}
+				if none, err := state.FindingsOf(ctx, q, "P2", findings.StatusOpen); err != nil || len(none) != 0 {
+					t.Errorf("FindingsOf P2 open = %+v, %v; want none (its finding is unknown)", none, err)
 				}
 				for _, f := range p1 {
 					if f.Finding.Status != f.Status || (f.Status == findings.StatusResolved) != !f.ResolvedAt.IsZero() {
