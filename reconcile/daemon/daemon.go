@@ -415,7 +415,7 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 		Logger:  o.Logger.With("component", "river"),
 		Workers: workers,
 		Queues: map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: o.Workers},
-			QueueCollect: {MaxWorkers: o.Readers}, QueueEvents: {MaxWorkers: o.Workers}},
+			QueueCollect: {MaxWorkers: o.Readers, FetchCooldown: collectFetchCooldown}, QueueEvents: {MaxWorkers: o.Workers}},
 		PeriodicJobs:         periodic,
 		JobTimeout:           o.JobTimeout,
 		RescueStuckJobsAfter: o.RescueAfter,
@@ -434,6 +434,13 @@ func New(ctx context.Context, o Options) (*Daemon, error) {
 	d.q, d.close = q, closeFn
 	return d, nil
 }
+
+// collectFetchCooldown is the least time between two fetches of the sweeps' collection
+// queue. A sweep's collections end hundreds a second, and the queue fetched after each
+// one, 20 ms apart at least (the events' pace): a fetch of River's on SQLite is a
+// statement prepared anew each time (its LIMIT is bound), most of a millisecond. Their
+// reads take seconds; 50 ms more before one starts costs a sweep nothing.
+const collectFetchCooldown = 50 * time.Millisecond
 
 // ID is this replica's name in the queue.
 func (d *Daemon) ID() string { return d.q.ID() }
