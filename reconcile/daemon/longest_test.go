@@ -15,7 +15,7 @@ import (
 )
 
 // A sweep queues its collections so that the queue starts the scopes whose last reads
-// took the most calls first, and the scopes never read before them all; scopes of equal
+// took the most calls first, and the scopes never read after them all; scopes of equal
 // calls keep their order.
 func TestSweep_startsTheLongestScopesFirst(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
@@ -50,7 +50,7 @@ func TestSweep_startsTheLongestScopesFirst(t *testing.T) {
 				t.Fatal(err)
 			}
 			var want []string
-			for _, n := range []int{-1, 5, 2, 0} {
+			for _, n := range []int{5, 2, 0, -1} {
 				for _, sc := range scopes {
 					if c, ok := calls[sc.ID]; (n < 0 && !ok) || (ok && c == n) {
 						want = append(want, sc.ID)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -107,13 +106,15 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 }
 
 // longestFirst orders a sweep's collections by the calls their scopes' last reads took,
-// most first, and the scopes never read before them all (a first read is the longest);
-// the order is otherwise kept. A sweep lasts as long as its slowest collection, and the
-// queue starts them in the order they were queued: an account's IAM scope, read at IAM's
-// pace, takes many times the calls of one of its regions, and queued in scope order the
-// last accounts' IAM scopes started only once every region before them had been read
-// (the unchanged 500-account sweep took 1.8× its rate-limit floor, most of it waiting
-// for them).
+// most first; the scopes never read come after them all, and the order is otherwise
+// kept. A sweep lasts as long as its slowest collection, and the queue starts them in
+// the order they were queued: an account's IAM scope, read at IAM's pace, takes many
+// times the calls of one of its regions, and queued in scope order the last accounts'
+// IAM scopes started only once every region before them had been read (the unchanged
+// 500-account sweep took 1.8× its rate-limit floor, most of it waiting for them). A scope
+// never read is read in full, which waits for a turn (Options.FullReads) in a reader's
+// place: hundreds of new scopes queued first would hold every reader while the known
+// scopes, whose reads cost only their calls, waited behind them.
 func (d *Daemon) longestFirst(ctx context.Context, params []river.InsertManyParams) error {
 	var calls map[string]int
 	err := d.o.Store.Read(ctx, func(q *store.Reader) error {
@@ -127,7 +128,7 @@ func (d *Daemon) longestFirst(ctx context.Context, params []river.InsertManyPara
 	weight := func(p river.InsertManyParams) int {
 		n, ok := calls[p.Args.(CollectArgs).Scope]
 		if !ok {
-			return math.MaxInt
+			return -1
 		}
 		return n
 	}

@@ -108,9 +108,10 @@ func Findings(ctx context.Context, q store.Querier, keep func(Life) bool) ([]Fin
 	return out, nil
 }
 
-// FindingsOf returns the findings of policy whose status is status, in no order, by
-// index (migration 0019): what a look for one policy's open findings reads, whatever
-// the organisation's size.
+// FindingsOf returns the findings of policy whose status is status, in no order: what a
+// look for one policy's open findings reads. The watch policy's are read by an index of
+// their own (migration 0019), whatever the organisation's size; another policy's, by
+// reading the table.
 func FindingsOf(ctx context.Context, q store.Querier, policy, status string) ([]Finding, error) {
 	out, err := queryFindings(ctx, q, nil, `SELECT fingerprint, policy, status, opened_at, seen_at, resolved_at, data FROM finding_state
 		WHERE policy = ? AND status = ?`, policy, status)
