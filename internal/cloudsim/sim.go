@@ -204,8 +204,13 @@ func (s *Sim) SetLatency(d time.Duration) {
 func (s *Sim) Calls() map[string]CallStats {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
-	out := make(map[string]CallStats, len(s.calls))
-	for k, v := range s.calls {
+	return copyCounters(s.calls)
+}
+
+// copyCounters copies counters kept by pointer, for a caller outside the lock.
+func copyCounters[T any](m map[string]*T) map[string]T {
+	out := make(map[string]T, len(m))
+	for k, v := range m {
 		out[k] = *v
 	}
 	return out
@@ -226,11 +231,7 @@ type PlaceCalls struct {
 func (s *Sim) CallsByPlace() map[string]PlaceCalls {
 	s.faultMu.Lock()
 	defer s.faultMu.Unlock()
-	out := make(map[string]PlaceCalls, len(s.places))
-	for k, v := range s.places {
-		out[k] = *v
-	}
-	return out
+	return copyCounters(s.places)
 }
 
 // CallsTo sums the calls made to one service ("iam", "ec2", "compute", …).
