@@ -114,6 +114,7 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 	st.Calls++
 	if c.authErr != nil {
 		st.AccessDenied++
+		s.countPlace(key, c, false)
 		s.faultMu.Unlock()
 		return c.authErr
 	}
@@ -188,6 +189,18 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 		}
 	}
 	s.faultMu.Lock()
+	s.countPlace(key, c, out == nil)
+	s.faultMu.Unlock()
+	s.log.Debug("call", "service", c.Service, "action", c.Action, "account", c.Account, "region", c.Region, "fault", out != nil)
+	if out != nil {
+		c.answerLatency = 0
+	}
+	return out
+}
+
+// countPlace counts a call served, of operation key, in its account and region
+// (CallsByPlace); answered: without a fault. s.faultMu is held.
+func (s *Sim) countPlace(key string, c *call, answered bool) {
 	pk := key + " " + c.Account + " " + c.Region
 	pc := s.places[pk]
 	if pc == nil {
@@ -195,15 +208,9 @@ func (s *Sim) admit(ctx context.Context, c *call) *apiError {
 		s.places[pk] = pc
 	}
 	pc.Calls++
-	if out == nil {
+	if answered {
 		pc.Answered++
 	}
-	s.faultMu.Unlock()
-	s.log.Debug("call", "service", c.Service, "action", c.Action, "account", c.Account, "region", c.Region, "fault", out != nil)
-	if out != nil {
-		c.answerLatency = 0
-	}
-	return out
 }
 
 // delayAnswer waits out the call's AnswerLatency, after it was served; a client gone

@@ -110,9 +110,8 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 // kept. A sweep lasts as long as its slowest collection, and the queue starts them in
 // the order they were queued: an account's IAM scope, read at IAM's pace, takes many
 // times the calls of one of its regions, and queued in scope order the last accounts'
-// IAM scopes started only once every region before them had been read (the unchanged
-// 500-account sweep took 1.8× its rate-limit floor, most of it waiting for them). A scope
-// never read is read in full, which waits for a turn (Options.FullReads) in a reader's
+// IAM scopes started only once every region before them had been read, long after the
+// sweep began (BENCHMARKS.md, "The long poles first"). A scope never read is read in full, which waits for a turn (Options.FullReads) in a reader's
 // place: hundreds of new scopes queued first would hold every reader while the known
 // scopes, whose reads cost only their calls, waited behind them.
 func (d *Daemon) longestFirst(ctx context.Context, params []river.InsertManyParams) error {
