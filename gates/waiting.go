@@ -125,10 +125,7 @@ func Touched(ctx context.Context, q Querier, since, now time.Time) ([]string, er
 		{`SELECT r.action_id FROM approval_decisions d CROSS JOIN approval_requests r WHERE d.at >= ? AND r.id = d.request_id AND r.state = ?`,
 			[]any{at, string(StatePending)}},
 	} {
-		ids, err := store.QueryAll(ctx, q, func(rows *sql.Rows) (string, error) {
-			var id string
-			return id, rows.Scan(&id)
-		}, qa.query, qa.args...)
+		ids, err := store.QueryAll(ctx, q, store.ScanString, qa.query, qa.args...)
 		if err != nil {
 			return nil, fmt.Errorf("list the approval requests touched since %s: %w", at, err)
 		}

@@ -238,12 +238,11 @@ func (m *Machine) takenUp(ctx context.Context, since, now time.Time) ([]*Record,
 	}
 	sts = append(sts, pending...)
 	slices.SortFunc(sts, func(a, b Standing) int { return strings.Compare(a.ID, b.ID) })
-	at := m.now()
 	ids := make([]string, 0, len(sts))
 	for _, s := range sts {
 		w, ok := ws[s.ID]
 		v := m.gcfg.Verdict(s.Risk)
-		if s.State == StatePending && ok && w.ContentHash == s.Binding() && w.Decisions == 0 && at.Before(w.ExpiresAt) &&
+		if s.State == StatePending && ok && w.ContentHash == s.Binding() && w.Decisions == 0 && now.Before(w.ExpiresAt) &&
 			!v.Refused && !v.Auto {
 			continue // untouched
 		}

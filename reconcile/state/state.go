@@ -69,27 +69,29 @@ func ScopeIDs(ctx context.Context, q store.Querier) ([]string, error) {
 // ScopeCalls returns, by scope id, how many API calls each scope's last read took
 // (snapshot.Scope.Calls): what a sweep orders its collections by.
 func ScopeCalls(ctx context.Context, q store.Querier) (map[string]int, error) {
-	out := map[string]int{}
-	rows, err := q.QueryContext(ctx, `SELECT scope, data FROM scope_state`)
-	if err != nil {
-		return nil, fmt.Errorf("read the scopes' calls: %w", err)
+	type scopeCalls struct {
+		id    string
+		calls int
 	}
-	defer rows.Close()
-	for rows.Next() {
+	rows, err := store.QueryAll(ctx, q, func(r *sql.Rows) (scopeCalls, error) {
 		var id, data string
 		var sc struct {
 			Calls int `json:"calls"`
 		}
-		if err := rows.Scan(&id, &data); err != nil {
-			return nil, fmt.Errorf("read the scopes' calls: %w", err)
+		if err := r.Scan(&id, &data); err != nil {
+			return scopeCalls{}, err
 		}
 		if err := json.Unmarshal([]byte(data), &sc); err != nil {
-			return nil, fmt.Errorf("read the calls of scope %s: %w", id, err)
+			return scopeCalls{}, fmt.Errorf("scope %s: %w", id, err)
 		}
-		out[id] = sc.Calls
-	}
-	if err := rows.Err(); err != nil {
+		return scopeCalls{id, sc.Calls}, nil
+	}, `SELECT scope, data FROM scope_state`)
+	if err != nil {
 		return nil, fmt.Errorf("read the scopes' calls: %w", err)
+	}
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.id] = r.calls
 	}
 	return out, nil
 }
