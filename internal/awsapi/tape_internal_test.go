@@ -3,6 +3,8 @@ package awsapi
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"fmt"
 	"regexp"
 	"slices"
 	"testing"
@@ -157,6 +159,37 @@ func TestReplay_refusesATapeItDidNotRecord(t *testing.T) {
 			}
 			if tc.refused && out.Calls != 0 {
 				t.Fatalf("a refused tape made %d calls", out.Calls)
+			}
+		})
+	}
+}
+
+// BenchmarkDigest measures the digest of an IAM answer of each size an unchanged sweep
+// reads (a page of GetAccountAuthorizationDetails is tens of kilobytes), against
+// SHA-256, the digest of tapes of version 1.
+func BenchmarkDigest(b *testing.B) {
+	for _, size := range []int{2 << 10, 16 << 10, 64 << 10, 1 << 20} {
+		var body bytes.Buffer
+		body.WriteString(`<GetAccountAuthorizationDetailsResponse><GetAccountAuthorizationDetailsResult><RoleDetailList>`)
+		for body.Len() < size-200 {
+			fmt.Fprintf(&body, `<member><RoleName>role-%d</RoleName><Arn>arn:aws:iam::123456789012:role/role-%[1]d</Arn></member>`, body.Len())
+		}
+		body.WriteString(`</RoleDetailList></GetAccountAuthorizationDetailsResult><ResponseMetadata><RequestId>4f1a0c2e-52a3-4b8e-9a51-0c2f4d0b7e11</RequestId></ResponseMetadata></GetAccountAuthorizationDetailsResponse>`)
+		p := body.Bytes()
+		b.Run(fmt.Sprintf("blake3/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			for b.Loop() {
+				digest(200, p)
+			}
+		})
+		b.Run(fmt.Sprintf("sha256/%dKiB", size>>10), func(b *testing.B) {
+			b.SetBytes(int64(len(p)))
+			for b.Loop() {
+				h := sha256.New()
+				for _, part := range withoutRequestIDs(p) {
+					h.Write(part)
+				}
+				h.Sum(nil)
 			}
 		})
 	}
