@@ -51,6 +51,8 @@ var owners = map[string]string{
 	"resource_state": "reconcile/state",
 	"finding_state":  "reconcile/state",
 	"account_lists":  "reconcile/state",
+	"listed_scopes":  "reconcile/state",
+	"scope_listings": "reconcile/state",
 	// What was last sent of each finding to Security Hub and Security Command Center.
 	"published_findings": "publish",
 	// River's job queue, which River migrates itself; the daemon reads it.

@@ -285,6 +285,8 @@ type Daemon struct {
 	urgent *urgency.Gate
 	// lists are the account lists the jobs name (accountsRef).
 	lists accountLists
+	// listingNews wakes the collections waiting for a sweep's listing (listing.go).
+	listingNews listingNews
 	// gate reads the approval requests whose end Hooks.ApprovalEnded reports.
 	gate *gates.Gate
 	// loopDriven is set when a Loop runs beside the daemon and looks for decided

@@ -93,6 +93,11 @@ type CollectArgs struct {
 	// Accounts are the same accounts, listed: set by a change event's collection, and by
 	// the versions before AccountsRef.
 	Accounts []string `json:"accounts,omitempty"`
+	// Listing names the listing of the sweep that started the collection before it had
+	// listed the organisation (state.Listing), when neither AccountsRef nor Accounts are
+	// set: the collection judges and plans nothing until that listing is kept, and
+	// nothing at all when it no longer names the scope (listing.go).
+	Listing string `json:"listing,omitempty"`
 	// Reason says what asked: "schedule", "event", "reconcile".
 	Reason string `json:"reason"`
 	// Replan asks for the scope's fixes to be planned even if the read changes nothing:

@@ -40,6 +40,30 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	}
 	log := d.jobLog(ctx, "correlation", job.Args.Correlation, "target", t.Name)
 	started := time.Now()
+	replan, err := d.replanScopes(ctx)
+	if err != nil {
+		// Planning every scope is what a sweep did before it could tell: slower, not wrong.
+		log.Warn("sweep: could not tell which scopes' fixes ended: every scope plans", "err", err)
+	}
+	ss, err := d.sweepStateOf(ctx, t)
+	if err != nil {
+		// Scope order is what a sweep queued in before, after listing: slower, not wrong.
+		log.Warn("sweep: could not read the scopes' last reads: every scope waits for the listing, in its order", "err", err)
+		ss = sweepState{}
+	}
+	listing := listingID(t.Name, job)
+	// The scopes listed and read before start while the organisation is listed again
+	// (listing.go). A retried sweep leaves them to the unique jobs of its first attempt
+	// and queues every scope it lists, as a sweep did before.
+	var early []river.InsertManyParams
+	if job.Attempt == 1 && len(ss.early) > 0 {
+		early = d.collections(t, job, ss.early, "", listing, replan, started)
+		sortLongestFirst(early, ss.calls)
+		if _, _, err := d.queueCollections(ctx, t, job.Args.Spread, early); err != nil {
+			log.Warn("sweep: could not queue the scopes read before: they wait for the listing", "err", err)
+			early = nil
+		}
+	}
 	sctx, span := d.stage(ctx, stageScopes, attrTarget.String(t.Name))
 	scopes, err := t.Collector.Scopes(sctx)
 	span.SetAttributes(attribute.Int("warden.scopes", len(scopes)))
@@ -53,77 +77,97 @@ func (w *sweepWorker) Work(ctx context.Context, job *river.Job[SweepArgs]) error
 	if err != nil {
 		return fmt.Errorf("keep the accounts of %s: %w", t.Name, err)
 	}
-	replan, err := d.replanScopes(ctx)
-	if err != nil {
-		// Planning every scope is what a sweep did before it could tell: slower, not wrong.
-		log.Warn("sweep: could not tell which scopes' fixes ended: every scope plans", "err", err)
-	}
-	seen := map[string]bool{}
-	var params []river.InsertManyParams
+	ids := make([]string, 0, len(scopes))
 	for _, sc := range scopes {
-		if seen[sc.ID] {
-			continue // one batch may not hold a unique key twice
-		}
-		seen[sc.ID] = true
-		p := river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc.ID, AccountsRef: ref,
-			Reason: "schedule", Replan: replan == nil || replan[sc.ID], Correlation: job.Args.Correlation}}
-		if off := spreadOffset(sc.ID, job.Args.Spread); off > 0 {
-			p.InsertOpts = &river.InsertOpts{ScheduledAt: started.Add(off)}
-		}
-		params = append(params, p)
+		ids = append(ids, sc.ID)
 	}
-	if err := d.longestFirst(ctx, params); err != nil {
-		// Scope order is what a sweep queued in before: slower to finish, not wrong.
-		log.Warn("sweep: could not read the scopes' last calls: scopes queue in their order", "err", err)
+	departed, err := d.keepListing(ctx, t, listing, ref, ids, ss.early)
+	if err != nil {
+		return err
 	}
-	if len(params) == 0 {
+	first := map[string]bool{}
+	for _, p := range early {
+		first[p.Args.(CollectArgs).Scope] = true
+	}
+	var others []string
+	for _, id := range ids {
+		if !first[id] {
+			others = append(others, id)
+		}
+	}
+	rest := d.collections(t, job, others, ref, "", replan, started)
+	sortLongestFirst(rest, ss.calls)
+	if len(rest)+len(early) == 0 {
 		log.Warn("sweep: the target has no scope to read")
 		d.done(KindSweep, "completed")
 		return nil
 	}
-	ictx, span, params := d.startEnqueue(ctx, params)
-	res, err := d.q.InsertMany(ictx, params)
-	if err != nil {
-		endEnqueue(span, 0, 0, err)
-		return fmt.Errorf("enqueue the collections of %s: %w", t.Name, err)
-	}
-	queued := 0
-	for _, r := range res {
-		if !r.UniqueSkippedAsDuplicate {
-			queued++
-		}
-	}
-	endEnqueue(span, queued, len(params)-queued, nil)
-	forward, err := d.bringForward(ctx, res, job.Args.Spread)
+	queued, forward, err := d.queueCollections(ctx, t, job.Args.Spread, rest)
 	if err != nil {
 		return err
 	}
-	log.Info("sweep", "scopes", len(params), "enqueued", queued, "already_queued", len(params)-queued, "replan", len(replan),
+	log.Info("sweep", "scopes", len(ids), "started_before_listing", len(early), "departed", len(departed),
+		"enqueued", queued, "already_queued", len(rest)-queued, "replan", len(replan),
 		"spread", job.Args.Spread, "brought_forward", forward,
 		"took", time.Since(started).Round(time.Millisecond))
 	d.done(KindSweep, "completed")
 	return nil
 }
 
-// longestFirst orders a sweep's collections by the calls their scopes' last reads took,
-// most first; the scopes never read come after them all, and the order is otherwise
-// kept. A sweep lasts as long as its slowest collection, and the queue starts them in
-// the order they were queued: an account's IAM scope, read at IAM's pace, takes many
-// times the calls of one of its regions, and queued in scope order the last accounts'
-// IAM scopes started only once every region before them had been read, long after the
-// sweep began (BENCHMARKS.md, "The long poles first"). A scope never read is read in full, which waits for a turn (Options.FullReads) in a reader's
-// place: hundreds of new scopes queued first would hold every reader while the known
-// scopes, whose reads cost only their calls, waited behind them.
-func (d *Daemon) longestFirst(ctx context.Context, params []river.InsertManyParams) error {
-	var calls map[string]int
-	err := d.o.Store.Read(ctx, func(q *store.Reader) error {
-		var err error
-		calls, err = state.ScopeCalls(ctx, q)
-		return err
-	})
-	if err != nil {
-		return err
+// collections are the sweep's collection jobs of scopes (each once), which name the
+// organisation's accounts by ref, or, started before the listing, the listing to come.
+func (d *Daemon) collections(t Target, job *river.Job[SweepArgs], scopes []string, ref, listing string, replan map[string]bool, started time.Time) []river.InsertManyParams {
+	seen := map[string]bool{}
+	var params []river.InsertManyParams
+	for _, sc := range scopes {
+		if seen[sc] {
+			continue // one batch may not hold a unique key twice
+		}
+		seen[sc] = true
+		p := river.InsertManyParams{Args: CollectArgs{Target: t.Name, Scope: sc, AccountsRef: ref, Listing: listing,
+			Reason: "schedule", Replan: replan == nil || replan[sc], Correlation: job.Args.Correlation}}
+		if off := spreadOffset(sc, job.Args.Spread); off > 0 {
+			p.InsertOpts = &river.InsertOpts{ScheduledAt: started.Add(off)}
+		}
+		params = append(params, p)
 	}
+	return params
+}
+
+// queueCollections enqueues a sweep's collections, those already queued or running
+// left as they are (unique jobs), and brings forward those a spread sweep had scheduled
+// later when this one reads at once.
+func (d *Daemon) queueCollections(ctx context.Context, t Target, spread time.Duration, params []river.InsertManyParams) (queued, forward int, err error) {
+	if len(params) == 0 {
+		return 0, 0, nil
+	}
+	ictx, span, params := d.startEnqueue(ctx, params)
+	res, err := d.q.InsertMany(ictx, params)
+	if err != nil {
+		endEnqueue(span, 0, 0, err)
+		return 0, 0, fmt.Errorf("enqueue the collections of %s: %w", t.Name, err)
+	}
+	for _, r := range res {
+		if !r.UniqueSkippedAsDuplicate {
+			queued++
+		}
+	}
+	endEnqueue(span, queued, len(params)-queued, nil)
+	forward, err = d.bringForward(ctx, res, spread)
+	return queued, forward, err
+}
+
+// sortLongestFirst orders a sweep's collections by the calls their scopes' last reads
+// took (calls), most first; the scopes never read come after them all, and the order is
+// otherwise kept. A sweep lasts as long as its slowest collection, and the queue starts
+// them in the order they were queued: an account's IAM scope, read at IAM's pace, takes
+// many times the calls of one of its regions, and queued in scope order the last
+// accounts' IAM scopes started only once every region before them had been read, long
+// after the sweep began (BENCHMARKS.md, "The long poles first"). A scope never read is
+// read in full, which waits for a turn (Options.FullReads) in a reader's place: hundreds
+// of new scopes queued first would hold every reader while the known scopes, whose reads
+// cost only their calls, waited behind them.
+func sortLongestFirst(params []river.InsertManyParams, calls map[string]int) {
 	weight := func(p river.InsertManyParams) int {
 		n, ok := calls[p.Args.(CollectArgs).Scope]
 		if !ok {
@@ -132,7 +176,6 @@ func (d *Daemon) longestFirst(ctx context.Context, params []river.InsertManyPara
 		return n
 	}
 	slices.SortStableFunc(params, func(a, b river.InsertManyParams) int { return cmp.Compare(weight(b), weight(a)) })
-	return nil
 }
 
 // accountsOf lists the AWS accounts and GCP projects among the scopes: what a snapshot's
@@ -180,10 +223,6 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		return fmt.Errorf("collect %s: read the scope's last read: %w", a.Scope, err)
 	}
 	prevComplete := known && prev.Scope.Complete()
-	accounts, err := d.accountsOf(ctx, a.Accounts, a.AccountsRef)
-	if err != nil {
-		return fmt.Errorf("collect %s: %w", a.Scope, err)
-	}
 	var sink collectors.MemorySink
 	cctx, span := d.stage(ctx, stageCollect, attrScope.String(a.Scope))
 	began := time.Now()
@@ -199,7 +238,7 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		if err != nil {
 			return err // a race with another observation, or a refresh: read again
 		}
-		return w.observed(ctx, job, log, prevComplete, out, reread.Calls, accounts)
+		return w.observed(ctx, job, log, prevComplete, out, reread.Calls)
 	}
 	endCollect(ctx, span, a.Scope, &sink, err)
 	sc, reported := scopeIn(&sink, a.Scope)
@@ -218,6 +257,13 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	}
 	if err != nil {
 		return fmt.Errorf("collect %s: %w", a.Scope, err)
+	}
+	// A collection started before its sweep's listing waits for it here, before it
+	// takes a judging turn: what it read is judged with the organisation's accounts as
+	// listed, or not at all.
+	accounts, err := d.collectionAccounts(ctx, a)
+	if err != nil {
+		return d.unjudged(log, a.Scope, err)
 	}
 	if err := urgency.Yield(ctx); err != nil {
 		return err
@@ -244,7 +290,7 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 	if err != nil {
 		return err // a race with another observation is retried
 	}
-	return w.observed(ctx, job, log, prevComplete, out, ob.Scope.Calls, accounts)
+	return w.observed(ctx, job, log, prevComplete, out, ob.Scope.Calls)
 }
 
 // judgeTurn waits for a turn to judge what a collection read, and returns what gives it
@@ -268,7 +314,7 @@ func (d *Daemon) judgeTurn(ctx context.Context) (release func(), err error) {
 
 // observed ends a collection once its read is recorded: an unchanged scope is done, a
 // changed one (or one read for another reason than the schedule) is planned.
-func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs], log *slog.Logger, prevComplete bool, out *reconcile.Outcome, calls int, accounts []string) error {
+func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs], log *slog.Logger, prevComplete bool, out *reconcile.Outcome, calls int) error {
 	d, a := w.d, job.Args
 	if d.o.Hooks.Observed != nil {
 		d.o.Hooks.Observed(a.Target, out)
@@ -279,6 +325,12 @@ func (w *collectWorker) observed(ctx context.Context, job *river.Job[CollectArgs
 		// Its actions stand where the last plan left them (decisions.go).
 		d.done(KindCollect, "completed")
 		return nil
+	}
+	// An unchanged scope started before its sweep's listing may wait for it here, the
+	// first time it needs the accounts (collectionAccounts).
+	accounts, err := d.collectionAccounts(ctx, a)
+	if err != nil {
+		return d.unjudged(log, a.Scope, err)
 	}
 	if err := d.remediate(ctx, a.Scope, accounts, a.Correlation, 0, prioritySwept); err != nil {
 		return err
