@@ -343,6 +343,9 @@ type sweepResult struct {
 	queries map[string]int
 	// faultyStatus is the stored status of each scope of a failing account.
 	faultyStatus map[string]string
+	// poles says when the IAM scopes (an unchanged sweep's longest reads) started and
+	// how long they took, and which collection ended last (longPoles).
+	poles string
 }
 
 // replicaSweep is one replica's part of one sweep.
@@ -627,6 +630,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 	// The queue: one sweep, one collection of each scope, in one attempt, each finished.
 	jobs := sweepJobs(t, db, dialect, q, after)
 	var sweepStart, firstCollect, lastCollect, lastJob time.Time
+	var collections []sweepJob
 	collected := map[string]int{}
 	correlation := ""
 	faultyStates := map[string]int{}
@@ -654,6 +658,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 			sweepStart, correlation = j.attemptedAt, j.correlation
 		case daemon.KindCollect:
 			collected[j.scope]++
+			collections = append(collections, j)
 			res.collects++
 			if firstCollect.IsZero() || j.attemptedAt.Before(firstCollect) {
 				firstCollect = j.attemptedAt
@@ -666,6 +671,7 @@ func (b *sweepBench) sweep(t *testing.T, sim *simProcess, want sweepWant, db *sq
 		}
 	}
 	res.collectWall, res.sweepWall = lastCollect.Sub(firstCollect), lastJob.Sub(sweepStart)
+	res.poles = longPoles(collections, sweepStart)
 	healthy := 0
 	for _, sc := range want.scopes {
 		if !want.healthy(sc) {
@@ -962,9 +968,42 @@ func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
 			fmt.Fprintf(&s, "  rate-limit floor of its calls %s (%s); collections took %.2f× the floor, the sweep to its last job %.2f×\n",
 				secs(r.floor), r.floorBucket, r.collectWall.Seconds()/r.floor.Seconds(), r.sweepWall.Seconds()/r.floor.Seconds())
 		}
+		if r.poles != "" {
+			fmt.Fprintf(&s, "  %s\n", r.poles)
+		}
 	}
 	return s.String()
 }
+
+// longPoles says when the sweep's IAM scopes started after the sweep job did and how
+// long they took (p50, p95, max), and which collection ended last: whether an unchanged
+// sweep's tail is its longest reads starting late or taking longer than their calls.
+func longPoles(collections []sweepJob, sweepStart time.Time) string {
+	var starts, took []time.Duration
+	var last sweepJob
+	for _, j := range collections {
+		if j.finalizedAt.After(last.finalizedAt) {
+			last = j
+		}
+		if strings.HasSuffix(j.scope, "/iam") {
+			starts = append(starts, j.attemptedAt.Sub(sweepStart))
+			took = append(took, j.finalizedAt.Sub(j.attemptedAt))
+		}
+	}
+	if len(starts) == 0 {
+		return ""
+	}
+	q := func(ds []time.Duration) string {
+		slices.Sort(ds)
+		at := func(p float64) string { return secs2(ds[min(len(ds)-1, int(p*float64(len(ds))))]) }
+		return fmt.Sprintf("p50 %s, p95 %s, max %s", at(0.5), at(0.95), secs2(ds[len(ds)-1]))
+	}
+	return fmt.Sprintf("%d IAM scopes started after the sweep job (%s) and took (%s); the last collection to end: %s, started %s after the sweep job, took %s",
+		len(starts), q(starts), q(took), last.scope, secs2(last.attemptedAt.Sub(sweepStart)), secs2(last.finalizedAt.Sub(last.attemptedAt)))
+}
+
+// secs2 is secs to the hundredth.
+func secs2(d time.Duration) string { return fmt.Sprintf("%.2f s", d.Seconds()) }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
