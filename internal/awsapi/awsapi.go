@@ -266,14 +266,30 @@ func (s *Sessions) Account(ctx context.Context, accountID string) (*Account, err
 	return op.acct, op.err
 }
 
+// SessionDuration is how long a session of the organisation role lasts: an hour, which
+// every role allows (a role's MaxSessionDuration is at least an hour, and a session
+// assumed from another at most one). The SDK's default of 15 minutes had every member
+// account assumed again each quarter of an hour: at 500 accounts, 500 AssumeRole calls
+// through the caller's STS bucket (50 s at 10 a second), in the middle of the sweeps
+// that waited for them (BENCHMARKS.md, "Sessions that outlast a sweep").
+const SessionDuration = time.Hour
+
+// sessionRenewal is how long before a session ends it is renewed, less up to half of it
+// drawn at random, so that an organisation's sessions are not renewed all at once: a read
+// or a replay never signs a request with credentials that end while it is on its way.
+const sessionRenewal = 5 * time.Minute
+
 // assume opens a member account through the organisation role.
 func (s *Sessions) assume(ctx context.Context, accountID string) (*Account, error) {
 	roleARN := fmt.Sprintf("arn:%s:iam::%s:role/%s", s.partition, accountID, s.opts.OrgRole)
 	// The assumptions are the caller's STS calls: paced by the caller's STS bucket.
 	prov := stscreds.NewAssumeRoleProvider(s.self.STS(), roleARN, func(o *stscreds.AssumeRoleOptions) {
 		o.RoleSessionName = s.opts.RoleSessionName
+		o.Duration = SessionDuration
 	})
-	cache := aws.NewCredentialsCache(prov)
+	cache := aws.NewCredentialsCache(prov, func(o *aws.CredentialsCacheOptions) {
+		o.ExpiryWindow, o.ExpiryWindowJitterFrac = sessionRenewal, 0.5
+	})
 	if _, err := cache.Retrieve(ctx); err != nil {
 		return nil, fmt.Errorf("assume %s: %w", roleARN, Redact(err))
 	}

@@ -89,6 +89,15 @@ func TestSessions_opensCallerAndMembersOnce(t *testing.T) {
 	if again, _ := s.Account(ctx, "222222222222"); again != member {
 		t.Error("a member account was opened twice")
 	}
+	// The session lasts an hour (awsapi.SessionDuration), and is renewed 2.5 to 5
+	// minutes before it ends: the cache's expiry is the session's, less that.
+	creds, err := member.IAM().Options().Credentials.Retrieve(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left := time.Until(creds.Expires); !creds.CanExpire || left < awsapi.SessionDuration-5*time.Minute-time.Minute || left > awsapi.SessionDuration-150*time.Second {
+		t.Errorf("the member's credentials are renewed in %v (can expire: %v), want within %v less 2.5 to 5 minutes", left, creds.CanExpire, awsapi.SessionDuration)
+	}
 	if n := sim.Calls()["sts:AssumeRole"].Calls; n != 1 {
 		t.Errorf("AssumeRole called %d times, want once", n)
 	}

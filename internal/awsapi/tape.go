@@ -447,14 +447,6 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			return out, nil
 		}
 	}
-	creds, err := a.cfg.Credentials.Retrieve(ctx)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		out.Why = "no credentials: " + Redact(err).Error()
-		return out, nil
-	}
 	// The replay's own requests are not a read's: they are neither recorded nor served.
 	ctx = context.WithValue(ctx, recordingKey{}, (*Recording)(nil))
 	signer := v4.NewSigner()
@@ -473,6 +465,16 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 		req, err := e.request(ctx)
 		if err != nil {
 			out.Why = err.Error()
+			return out, nil
+		}
+		// The credentials are taken at each request, as the SDK's clients take them: a
+		// session renewed during a long replay signs the requests after it.
+		creds, err := a.cfg.Credentials.Retrieve(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			out.Why = "no credentials: " + Redact(err).Error()
 			return out, nil
 		}
 		sum := sha256.Sum256(e.Body)
