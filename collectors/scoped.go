@@ -66,8 +66,9 @@ type Reread struct {
 	// as its last read saw it, and nothing was reported.
 	Unchanged bool
 	// Calls counts the replay's calls when Unchanged (a read reports its own calls with
-	// its scope).
-	Calls int
+	// its scope), and Throttled those of them the cloud refused for their rate, each
+	// asked again.
+	Calls, Throttled int
 	// Tape is the record of this read, for the next (nil when Unchanged, or when the
 	// read cannot be replayed: Why says why).
 	Tape []byte

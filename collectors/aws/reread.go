@@ -57,7 +57,7 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 			}
 			if rep.Same {
 				rep.Release()
-				out.Unchanged, out.Calls = true, rep.Calls
+				out.Unchanged, out.Calls, out.Throttled = true, rep.Calls, rep.Throttled
 				return nil
 			}
 			out.Why, replayed = rep.Why, rep
@@ -68,7 +68,7 @@ func (c *Collector) CollectScopeAgain(ctx context.Context, id string, again coll
 		if replayed != nil {
 			// The read's scope counts its calls as its SDK clients made them, answers
 			// taken from the replay included; AWS answered the replay's calls instead.
-			readSink = &replayedCalls{Sink: sink, calls: func() int { return replayed.Calls - rec.Served() }}
+			readSink = &replayedCalls{Sink: sink, calls: func() int { return replayed.Calls - rec.Served() }, throttled: replayed.Throttled}
 		}
 		if err := full(rctx, read, readSink); err != nil {
 			return err
@@ -121,13 +121,16 @@ func (c *Collector) settingsDigest() string {
 }
 
 // replayedCalls is a sink whose scopes count, besides their read's calls, those of the
-// replay before it that the read did not take an answer from.
+// replay before it that the read did not take an answer from, and the replay's
+// throttled calls.
 type replayedCalls struct {
 	collectors.Sink
-	calls func() int
+	calls     func() int
+	throttled int
 }
 
 func (s *replayedCalls) Scope(sc snapshot.Scope) {
 	sc.Calls += s.calls()
+	sc.Throttled += s.throttled
 	s.Sink.Scope(sc)
 }

@@ -3,6 +3,7 @@ package aws_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,5 +209,66 @@ func TestCollectScopeAgain_answersNotKeptAreAskedAgainAndCounted(t *testing.T) {
 	calls := simCalls(sim) - before
 	if len(sink.Scopes) != 1 || sink.Scopes[0].Calls != calls || calls <= readCalls {
 		t.Fatalf("the simulator answered %d calls, the scope counts %+v; want them equal, the replay's among them", calls, sink.Scopes)
+	}
+}
+
+// TestCollectScopeAgain_throttledReplayAsksAgain: AWS refusing some of a replay's calls
+// for their rate says nothing of the scope. Each is asked again after a backoff, the
+// scope is still found unchanged (not read in full), and the scope counts the throttled
+// calls among its calls, as the simulator served them.
+func TestCollectScopeAgain_throttledReplayAsksAgain(t *testing.T) {
+	now := time.Now().Truncate(time.Second)
+	sim, url := simtest.Start(t, world(), cloudsim.Options{Now: func() time.Time { return now }})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := scopedCollector(url, awscollector.Config{Org: true}, nil)
+	if _, err := c.Scopes(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, scope := range []string{"aws/222222222222/iam", "aws/222222222222/ec2/eu-west-1"} {
+		t.Run(scope, func(t *testing.T) {
+			full := collectors.Again{Full: func(context.Context) (func(), error) { return func() {}, nil }}
+			var sink collectors.MemorySink
+			first, err := c.CollectScopeAgain(ctx, scope, full, &sink)
+			if err != nil || len(first.Tape) == 0 {
+				t.Fatalf("a first read: %v, tape of %d bytes (%s)", err, len(first.Tape), first.Why)
+			}
+			// Every other call of the replay is throttled (the simulator's throttling
+			// is drawn per call; half of them on average).
+			service := strings.Split(scope, "/")[2]
+			if err := sim.SetFaults([]cloudsim.Fault{{Service: service, ThrottleRate: 0.5}}, nil); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = sim.SetFaults(nil, nil) }()
+			// The throttling is drawn per call: the replay runs until one of its calls
+			// was throttled (half of them are, on average), and each run must hold.
+			for run := 1; ; run++ {
+				before := sim.Calls()
+				fulls := 0
+				again := collectors.Again{Tape: first.Tape, Full: func(context.Context) (func(), error) { fulls++; return func() {}, nil }}
+				var sink2 collectors.MemorySink
+				r, err := c.CollectScopeAgain(ctx, scope, again, &sink2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				served, throttled := 0, 0
+				for op, st := range sim.Calls() {
+					served += st.Calls - before[op].Calls
+					throttled += st.Throttled - before[op].Throttled
+				}
+				if !r.Unchanged || fulls != 0 || len(sink2.Resources) > 0 {
+					t.Fatalf("a throttled replay: unchanged %v (%s), %d full reads, %d resources; want unchanged, no read", r.Unchanged, r.Why, fulls, len(sink2.Resources))
+				}
+				if r.Calls != served || r.Throttled != throttled {
+					t.Fatalf("the replay counts %d calls, %d throttled; the simulator served %d, %d throttled", r.Calls, r.Throttled, served, throttled)
+				}
+				if throttled > 0 {
+					break
+				}
+				if run == 20 {
+					t.Fatal("no call of 20 replays was throttled")
+				}
+			}
+		})
 	}
 }

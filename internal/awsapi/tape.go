@@ -19,9 +19,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/zeebo/blake3"
 
+	"github.com/warden-sec/warden/internal/backoff"
 	"github.com/warden-sec/warden/internal/urgency"
 )
 
@@ -375,8 +377,9 @@ type Replayed struct {
 	// Same is true when every request was answered as on the tape: the read would see
 	// what it saw.
 	Same bool
-	// Calls is the number of requests sent.
-	Calls int
+	// Calls is the number of requests sent; Throttled, those of them AWS refused for
+	// their rate, each sent again.
+	Calls, Throttled int
 	// Why says why the replay stopped short of Same: the first request answered
 	// differently, or why the tape could not be replayed at all.
 	Why string
@@ -456,46 +459,33 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 	}
 	for i := range t.Ex {
 		e := &t.Ex[i]
-		if err := urgency.Yield(ctx); err != nil {
-			return nil, err
-		}
-		if err := a.limiter(e.Service).Wait(ctx); err != nil {
-			return nil, err
-		}
-		req, err := e.request(ctx)
-		if err != nil {
-			out.Why = err.Error()
-			return out, nil
-		}
-		// The credentials are taken at each request, as the SDK's clients take them: a
-		// session renewed during a long replay signs the requests after it.
-		creds, err := a.cfg.Credentials.Retrieve(ctx)
-		if err != nil {
-			if ctx.Err() != nil {
+		var (
+			resp *http.Response
+			body []byte
+		)
+		for attempt := 1; ; attempt++ {
+			var why string
+			resp, body, why, err = a.replayOne(ctx, inner, signer, e, &out.Calls)
+			if err != nil {
+				return nil, err
+			}
+			if why != "" {
+				out.Why = fmt.Sprintf("request %d of %d: %s", i+1, len(t.Ex), why)
+				return out, nil
+			}
+			if attempt >= a.s.opts.MaxAttempts || !throttledAnswer(resp.StatusCode, resp.Header, body) {
+				break
+			}
+			// AWS refused the call for its rate, which says nothing of the scope: it is
+			// asked again after the backoff the SDK's clients wait (a read would retry it
+			// the same way), rather than the whole scope being read for it.
+			a.s.bodies.put(body)
+			out.Throttled++
+			select {
+			case <-time.After(backoff.FullJitter(a.s.opts.BaseBackoff, a.s.opts.MaxBackoff, attempt)):
+			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
-			out.Why = "no credentials: " + Redact(err).Error()
-			return out, nil
-		}
-		sum := sha256.Sum256(e.Body)
-		if err := signer.SignHTTP(ctx, creds, req, fmt.Sprintf("%x", sum), e.Service, e.Region, time.Now()); err != nil {
-			out.Why = "sign: " + err.Error()
-			return out, nil
-		}
-		out.Calls++
-		resp, err := inner.Do(req)
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			out.Why = fmt.Sprintf("request %d of %d failed: %v", i+1, len(t.Ex), Redact(err))
-			return out, nil
-		}
-		body, err := a.s.bodies.read(resp.Body, resp.ContentLength)
-		_ = resp.Body.Close()
-		if err != nil {
-			out.Why = fmt.Sprintf("answer %d of %d could not be read: %v", i+1, len(t.Ex), err)
-			return out, nil
 		}
 		same := bytes.Equal(digest(resp.StatusCode, body), e.Answer)
 		if n := int64(len(body)); a.s.kept.Add(n) <= a.s.opts.ReplayKeeps {
@@ -514,6 +504,77 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 	}
 	out.Same = true
 	return out, nil
+}
+
+// replayOne sends one request of a tape, signed anew and paced by the account's bucket,
+// and reads its answer, counting it in calls once it is sent. why says why the request
+// could not be sent or its answer read (the replay stops there); the error is only the
+// context's.
+func (a *Account) replayOne(ctx context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange, calls *int) (resp *http.Response, body []byte, why string, err error) {
+	if err := urgency.Yield(ctx); err != nil {
+		return nil, nil, "", err
+	}
+	if err := a.limiter(e.Service).Wait(ctx); err != nil {
+		return nil, nil, "", err
+	}
+	req, err := e.request(ctx)
+	if err != nil {
+		return nil, nil, err.Error(), nil
+	}
+	// The credentials are taken at each request, as the SDK's clients take them: a
+	// session renewed during a long replay signs the requests after it.
+	creds, err := a.cfg.Credentials.Retrieve(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, "", ctx.Err()
+		}
+		return nil, nil, "no credentials: " + Redact(err).Error(), nil
+	}
+	sum := sha256.Sum256(e.Body)
+	if err := signer.SignHTTP(ctx, creds, req, fmt.Sprintf("%x", sum), e.Service, e.Region, time.Now()); err != nil {
+		return nil, nil, "sign: " + err.Error(), nil
+	}
+	*calls++
+	resp, err = inner.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, nil, "", ctx.Err()
+		}
+		return nil, nil, fmt.Sprintf("failed: %v", Redact(err)), nil
+	}
+	body, err = a.s.bodies.read(resp.Body, resp.ContentLength)
+	_ = resp.Body.Close()
+	if err != nil {
+		return nil, nil, fmt.Sprintf("its answer could not be read: %v", err), nil
+	}
+	return resp, body, "", nil
+}
+
+// throttledAnswer reports whether an answer is AWS refusing the call for its rate: its
+// error code (the JSON protocols' X-Amzn-ErrorType or __type, the query protocols'
+// <Code>) is one the SDK's retryer takes for throttling.
+func throttledAnswer(status int, h http.Header, body []byte) bool {
+	if status < 400 {
+		return false
+	}
+	code := ""
+	if t := h.Get("X-Amzn-Errortype"); t != "" {
+		code, _, _ = strings.Cut(t, ":")
+	} else if i := bytes.Index(body, []byte("<Code>")); i >= 0 {
+		rest := body[i+len("<Code>"):]
+		if j := bytes.Index(rest, []byte("</Code>")); j >= 0 {
+			code = string(rest[:j])
+		}
+	} else {
+		var v struct {
+			Type string `json:"__type"`
+		}
+		if json.Unmarshal(body, &v) == nil {
+			code = v.Type[strings.LastIndexByte(v.Type, '#')+1:]
+		}
+	}
+	_, ok := retry.DefaultThrottleErrorCodes[code]
+	return ok
 }
 
 // operation names the exchange's call for a person: "iam:GetAccountAuthorizationDetails"

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"testing"
@@ -192,5 +193,30 @@ func BenchmarkDigest(b *testing.B) {
 				h.Sum(nil)
 			}
 		})
+	}
+}
+
+// A throttled answer is told from the others by its error code, in each protocol's
+// place for it; an answer that succeeded is never one, whatever its body holds.
+func TestThrottledAnswer(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		status int
+		header http.Header
+		body   string
+		want   bool
+	}{
+		{"IAM, query protocol", 400, nil, `<ErrorResponse><Error><Type>Sender</Type><Code>Throttling</Code><Message>Rate exceeded</Message></Error></ErrorResponse>`, true},
+		{"EC2", 503, nil, `<Response><Errors><Error><Code>RequestLimitExceeded</Code></Error></Errors><RequestID>x</RequestID></Response>`, true},
+		{"JSON, header", 400, http.Header{"X-Amzn-Errortype": {"ThrottlingException:http://internal.amazon.com/coral/com.amazon.coral.availability/"}}, `{}`, true},
+		{"JSON, body", 400, nil, `{"__type":"com.amazonaws.acm#ThrottlingException","message":"Rate exceeded"}`, true},
+		{"denied", 403, nil, `<ErrorResponse><Error><Code>AccessDenied</Code></Error></ErrorResponse>`, false},
+		{"JSON denied", 400, nil, `{"__type":"AccessDeniedException"}`, false},
+		{"a 5xx without a code", 500, nil, `internal error`, false},
+		{"a success that names the code", 200, nil, `<Description><Code>Throttling</Code></Description>`, false},
+	} {
+		if got := throttledAnswer(tc.status, tc.header, []byte(tc.body)); got != tc.want {
+			t.Errorf("%s: throttledAnswer = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

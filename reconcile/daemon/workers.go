@@ -232,7 +232,7 @@ func (w *collectWorker) Work(ctx context.Context, job *river.Job[CollectArgs]) e
 		endCollectUnchanged(span, reread.Calls)
 		d.staged(stageCollect, began, nil)
 		replayed := prev.Scope
-		replayed.Calls, replayed.Throttled, replayed.AccessDenied = reread.Calls, 0, 0
+		replayed.Calls, replayed.Throttled, replayed.AccessDenied = reread.Calls, reread.Throttled, 0
 		d.read(a.Target, replayed)
 		out, err := d.o.Reconciler.ObserveUnchanged(ctx, a.Scope, tape, reread.Calls, time.Time{})
 		if err != nil {
