@@ -95,12 +95,15 @@ func (d *Daemon) sweepStateOf(ctx context.Context, t Target) (sweepState, error)
 			return err
 		}
 		listed, err := state.ListedScopes(ctx, q, t.Name)
+		if err != nil {
+			return err
+		}
 		for _, sc := range listed {
 			if _, read := s.calls[sc]; read {
 				s.early = append(s.early, sc)
 			}
 		}
-		return err
+		return nil
 	})
 	return s, err
 }
@@ -109,8 +112,13 @@ func (d *Daemon) sweepStateOf(ctx context.Context, t Target) (sweepState, error)
 // of this replica waiting for it. departed are the scopes it started before listing that
 // are not in scopes.
 func (d *Daemon) keepListing(ctx context.Context, t Target, id, ref string, scopes, early []string) (departed []string, err error) {
+	// A set: a sweep of 500 accounts lists 4,500 scopes, and starts as many early.
+	listed := make(map[string]bool, len(scopes))
+	for _, sc := range scopes {
+		listed[sc] = true
+	}
 	for _, sc := range early {
-		if !slices.Contains(scopes, sc) {
+		if !listed[sc] {
 			departed = append(departed, sc)
 		}
 	}

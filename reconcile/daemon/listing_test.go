@@ -20,11 +20,11 @@ import (
 	"github.com/warden-sec/warden/store/storetest"
 )
 
-// heldListing reads through c (given once the harness has made it: ready), and holds
-// its listing of the scopes while a test asks it to, leaving out the scopes of drop.
+// heldListing reads through the account's collector once the harness has made it
+// (lateCollector), and holds its listing of the scopes while a test asks it to, leaving
+// out the scopes of drop.
 type heldListing struct {
-	ready chan struct{}
-	c     collectors.Rereader
+	*lateCollector
 
 	mu      sync.Mutex
 	hold    chan struct{} // closed to let a held listing go on; nil: not held
@@ -33,17 +33,6 @@ type heldListing struct {
 }
 
 var _ collectors.Rereader = (*heldListing)(nil)
-
-func (l *heldListing) Name() string { return "aws" }
-
-func (l *heldListing) wait(ctx context.Context) error {
-	select {
-	case <-l.ready:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
 
 // held makes the next listing wait for release, leaving out drop.
 func (l *heldListing) held(drop ...string) (entered <-chan struct{}, release func()) {
@@ -55,9 +44,6 @@ func (l *heldListing) held(drop ...string) (entered <-chan struct{}, release fun
 }
 
 func (l *heldListing) Scopes(ctx context.Context) ([]snapshot.Scope, error) {
-	if err := l.wait(ctx); err != nil {
-		return nil, err
-	}
 	l.mu.Lock()
 	hold, entered, drop := l.hold, l.entered, l.drop
 	l.hold, l.entered, l.drop = nil, nil, nil
@@ -70,29 +56,8 @@ func (l *heldListing) Scopes(ctx context.Context) ([]snapshot.Scope, error) {
 			return nil, ctx.Err()
 		}
 	}
-	scopes, err := l.c.Scopes(ctx)
+	scopes, err := l.lateCollector.Scopes(ctx)
 	return slices.DeleteFunc(scopes, func(sc snapshot.Scope) bool { return slices.Contains(drop, sc.ID) }), err
-}
-
-func (l *heldListing) Collect(ctx context.Context, sink collectors.Sink) error {
-	if err := l.wait(ctx); err != nil {
-		return err
-	}
-	return l.c.Collect(ctx, sink)
-}
-
-func (l *heldListing) CollectScope(ctx context.Context, id string, sink collectors.Sink) error {
-	if err := l.wait(ctx); err != nil {
-		return err
-	}
-	return l.c.CollectScope(ctx, id, sink)
-}
-
-func (l *heldListing) CollectScopeAgain(ctx context.Context, id string, again collectors.Again, sink collectors.Sink) (collectors.Reread, error) {
-	if err := l.wait(ctx); err != nil {
-		return collectors.Reread{}, err
-	}
-	return l.c.CollectScopeAgain(ctx, id, again, sink)
 }
 
 // A sweep starts replaying the scopes it listed and read before while it lists the
@@ -103,12 +68,11 @@ func (l *heldListing) CollectScopeAgain(ctx context.Context, id string, again co
 func TestSweep_readsWhileTheOrganisationIsListed(t *testing.T) {
 	for name, dsn := range storetest.Backends(t) {
 		t.Run(name, func(t *testing.T) {
-			l := &heldListing{ready: make(chan struct{})}
+			l := &heldListing{lateCollector: &lateCollector{ready: make(chan struct{})}}
 			opts := daemon.Options{Workers: 2, ApprovalPoll: time.Hour, DecisionPoll: 100 * time.Millisecond}
 			opts.Targets = []daemon.Target{{Name: "aws", Collector: l, Schedule: river.PeriodicInterval(time.Hour)}}
 			h := start(t, dsn(t), 2, opts)
-			l.c = h.e.Reader
-			close(l.ready)
+			l.set(h.e.Reader)
 			h.idle()
 			// The second sweep reads the groups the first fixed; after it nothing changes.
 			h.sweepOnce("settle")
