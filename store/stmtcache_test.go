@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"modernc.org/sqlite"
 )
 
 // cachedDB opens a one-connection pool of openCachedSQLite on a new file.
@@ -234,5 +236,113 @@ func TestCachedSQLite_bounded(t *testing.T) {
 	}
 	if err := db.Close(); err != nil {
 		t.Errorf("close, with %d statements prepared: %v", maxConnStmts, err)
+	}
+}
+
+// A statement whose LIMIT is bound to a parameter is compiled once, not at every run
+// with another limit: SQLite's authorizer, which it asks at every compilation, is asked
+// for the first runs only. The rows are those of the limits asked.
+func TestCachedSQLite_boundLimitCompiledOnce(t *testing.T) {
+	ctx := context.Background()
+	db := cachedDB(t)
+	for i := range 20 {
+		if _, err := db.ExecContext(ctx, `INSERT INTO t (k, v) VALUES (?, ?)`, i, fmt.Sprint("v", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	compiled := 0
+	if err := conn.Raw(func(dc any) error {
+		r, ok := dc.(*cachedConn).sqliteConn.(sqlite.AuthorizerRegisterer)
+		if !ok {
+			return fmt.Errorf("the driver's connection %T has no authorizer", dc)
+		}
+		return r.RegisterAuthorizer(func(action sqlite.AuthorizerActionCode, _, _, _, _ string) sqlite.AuthorizerReturnCode {
+			if action == sqlite.AuthSelect {
+				compiled++
+			}
+			return sqlite.AuthorizerOK
+		})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	const sel = `SELECT k FROM t WHERE k >= ? ORDER BY k LIMIT ?`
+	for i := range 10 {
+		rows, err := conn.QueryContext(ctx, sel, i, i+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ks []int
+		for rows.Next() {
+			var k int
+			if err := rows.Scan(&k); err != nil {
+				t.Fatal(err)
+			}
+			ks = append(ks, k)
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if len(ks) != i+1 || ks[0] != i || ks[i] != 2*i {
+			t.Fatalf("run %d: rows %v, want %d rows from %d", i, ks, i+1, i)
+		}
+	}
+	// The first run is not prepared, the second prepares: two compilations, however
+	// many runs follow.
+	if compiled != 2 {
+		t.Errorf("the statement was compiled %d times in 10 runs with 10 limits, want 2", compiled)
+	}
+}
+
+// A connection that writes gets a writer's page cache; one that only reads keeps
+// SQLite's default.
+func TestCachedSQLite_writersPageCache(t *testing.T) {
+	ctx := context.Background()
+	uri, err := sqliteURI(filepath.Join(t.TempDir(), "c.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := openCachedSQLite(uri)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cacheOf := func(c *sql.Conn) (n int) {
+		t.Helper()
+		if err := c.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	reader, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	writer, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer writer.Close()
+	tx, err := writer.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE TABLE t (k INTEGER PRIMARY KEY)`); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := cacheOf(writer); got != -32768 {
+		t.Errorf("a writing connection's cache_size is %d, want -32768", got)
+	}
+	if got := cacheOf(reader); got != -2000 {
+		t.Errorf("a reading connection's cache_size is %d, want SQLite's default -2000", got)
 	}
 }
