@@ -417,9 +417,10 @@ func (r *Replayed) Release() {
 // share back with Release.
 const DefaultReplayKeeps = 64 << 20
 
-// Replay sends a tape's requests again, in its order, signed anew with the account's
-// credentials and paced by its token buckets, and compares each answer with the
-// tape's; it stops at the first that differs or fails. The answers it got are kept,
+// Replay sends a tape's requests again, in its order and two at a time (replayWindow),
+// signed anew with the account's credentials and paced by its token buckets, and
+// compares each answer with the tape's; it stops at the first that differs or fails,
+// having sent at most one request beyond it. The answers it got are kept,
 // within Options.ReplayKeeps. A tape of another tag or version is not replayed (Same
 // false, no call). The error is only the context's.
 //
@@ -457,47 +458,69 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 	if rc, ok := inner.(recordingClient); ok {
 		inner = rc.inner
 	}
-	for i := range t.Ex {
-		e := &t.Ex[i]
-		var (
-			resp *http.Response
-			body []byte
-		)
-		for attempt := 1; ; attempt++ {
-			var why string
-			resp, body, why, err = a.replayOne(ctx, inner, signer, e, &out.Calls)
-			if err != nil {
-				return nil, err
-			}
-			if why != "" {
-				out.Why = fmt.Sprintf("request %d of %d: %s", i+1, len(t.Ex), why)
-				return out, nil
-			}
-			if attempt >= a.s.opts.MaxAttempts || !throttledAnswer(resp.StatusCode, resp.Header, body) {
-				break
-			}
-			// AWS refused the call for its rate, which says nothing of the scope: it is
-			// asked again after the backoff the SDK's clients wait (a read would retry it
-			// the same way), rather than the whole scope being read for it.
-			a.s.bodies.put(body)
-			out.Throttled++
-			select {
-			case <-time.After(backoff.FullJitter(a.s.opts.BaseBackoff, a.s.opts.MaxBackoff, attempt)):
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			}
+	// Up to replayWindow requests are on their way at once, each waiting for the bucket
+	// in turn, while the answers are compared in the tape's order.
+	waits, cancel := context.WithCancel(ctx)
+	defer cancel()
+	asked := make([]chan askedOnce, len(t.Ex))
+	sent := 0
+	ask := func() {
+		if sent == len(t.Ex) {
+			return
 		}
-		same := bytes.Equal(digest(resp.StatusCode, body), e.Answer)
-		if n := int64(len(body)); a.s.kept.Add(n) <= a.s.opts.ReplayKeeps {
-			// Within the budget, the answer is kept for the read that follows a change.
-			out.kept += n
-			k := e.key()
-			out.answers[k] = append(out.answers[k], answer{status: resp.StatusCode, header: resp.Header, body: body})
-		} else {
+		c := make(chan askedOnce, 1)
+		asked[sent] = c
+		go func(e *exchange) { c <- a.askOnce(ctx, waits, inner, signer, e) }(&t.Ex[sent])
+		sent++
+	}
+	for range replayWindow {
+		ask()
+	}
+	// keep keeps an answer, within the budget, for the read that follows a change.
+	keep := func(e *exchange, r askedOnce) {
+		n := int64(len(r.body))
+		if a.s.kept.Add(n) > a.s.opts.ReplayKeeps {
 			a.s.kept.Add(-n)
-			a.s.bodies.put(body)
+			a.s.bodies.put(r.body)
+			return
 		}
+		out.kept += n
+		k := e.key()
+		out.answers[k] = append(out.answers[k], answer{status: r.resp.StatusCode, header: r.resp.Header, body: r.body})
+	}
+	// stop ends the replay at answer i: the requests after it that still wait for their
+	// turn are called off. Those already sent are answered, counted, and their answers
+	// kept, so that the read does not ask them again.
+	stop := func(i int) {
+		cancel()
+		for j := i + 1; j < sent; j++ {
+			r := <-asked[j]
+			out.Calls += r.calls
+			out.Throttled += r.throttled
+			if r.err == nil && r.why == "" {
+				keep(&t.Ex[j], r)
+			}
+		}
+	}
+	for i := range t.Ex {
+		r := <-asked[i]
+		ask()
+		out.Calls += r.calls
+		out.Throttled += r.throttled
+		if r.err != nil {
+			stop(i)
+			return nil, r.err
+		}
+		if r.why != "" {
+			stop(i)
+			out.Why = fmt.Sprintf("request %d of %d: %s", i+1, len(t.Ex), r.why)
+			return out, nil
+		}
+		e := &t.Ex[i]
+		same := bytes.Equal(digest(r.resp.StatusCode, r.body), e.Answer)
+		keep(e, r)
 		if !same {
+			stop(i)
 			out.Why = fmt.Sprintf("answer %d of %d (%s) differs", i+1, len(t.Ex), e.operation())
 			return out, nil
 		}
@@ -506,15 +529,63 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 	return out, nil
 }
 
+// replayWindow is how many of a tape's requests a replay has on their way at once. The
+// bucket paces them all the same; a second one waiting for its token while the first is
+// answered keeps the replay at the bucket's pace when an answer is slow to come or to be
+// read, as on a busy machine: an IAM scope, 62 calls at 10 a second, paid each such
+// answer's lateness in full when it asked one at a time.
+const replayWindow = 2
+
+// askedOnce is one request of a tape, asked (askOnce).
+type askedOnce struct {
+	resp             *http.Response
+	body             []byte
+	why              string
+	err              error
+	calls, throttled int
+}
+
+// askOnce sends one request of a tape (replayOne), and again after the SDK's backoff
+// while AWS refuses it for its rate, at most MaxAttempts times: a throttled call says
+// nothing of the scope, and a read would retry it the same way, rather than the whole
+// scope being read for it.
+//
+// The request waits for its turn under waits, a context of ctx the replay ends when it
+// stops short; once sent, it is answered under ctx. A request called off before it was
+// sent is waits' error.
+func (a *Account) askOnce(ctx, waits context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange) (r askedOnce) {
+	for attempt := 1; ; attempt++ {
+		r.resp, r.body, r.why, r.err = a.replayOne(ctx, waits, inner, signer, e, &r.calls)
+		if r.err != nil || r.why != "" {
+			return r
+		}
+		if attempt >= a.s.opts.MaxAttempts || !throttledAnswer(r.resp.StatusCode, r.resp.Header, r.body) {
+			return r
+		}
+		a.s.bodies.put(r.body)
+		r.body = nil
+		r.throttled++
+		select {
+		case <-time.After(backoff.FullJitter(a.s.opts.BaseBackoff, a.s.opts.MaxBackoff, attempt)):
+		case <-waits.Done():
+			r.err = waits.Err()
+			return r
+		}
+	}
+}
+
 // replayOne sends one request of a tape, signed anew and paced by the account's bucket,
 // and reads its answer, counting it in calls once it is sent. why says why the request
 // could not be sent or its answer read (the replay stops there); the error is only the
-// context's.
-func (a *Account) replayOne(ctx context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange, calls *int) (resp *http.Response, body []byte, why string, err error) {
-	if err := urgency.Yield(ctx); err != nil {
+// contexts': it waits for its turn under waits, and is sent and answered under ctx.
+func (a *Account) replayOne(ctx, waits context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange, calls *int) (resp *http.Response, body []byte, why string, err error) {
+	if err := urgency.Yield(waits); err != nil {
 		return nil, nil, "", err
 	}
-	if err := a.limiter(e.Service).Wait(ctx); err != nil {
+	if err := a.limiter(e.Service).Wait(waits); err != nil {
+		return nil, nil, "", err
+	}
+	if err := waits.Err(); err != nil {
 		return nil, nil, "", err
 	}
 	req, err := e.request(ctx)

@@ -6,9 +6,13 @@ import (
 	"crypto/sha256"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -160,6 +164,93 @@ func TestReplay_refusesATapeItDidNotRecord(t *testing.T) {
 			}
 			if tc.refused && out.Calls != 0 {
 				t.Fatalf("a refused tape made %d calls", out.Calls)
+			}
+		})
+	}
+}
+
+// A replay has two requests on their way at once, never more, while it compares the
+// answers in the tape's order: slow answers do not hold the next request back. It stops
+// at the first answer that differs, having sent at most one more, and counts every
+// request it sent.
+func TestReplay_twoRequestsOnTheirWay(t *testing.T) {
+	ctx := context.Background()
+	var (
+		mu             sync.Mutex
+		inFlight, most int
+		served         int
+		changed        = -1 // the page whose answer is not the tape's
+	)
+	page := func(i int, changed bool) []byte {
+		if changed {
+			return fmt.Appendf(nil, "<ListUsersResponse><Users>page %d, changed</Users></ListUsersResponse>", i)
+		}
+		return fmt.Appendf(nil, "<ListUsersResponse><Users>page %d</Users></ListUsersResponse>", i)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		inFlight++
+		served++
+		most = max(most, inFlight)
+		mu.Unlock()
+		_ = r.ParseForm()
+		i, _ := strconv.Atoi(r.PostForm.Get("Marker"))
+		time.Sleep(30 * time.Millisecond) // a slow answer
+		mu.Lock()
+		inFlight--
+		c := i == changed
+		mu.Unlock()
+		w.Write(page(i, c))
+	}))
+	defer srv.Close()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}
+	s, err := NewSessions(ctx, Options{Endpoint: srv.URL, AWS: &cfg, MaxAttempts: 1, RateLimits: map[string]float64{"iam": 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const pages = 8
+	r := &Recording{at: map[string]int{}}
+	for i := range pages {
+		r.put(exchange{Service: "iam", Region: "us-east-1", Method: "POST", URL: srv.URL + "/",
+			Header: [][2]string{{"Content-Type", "application/x-www-form-urlencoded; charset=utf-8"}},
+			Body:   fmt.Appendf(nil, "Action=ListUsers&Marker=%d&Version=2010-05-08", i), Answer: digest(200, page(i, false))})
+	}
+	tp, why := r.Tape("tag")
+	if why != "" {
+		t.Fatal(why)
+	}
+	allowed := []string{"iam:ListUsers"}
+	tests := []struct {
+		name    string
+		changed int
+		same    bool
+		most    int // calls sent at most
+		why     string
+	}{
+		{"unchanged", -1, true, pages, ""},
+		{"the third page changed", 2, false, 4, "answer 3 of 8 (iam:ListUsers) differs"},
+		{"the last page changed", pages - 1, false, pages, "answer 8 of 8 (iam:ListUsers) differs"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			mu.Lock()
+			changed, served, most = tc.changed, 0, 0
+			mu.Unlock()
+			out, err := s.self.Replay(ctx, tp, "tag", allowed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer out.Release()
+			mu.Lock()
+			defer mu.Unlock()
+			if out.Same != tc.same || out.Why != tc.why {
+				t.Fatalf("same %v (%q), want %v (%q)", out.Same, out.Why, tc.same, tc.why)
+			}
+			if out.Calls != served || served > tc.most || served < tc.changed+1 {
+				t.Errorf("the replay counts %d calls, the server served %d; want at most %d", out.Calls, served, tc.most)
+			}
+			if most != replayWindow {
+				t.Errorf("%d requests were on their way at once at most, want %d", most, replayWindow)
 			}
 		})
 	}
