@@ -66,29 +66,6 @@ type cachedConn struct {
 	seen  map[string]bool          // queries run once: prepared at their second run
 	stmts map[string]*list.Element // of lru, whose values are *cachedStmt
 	lru   list.List                // most recently used first
-	// writes is set once the connection began a transaction, and was given a writer's
-	// page cache.
-	writes bool
-}
-
-// writerCache is the page cache of a connection that writes, 32 MiB instead of SQLite's
-// 2 MB. A scope's first observation writes thousands of rows into a table and its four
-// indexes: with 2 MB, the transaction spilled pages into the WAL before it committed
-// and read the indexes' pages again and again (2.8% and 3.6% of a replica's CPU over
-// the first sweep of 500 accounts). Connections that only read keep SQLite's default:
-// each write elsewhere empties their cache, and a sweep runs hundreds of them at once.
-const writerCache = "PRAGMA cache_size = -32768"
-
-// BeginTx begins a transaction; the connection's first writing one first gives it a
-// writer's page cache.
-func (c *cachedConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if !c.writes && !opts.ReadOnly {
-		if _, err := c.sqliteConn.ExecContext(ctx, writerCache, nil); err != nil {
-			return nil, fmt.Errorf("give a writing connection its page cache: %w", err)
-		}
-		c.writes = true
-	}
-	return c.sqliteConn.BeginTx(ctx, opts)
 }
 
 // cachedStmt is one prepared statement of a cachedConn.
