@@ -42,7 +42,8 @@ import (
 //
 // WARDEN_BENCH_SWEEP_ACCOUNTS (50) and WARDEN_BENCH_SWEEP_RESOURCES (per account, 4000)
 // size the world; WARDEN_BENCH_SWEEP_RUNS ("sqlite:1,postgres:1,postgres:3") picks the
-// runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below);
+// runs; WARDEN_BENCH_SWEEP_PACING is "none" (default) or "aws" (below), and
+// WARDEN_BENCH_SWEEP_LATENCY the simulator's latency a call when paced (20ms);
 // WARDEN_BENCH_SWEEP_READERS sets daemon.readers (collections a replica runs at once);
 // WARDEN_BENCH_SWEEP_SIM_CACHE the generated accounts the simulator keeps built (64): with
 // hundreds of readers, accounts read at once outnumber it, and the simulator spends its
@@ -81,7 +82,7 @@ func TestSweepBench(t *testing.T) {
 	dir := t.TempDir()
 	worldFile := filepath.Join(dir, "world.yaml")
 	started := time.Now()
-	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.faults, b.simCache, b.simAnswers)
+	want, size, err := writeSweepWorld(worldFile, b.accounts, b.perAccount, b.regions, b.paced, b.latency, b.faults, b.simCache, b.simAnswers)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +126,7 @@ type sweepBench struct {
 	accounts, perAccount int
 	regions              []string
 	paced                bool
+	latency              time.Duration // a call's, when paced
 	faults, drift        float64
 	unchanged            int // unchanged sweeps beyond the second
 	readers              int // daemon.readers; 0: the default
@@ -184,7 +186,14 @@ func sweepBenchFromEnv(t *testing.T) *sweepBench {
 	switch p := os.Getenv("WARDEN_BENCH_SWEEP_PACING"); p {
 	case "", "none":
 	case "aws":
-		b.paced = true
+		b.paced, b.latency = true, 20*time.Millisecond
+		if l := os.Getenv("WARDEN_BENCH_SWEEP_LATENCY"); l != "" {
+			d, err := time.ParseDuration(l)
+			if err != nil || d < 0 {
+				t.Fatalf("WARDEN_BENCH_SWEEP_LATENCY=%q: want a duration", l)
+			}
+			b.latency = d
+		}
 	default:
 		t.Fatalf("WARDEN_BENCH_SWEEP_PACING=%q: want none or aws", p)
 	}
@@ -260,7 +269,7 @@ func (w sweepWant) healthy(scope string) bool {
 //
 // Account ids are drawn anew each run, as in the replicas test: should River's tables be
 // shared between tests, this run's jobs never meet another's unique keys.
-func writeSweepWorld(path string, n, size int, regions []string, paced bool, faultShare float64, simCache, simAnswers int) (sweepWant, int64, error) {
+func writeSweepWorld(path string, n, size int, regions []string, paced bool, latency time.Duration, faultShare float64, simCache, simAnswers int) (sweepWant, int64, error) {
 	first := 100_000_000_000 + rand.Int64N(800_000_000_000)
 	want := sweepWant{sgPages: map[string]int{}, roles: size * 40 / 100, users: size * 25 / 100, groups: size * 30 / 100}
 	for i := range n {
@@ -285,7 +294,7 @@ func writeSweepWorld(path string, n, size int, regions []string, paced bool, fau
 		}
 	}
 	if paced {
-		w.Latency = cloudsim.Duration(20 * time.Millisecond)
+		w.Latency = cloudsim.Duration(latency)
 		w.RateLimits = map[string]float64{"iam": 20, "sts": 20, "acm": 20, "ec2": 40, "organizations": 10}
 	}
 	b, err := w.Marshal()
@@ -905,7 +914,7 @@ func sweepTable(rs []sweepResult, runs []sweepRunStats, b *sweepBench) string {
 	var s strings.Builder
 	pacing := "no added latency, no throttling, warden's buckets raised out of the way"
 	if b.paced {
-		pacing = "20 ms a call, warden's default rate limits, the simulator throttling at twice them"
+		pacing = fmt.Sprintf("%v a call, warden's default rate limits, the simulator throttling at twice them", b.latency)
 	}
 	fmt.Fprintf(&s, "%d accounts, %d scopes, pacing: %s\n\n", b.accounts, b.accounts*(1+2*len(b.regions)), pacing)
 	s.WriteString("| run | sweep | collections | wall (first collection → last) | jobs/s | fixes (dry run) | sweep → last job | resources | evaluated | findings | jobs per replica | CPU: replicas / sim / PostgreSQL / whole machine | peak RSS per replica | sim peak |\n")

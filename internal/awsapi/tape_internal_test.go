@@ -169,11 +169,11 @@ func TestReplay_refusesATapeItDidNotRecord(t *testing.T) {
 	}
 }
 
-// A replay has two requests on their way at once, never more, while it compares the
-// answers in the tape's order: slow answers do not hold the next request back. It stops
-// at the first answer that differs, having sent at most one more, and counts every
-// request it sent.
-func TestReplay_twoRequestsOnTheirWay(t *testing.T) {
+// A replay has replayWindow requests on their way at once, never more, while it compares
+// the answers in the tape's order: slow answers do not hold the next requests back. It
+// stops at the first answer that differs, having sent at most replayWindow-1 more, and
+// counts every request it sent.
+func TestReplay_requestsOnTheirWay(t *testing.T) {
 	ctx := context.Background()
 	var (
 		mu             sync.Mutex
@@ -228,7 +228,7 @@ func TestReplay_twoRequestsOnTheirWay(t *testing.T) {
 		why     string
 	}{
 		{"unchanged", -1, true, pages, ""},
-		{"the third page changed", 2, false, 4, "answer 3 of 8 (iam:ListUsers) differs"},
+		{"the third page changed", 2, false, 2 + replayWindow, "answer 3 of 8 (iam:ListUsers) differs"},
 		{"the last page changed", pages - 1, false, pages, "answer 8 of 8 (iam:ListUsers) differs"},
 	}
 	for _, tc := range tests {
