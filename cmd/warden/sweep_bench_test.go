@@ -52,7 +52,8 @@ import (
 // sweep is more nearly a cloud's (none of warden's);
 // WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
 // WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica and of the simulator there,
-// the first sweep's in FILE and the later sweeps' in FILE.1;
+// the first sweep's in FILE and the later sweeps' in FILE.1; WARDEN_BENCH_SWEEP_LOGS=DIR
+// writes each replica's log there, at the debug level (why each scope was read in full);
 // WARDEN_BENCH_SWEEP_FAULTS (a share, 0) makes that share of the member accounts fail
 // their calls, each in turn denied, throttled (half its calls) or failing (half with a
 // 5xx): the other accounts are measured as the sweep's, and must finish as they do
@@ -397,7 +398,11 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 	const token = "sweep-bench-token-0123456789abcdef0123456789"
 	// No --schedule: the sweep starts when every replica is up (POST /v1/reconcile), not
 	// when the first one becomes the leader (RunOnStart) and before the others joined.
-	args := []string{"serve", "--listen", "127.0.0.1:0", "--db", dsn, "--config", cfg, "--dry-run", "--log-level", "info"}
+	level := "info"
+	if os.Getenv("WARDEN_BENCH_SWEEP_LOGS") != "" {
+		level = "debug"
+	}
+	args := []string{"serve", "--listen", "127.0.0.1:0", "--db", dsn, "--config", cfg, "--dry-run", "--log-level", level}
 	env := []string{"WARDEN_EVENTS_TOKEN=" + token, "XDG_CONFIG_HOME=" + dir, "XDG_STATE_HOME=" + dir}
 	if b.procs > 0 {
 		env = append(env, fmt.Sprintf("GOMAXPROCS=%d", b.procs))
@@ -429,6 +434,14 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 		if t.Failed() {
 			for i, s := range reps {
 				t.Logf("replica %d (%s) said:\n%s", i, ids[i], tail(s.output(), 40))
+			}
+		}
+		if dir := os.Getenv("WARDEN_BENCH_SWEEP_LOGS"); dir != "" {
+			for i, s := range reps {
+				name := filepath.Join(dir, fmt.Sprintf("%s-x%d-%d.log", r.backend, r.replicas, i))
+				if err := os.WriteFile(name, []byte(s.output()), 0o600); err != nil {
+					t.Error(err)
+				}
 			}
 		}
 	})

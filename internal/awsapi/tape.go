@@ -476,15 +476,13 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 	for range replayWindow {
 		ask()
 	}
-	// keep keeps an answer, within the budget, for the read that follows a change.
+	// keep keeps an answer askOnce kept within the budget, for the read that follows a
+	// change.
 	keep := func(e *exchange, r askedOnce) {
-		n := int64(len(r.body))
-		if a.s.kept.Add(n) > a.s.opts.ReplayKeeps {
-			a.s.kept.Add(-n)
-			a.s.bodies.put(r.body)
+		if !r.kept {
 			return
 		}
-		out.kept += n
+		out.kept += int64(len(r.body))
 		k := e.key()
 		out.answers[k] = append(out.answers[k], answer{status: r.resp.StatusCode, header: r.resp.Header, body: r.body})
 	}
@@ -517,9 +515,8 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			return out, nil
 		}
 		e := &t.Ex[i]
-		same := bytes.Equal(digest(r.resp.StatusCode, r.body), e.Answer)
 		keep(e, r)
-		if !same {
+		if !r.same {
 			stop(i)
 			out.Why = fmt.Sprintf("answer %d of %d (%s) differs", i+1, len(t.Ex), e.operation())
 			return out, nil
@@ -539,17 +536,22 @@ const replayWindow = 4
 
 // askedOnce is one request of a tape, asked (askOnce).
 type askedOnce struct {
-	resp             *http.Response
-	body             []byte
-	why              string
-	err              error
+	resp *http.Response
+	same bool   // answered as recorded
+	kept bool   // the answer was kept within the budget (Options.ReplayKeeps)
+	body []byte // the answer, if kept
+	why  string
+	err  error
+
 	calls, throttled int
 }
 
 // askOnce sends one request of a tape (replayOne), and again after the SDK's backoff
 // while AWS refuses it for its rate, at most MaxAttempts times: a throttled call says
 // nothing of the scope, and a read would retry it the same way, rather than the whole
-// scope being read for it.
+// scope being read for it. It compares the answer with the tape's at once, and keeps it
+// only within the budget: answers that wait for the replay to compare those before them
+// hold no buffer beyond it.
 //
 // The request waits for its turn under waits, a context of ctx the replay ends when it
 // stops short; once sent, it is answered under ctx. A request called off before it was
@@ -561,6 +563,14 @@ func (a *Account) askOnce(ctx, waits context.Context, inner aws.HTTPClient, sign
 			return r
 		}
 		if attempt >= a.s.opts.MaxAttempts || !throttledAnswer(r.resp.StatusCode, r.resp.Header, r.body) {
+			r.same = bytes.Equal(digest(r.resp.StatusCode, r.body), e.Answer)
+			if n := int64(len(r.body)); a.s.kept.Add(n) <= a.s.opts.ReplayKeeps {
+				r.kept = true
+			} else {
+				a.s.kept.Add(-n)
+				a.s.bodies.put(r.body)
+				r.body = nil
+			}
 			return r
 		}
 		a.s.bodies.put(r.body)
