@@ -495,9 +495,7 @@ func (a *Account) Replay(ctx context.Context, tp []byte, tag string, allowed []s
 			r := <-asked[j]
 			out.Calls += r.calls
 			out.Throttled += r.throttled
-			if r.err == nil && r.why == "" {
-				keep(&t.Ex[j], r)
-			}
+			keep(&t.Ex[j], r)
 		}
 	}
 	for i := range t.Ex {
