@@ -15,7 +15,12 @@ const liveHeap = "/gc/heap/live:bytes"
 
 // HeapPeak watches the live heap every period and writes a heap profile to path whenever
 // the heap has grown a tenth past the last profile's, so that the file holds the run's
-// peak: what a long run held at its highest, rather than what is left at its end. stop
+// peak: what a long run held at its highest, rather than what is left at its end.
+//
+// Where the system tells a process its resident set (Linux), it also writes, whenever
+// the resident set has grown a twentieth past the last, a heap profile (path.rss.pprof)
+// and the runtime's memory classes (path.rss.txt) at that moment: the resident set's peak
+// is often not the live heap's, and the classes say how much of it was Go's at all. stop
 // ends the watch and returns the last write's error, if any; it must be called once.
 func HeapPeak(path string, period time.Duration) (stop func() error, err error) {
 	if err := writeHeap(path); err != nil { // the path is checked before the run starts
@@ -26,7 +31,7 @@ func HeapPeak(path string, period time.Duration) (stop func() error, err error) 
 		t := time.NewTicker(period)
 		defer t.Stop()
 		sample := []metrics.Sample{{Name: liveHeap}}
-		var last uint64
+		var last, lastRSS uint64
 		var werr error
 		for {
 			select {
@@ -34,6 +39,17 @@ func HeapPeak(path string, period time.Duration) (stop func() error, err error) 
 				finished <- werr
 				return
 			case <-t.C:
+			}
+			if rss := residentKiB(); rss > lastRSS+lastRSS/20 {
+				// The resident set's peak need not be the live heap's: what it held
+				// then, by the runtime's classes, says whether it was Go's heap.
+				lastRSS = rss
+				if err := writeWhole(path+".rss.txt", breakdown(time.Now(), rss)); err != nil {
+					werr = err
+				}
+				if err := writeHeap(path + ".rss.pprof"); err != nil {
+					werr = err
+				}
 			}
 			metrics.Read(sample)
 			if sample[0].Value.Kind() != metrics.KindUint64 {
@@ -46,6 +62,26 @@ func HeapPeak(path string, period time.Duration) (stop func() error, err error) 
 		}
 	}()
 	return func() error { close(done); return <-finished }, nil
+}
+
+// writeWhole replaces the file at path with b, whole.
+func writeWhole(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), ".heap-*")
+	if err != nil {
+		return fmt.Errorf("memory breakdown %s: %w", path, err)
+	}
+	_, err = f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("memory breakdown %s: %w", path, err)
+	}
+	return nil
 }
 
 // writeHeap replaces the file at path with a heap profile, whole: a run stopped while

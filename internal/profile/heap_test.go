@@ -49,6 +49,21 @@ func TestHeapPeak_rewritesTheProfileAsTheHeapGrows(t *testing.T) {
 	if err != nil || !bytes.HasPrefix(b, gzipMagic) {
 		t.Fatalf("profile %s: %d bytes, %v; want a pprof file", path, len(b), err)
 	}
+	if _, err := os.Stat("/proc/self/status"); err == nil {
+		// Linux: the resident set's peak, explained by the runtime's classes.
+		b, err := os.ReadFile(path + ".rss.txt")
+		if err != nil {
+			t.Fatalf("no memory breakdown at the resident set's peak: %v", err)
+		}
+		for _, want := range []string{"resident set (VmRSS)", "/memory/classes/heap/objects:bytes", "resident beyond Go's"} {
+			if !bytes.Contains(b, []byte(want)) {
+				t.Errorf("the breakdown does not name %q:\n%s", want, b)
+			}
+		}
+		if b, err := os.ReadFile(path + ".rss.pprof"); err != nil || !bytes.HasPrefix(b, gzipMagic) {
+			t.Errorf("heap profile at the resident set's peak: %d bytes, %v", len(b), err)
+		}
+	}
 	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(path), ".heap-*")); len(left) > 0 {
 		t.Errorf("temporary files left beside the profile: %v", left)
 	}
