@@ -24,6 +24,7 @@ import (
 //	  sweep_spread: 0.5          # a scheduled sweep's reads spread over this share of its period
 //	  readers: 256               # collections a replica runs at once (reading waits on rate limits)
 //	  full_reads: 16             # of which reading their scope in full (decoding, holding it) at once
+//	  memory_limit: 900MiB       # the Go runtime's soft limit (default 90% of the cgroup's; off: none)
 //	  rescue_after: 15m          # a job running longer than this on a dead replica is retried
 //	  job_timeout: 10m           # a job running longer than this is cancelled and retried
 //	  events_token_file: /etc/warden/events.token   # or $WARDEN_EVENTS_TOKEN
@@ -52,6 +53,12 @@ type Daemon struct {
 	// where a collection replaying its scope's last read (an unchanged AWS scope) holds
 	// little. More full reads make a first sweep hold more scopes in memory at once.
 	FullReads int `yaml:"full_reads"`
+	// MemoryLimit is the soft limit the Go runtime holds the replica's memory under
+	// (runtime/debug.SetMemoryLimit), collecting garbage more often as it nears it:
+	// "900MiB", "1.5GiB" (ParseSize), or "off". Empty: 90% of the memory limit of the
+	// replica's cgroup (a container's limit) when it has one, else none. $GOMEMLIMIT,
+	// when set, wins over both.
+	MemoryLimit string `yaml:"memory_limit"`
 	// RescueAfter is how long a job may run before the queue takes it for abandoned (its
 	// replica died) and runs it again; it must exceed the longest job (JobTimeout).
 	RescueAfter time.Duration `yaml:"rescue_after"`
@@ -105,6 +112,13 @@ const (
 	// other half for retries before the next sweep.
 	DefaultSweepSpread = 0.5
 )
+
+// MemoryLimitOff is the daemon.memory_limit that sets no limit, even in a cgroup that has one.
+const MemoryLimitOff = "off"
+
+// MinMemoryLimit is the smallest daemon.memory_limit taken: the compiled policies and the
+// job queue alone hold tens of megabytes.
+const MinMemoryLimit = 128 << 20
 
 // Spread is daemon.sweep_spread, or its default.
 func (d Daemon) Spread() float64 {
@@ -190,6 +204,13 @@ func (d *Daemon) check() []*daemonError {
 	}
 	if d.FullReads < 0 {
 		add("full_reads", fmt.Sprintf("daemon.full_reads %d: want a number of scopes read in full at once (0: the default, 16)", d.FullReads))
+	}
+	if d.MemoryLimit != "" && d.MemoryLimit != MemoryLimitOff {
+		if n, err := ParseSize(d.MemoryLimit); err != nil {
+			add("memory_limit", fmt.Sprintf("daemon.memory_limit: %v, or off", err))
+		} else if n < MinMemoryLimit {
+			add("memory_limit", fmt.Sprintf("daemon.memory_limit %s: below %d MiB the collector would run all the time (want e.g. 900MiB, or off)", d.MemoryLimit, MinMemoryLimit>>20))
+		}
 	}
 	if d.JobTimeout < 0 {
 		add("job_timeout", "daemon.job_timeout must not be negative")

@@ -51,6 +51,8 @@ func TestParse_daemonErrorsNameTheField(t *testing.T) {
 		{"negative spread", "daemon:\n  sweep_spread: -0.1\n", "line 2: daemon.sweep_spread -0.1"},
 		{"negative readers", "daemon:\n  readers: -2\n", "line 2: daemon.readers -2: want a number of collections run at once"},
 		{"negative full reads", "daemon:\n  full_reads: -1\n", "line 2: daemon.full_reads -1: want a number of scopes read in full at once"},
+		{"memory limit not a size", "daemon:\n  readers: 8\n  memory_limit: lots\n", `line 3: daemon.memory_limit: "lots" is not an amount of memory (want e.g. 768MiB, 1.5GiB or a number of bytes), or off`},
+		{"memory limit too small", "daemon:\n  memory_limit: 64MiB\n", "line 2: daemon.memory_limit 64MiB: below 128 MiB the collector would run all the time"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Parse([]byte(c.yaml), "warden.yaml")
@@ -130,5 +132,18 @@ func TestParse_daemonBudget(t *testing.T) {
 	}
 	if _, err := Parse([]byte("daemon:\n  max_fixes_per_hour: many\n"), "warden.yaml"); err == nil || !strings.Contains(err.Error(), "line 2") {
 		t.Errorf("a budget that is not a number: %v", err)
+	}
+}
+
+func TestParse_daemonMemoryLimit(t *testing.T) {
+	for _, v := range []string{"900MiB", "1.5GiB", "off", "2000000000"} {
+		c, err := Parse([]byte("daemon:\n  memory_limit: "+v+"\n"), "warden.yaml")
+		if err != nil {
+			t.Errorf("memory_limit %s: %v", v, err)
+			continue
+		}
+		if c.Daemon.MemoryLimit != v {
+			t.Errorf("memory_limit %s read as %q", v, c.Daemon.MemoryLimit)
+		}
 	}
 }

@@ -76,6 +76,9 @@ func Run(ctx context.Context, o RunOptions) error {
 	if err := cfg.CheckServe(o.Listen); err != nil {
 		return err
 	}
+	if err := applyMemoryLimit(cfg.Daemon.MemoryLimit, o.Logger); err != nil {
+		return err
+	}
 	// The channels decide through a gate that signs with the replica's key (checked mode).
 	gate, err := o.signingGate()
 	if err != nil {

@@ -51,6 +51,7 @@ import (
 // answers it keeps encoded until their account changes, so that its CPU in an unchanged
 // sweep is more nearly a cloud's (none of warden's);
 // WARDEN_BENCH_SWEEP_GOMAXPROCS sets each replica's GOMAXPROCS (1: a core each);
+// WARDEN_BENCH_SWEEP_MEMORY_LIMIT sets daemon.memory_limit (900MiB; off);
 // WARDEN_BENCH_SWEEP_PROFILE=DIR writes a CPU profile of each replica and of the simulator there,
 // the first sweep's in FILE and the later sweeps' in FILE.1; WARDEN_BENCH_SWEEP_LOGS=DIR
 // writes each replica's log there, at the debug level (why each scope was read in full);
@@ -389,8 +390,12 @@ func (b *sweepBench) run(t *testing.T, sim *simProcess, want sweepWant, r sweepR
 		// Far above anything the run makes: the buckets never wait.
 		config += "    rate_limits: {iam: 100000, sts: 100000, ec2: 100000, acm: 100000, organizations: 100000}\n"
 	}
+	config += "daemon:\n"
 	if b.readers > 0 {
-		config += fmt.Sprintf("daemon:\n  readers: %d\n", b.readers)
+		config += fmt.Sprintf("  readers: %d\n", b.readers)
+	}
+	if v := os.Getenv("WARDEN_BENCH_SWEEP_MEMORY_LIMIT"); v != "" {
+		config += fmt.Sprintf("  memory_limit: %q\n", v)
 	}
 	if err := os.WriteFile(cfg, []byte(config), 0o600); err != nil {
 		t.Fatal(err)

@@ -61,15 +61,33 @@ func TestBodyClass(t *testing.T) {
 		n     int
 		class int
 		ok    bool
-	}{{0, 0, true}, {4096, 0, true}, {4097, 1, true}, {8192, 1, true}, {16 << 20, 12, true}, {16<<20 + 1, 13, false}} {
+	}{
+		{0, 0, true}, {4096, 0, true}, {4097, 1, true}, {5120, 1, true}, {5121, 2, true},
+		{8192, 4, true}, {8193, 5, true}, {66561, 17, true}, {16 << 20, 48, true}, {16<<20 + 1, 49, false},
+	} {
 		if class, ok := bodyClass(c.n); class != c.class || ok != c.ok {
 			t.Errorf("bodyClass(%d) = %d, %v; want %d, %v", c.n, class, ok, c.class, c.ok)
+		}
+	}
+	// Every size gets the smallest class that holds it, and no class wastes more than a
+	// fifth of its buffer.
+	for n := 1; n <= 16<<20; n += 1 + n/97 {
+		c, ok := bodyClass(n)
+		if !ok {
+			t.Fatalf("bodyClass(%d): no class", n)
+		}
+		size := bodyClassSize(c)
+		if size < n || (c > 0 && bodyClassSize(c-1) >= n) {
+			t.Fatalf("bodyClass(%d) = %d of %d bytes: not the smallest class that holds it", n, c, size)
+		}
+		if n > 4096 && float64(size-n) > 0.2*float64(size) {
+			t.Fatalf("bodyClass(%d): a buffer of %d bytes wastes more than a fifth", n, size)
 		}
 	}
 	var p bodyPool
 	// A buffer not of a class's capacity is not kept.
 	p.put(make([]byte, 0, 5000))
-	if b := p.get(5000); cap(b) != 8192 {
-		t.Errorf("get(5000) has capacity %d, want its class's 8192", cap(b))
+	if b := p.get(5000); cap(b) != 5120 {
+		t.Errorf("get(5000) has capacity %d, want its class's 5120", cap(b))
 	}
 }
