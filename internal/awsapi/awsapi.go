@@ -67,6 +67,10 @@ type Options struct {
 	// ReplayKeeps bounds the bytes of answers replays keep together (Account.Replay):
 	// 0 is DefaultReplayKeeps, negative keeps none.
 	ReplayKeeps int64
+	// ReplayReads bounds the bytes of answers replays read at once, from the first byte
+	// of an answer until it is compared with the tape's and kept or given back: 0 is
+	// DefaultReplayReads. An answer past it waits, in its connection, for its turn.
+	ReplayReads int64
 }
 
 // IdleConns is how many idle connections the sessions' own HTTP client keeps, to an
@@ -138,11 +142,14 @@ func NewSessions(ctx context.Context, opts Options) (*Sessions, error) {
 	if opts.ReplayKeeps == 0 {
 		opts.ReplayKeeps = DefaultReplayKeeps
 	}
+	if opts.ReplayReads <= 0 {
+		opts.ReplayReads = DefaultReplayReads
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Sessions{opts: opts, log: log, accounts: map[string]*opening{}}
+	s := &Sessions{opts: opts, log: log, accounts: map[string]*opening{}, bodies: newBodyPool(opts.ReplayReads)}
 	if opts.AWS != nil {
 		s.base = opts.AWS.Copy()
 	} else {

@@ -2,14 +2,16 @@ package awsapi
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func TestBodyPool_read(t *testing.T) {
-	var p bodyPool
+	p := newBodyPool(DefaultReplayReads)
 	for _, c := range []struct {
 		name   string
 		size   int
@@ -36,11 +38,12 @@ func TestBodyPool_read(t *testing.T) {
 				length = int64(c.size)
 			}
 			for range 2 { // the second from a buffer given back
-				got, err := p.read(r, length)
+				got, held, err := p.read(t.Context(), r, length)
 				if err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("read %d bytes, %v; want %d bytes", len(got), err, len(want))
 				}
 				p.put(got)
+				p.done(held)
 				r = bytes.NewReader(want)
 			}
 		})
@@ -48,11 +51,15 @@ func TestBodyPool_read(t *testing.T) {
 }
 
 func TestBodyPool_readError(t *testing.T) {
-	var p bodyPool
+	p := newBodyPool(64 << 10)
 	boom := errors.New("connection reset")
 	r := io.MultiReader(bytes.NewReader(make([]byte, 10000)), iotest.ErrReader(boom))
-	if b, err := p.read(r, -1); !errors.Is(err, boom) || b != nil {
-		t.Errorf("read: %d bytes, %v; want nothing and the reader's error", len(b), err)
+	if b, held, err := p.read(t.Context(), r, -1); !errors.Is(err, boom) || b != nil || held != 0 {
+		t.Errorf("read: %d bytes (%d held), %v; want nothing and the reader's error", len(b), held, err)
+	}
+	// Its share was given back: the whole bound can be taken again.
+	if !p.reading.TryAcquire(64 << 10) {
+		t.Error("a failed read kept its share of the bytes read at once")
 	}
 }
 
@@ -90,4 +97,47 @@ func TestBodyClass(t *testing.T) {
 	if b := p.get(5000); cap(b) != 5120 {
 		t.Errorf("get(5000) has capacity %d, want its class's 5120", cap(b))
 	}
+}
+
+func TestBodyPool_readsAtOnceAreBounded(t *testing.T) {
+	p := newBodyPool(8 << 10)
+	answer := func(n int) io.Reader { return bytes.NewReader(make([]byte, n)) }
+	first, held, err := p.read(t.Context(), answer(5000), 5000)
+	if err != nil || held != 5120 {
+		t.Fatalf("first read: %d held, %v; want its class's 5120 bytes", held, err)
+	}
+	// A second answer of that size would pass the bound: it waits for the first.
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	if b, _, err := p.read(ctx, answer(5000), 5000); !errors.Is(err, context.DeadlineExceeded) || b != nil {
+		t.Fatalf("second read while the first holds its share: %d bytes, %v; want it to wait", len(b), err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		b, held, err := p.read(t.Context(), answer(5000), 5000)
+		if err == nil {
+			p.put(b)
+			p.done(held)
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("the second read did not wait for the first: %v", err)
+	case <-time.After(20 * time.Millisecond):
+	}
+	p.put(first)
+	p.done(held) // the first answer compared: the second goes on
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	// An answer larger than the bound is read alone, holding the whole bound.
+	big, held, err := p.read(t.Context(), answer(100<<10), 100<<10)
+	if err != nil || len(big) != 100<<10 || held != 8<<10 {
+		t.Fatalf("an answer larger than the bound: %d bytes, %d held, %v", len(big), held, err)
+	}
+	if p.reading.TryAcquire(1) {
+		t.Error("a read went on beside an answer holding the whole bound")
+	}
+	p.done(held)
 }

@@ -556,22 +556,25 @@ type askedOnce struct {
 // sent is waits' error.
 func (a *Account) askOnce(ctx, waits context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange) (r askedOnce) {
 	for attempt := 1; ; attempt++ {
-		r.resp, r.body, r.why, r.err = a.replayOne(ctx, waits, inner, signer, e, &r.calls)
+		var held int64
+		r.resp, r.body, held, r.why, r.err = a.replayOne(ctx, waits, inner, signer, e, &r.calls)
 		if r.err != nil || r.why != "" {
 			return r
 		}
 		if attempt >= a.s.opts.MaxAttempts || !throttledAnswer(r.resp.StatusCode, r.resp.Header, r.body) {
 			r.same = bytes.Equal(digest(r.resp.StatusCode, r.body), e.Answer)
 			if n := int64(len(r.body)); a.s.kept.Add(n) <= a.s.opts.ReplayKeeps {
-				r.kept = true
+				r.kept = true // within the budget of kept answers from now on
 			} else {
 				a.s.kept.Add(-n)
 				a.s.bodies.put(r.body)
 				r.body = nil
 			}
+			a.s.bodies.done(held)
 			return r
 		}
 		a.s.bodies.put(r.body)
+		a.s.bodies.done(held)
 		r.body = nil
 		r.throttled++
 		select {
@@ -587,47 +590,50 @@ func (a *Account) askOnce(ctx, waits context.Context, inner aws.HTTPClient, sign
 // and reads its answer, counting it in calls once it is sent. why says why the request
 // could not be sent or its answer read (the replay stops there); the error is only the
 // contexts': it waits for its turn under waits, and is sent and answered under ctx.
-func (a *Account) replayOne(ctx, waits context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange, calls *int) (resp *http.Response, body []byte, why string, err error) {
+func (a *Account) replayOne(ctx, waits context.Context, inner aws.HTTPClient, signer *v4.Signer, e *exchange, calls *int) (resp *http.Response, body []byte, held int64, why string, err error) {
 	if err := urgency.Yield(waits); err != nil {
-		return nil, nil, "", err
+		return nil, nil, 0, "", err
 	}
 	if err := a.limiter(e.Service).Wait(waits); err != nil {
-		return nil, nil, "", err
+		return nil, nil, 0, "", err
 	}
 	if err := waits.Err(); err != nil {
-		return nil, nil, "", err
+		return nil, nil, 0, "", err
 	}
 	req, err := e.request(ctx)
 	if err != nil {
-		return nil, nil, err.Error(), nil
+		return nil, nil, 0, err.Error(), nil
 	}
 	// The credentials are taken at each request, as the SDK's clients take them: a
 	// session renewed during a long replay signs the requests after it.
 	creds, err := a.cfg.Credentials.Retrieve(ctx)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, "", ctx.Err()
+			return nil, nil, 0, "", ctx.Err()
 		}
-		return nil, nil, "no credentials: " + Redact(err).Error(), nil
+		return nil, nil, 0, "no credentials: " + Redact(err).Error(), nil
 	}
 	sum := sha256.Sum256(e.Body)
 	if err := signer.SignHTTP(ctx, creds, req, fmt.Sprintf("%x", sum), e.Service, e.Region, time.Now()); err != nil {
-		return nil, nil, "sign: " + err.Error(), nil
+		return nil, nil, 0, "sign: " + err.Error(), nil
 	}
 	*calls++
 	resp, err = inner.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, nil, "", ctx.Err()
+			return nil, nil, 0, "", ctx.Err()
 		}
-		return nil, nil, fmt.Sprintf("failed: %v", Redact(err)), nil
+		return nil, nil, 0, fmt.Sprintf("failed: %v", Redact(err)), nil
 	}
-	body, err = a.s.bodies.read(resp.Body, resp.ContentLength)
+	body, held, err = a.s.bodies.read(ctx, resp.Body, resp.ContentLength)
 	_ = resp.Body.Close()
 	if err != nil {
-		return nil, nil, fmt.Sprintf("its answer could not be read: %v", err), nil
+		if ctx.Err() != nil {
+			return nil, nil, 0, "", ctx.Err()
+		}
+		return nil, nil, 0, fmt.Sprintf("its answer could not be read: %v", err), nil
 	}
-	return resp, body, "", nil
+	return resp, body, held, "", nil
 }
 
 // throttledAnswer reports whether an answer is AWS refusing the call for its rate: its

@@ -254,6 +254,28 @@ func TestReplay_requestsOnTheirWay(t *testing.T) {
 			}
 		})
 	}
+	// With room to read one answer at a time, the replays still end, and give their
+	// shares of the bound back: reading an answer never waits for another.
+	one, err := NewSessions(ctx, Options{Endpoint: srv.URL, AWS: &cfg, MaxAttempts: 1, RateLimits: map[string]float64{"iam": 1000}, ReplayReads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range tests {
+		mu.Lock()
+		changed = tc.changed
+		mu.Unlock()
+		out, err := one.self.Replay(ctx, tp, "tag", allowed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Same != tc.same || out.Why != tc.why {
+			t.Errorf("%s, one answer read at a time: same %v (%q), want %v (%q)", tc.name, out.Same, out.Why, tc.same, tc.why)
+		}
+		out.Release()
+	}
+	if !one.bodies.reading.TryAcquire(1) {
+		t.Error("the replays kept a share of the bytes read at once")
+	}
 }
 
 // BenchmarkDigest measures the digest of an IAM answer of each size an unchanged sweep
