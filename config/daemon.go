@@ -10,6 +10,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
+	"github.com/warden-sec/warden/internal/bytesize"
 	"github.com/warden-sec/warden/internal/suggest"
 )
 
@@ -55,7 +56,7 @@ type Daemon struct {
 	FullReads int `yaml:"full_reads"`
 	// MemoryLimit is the soft limit the Go runtime holds the replica's memory under
 	// (runtime/debug.SetMemoryLimit), collecting garbage more often as it nears it:
-	// "900MiB", "1.5GiB" (ParseSize), or "off". Empty: 90% of the memory limit of the
+	// "900MiB", "2GiB" (bytesize.Parse), or "off". Empty: 90% of the memory limit of the
 	// replica's cgroup (a container's limit) when it has one, else none. $GOMEMLIMIT,
 	// when set, wins over both.
 	MemoryLimit string `yaml:"memory_limit"`
@@ -206,7 +207,7 @@ func (d *Daemon) check() []*daemonError {
 		add("full_reads", fmt.Sprintf("daemon.full_reads %d: want a number of scopes read in full at once (0: the default, 16)", d.FullReads))
 	}
 	if d.MemoryLimit != "" && d.MemoryLimit != MemoryLimitOff {
-		if n, err := ParseSize(d.MemoryLimit); err != nil {
+		if n, err := bytesize.Parse(d.MemoryLimit); err != nil {
 			add("memory_limit", fmt.Sprintf("daemon.memory_limit: %v, or off", err))
 		} else if n < MinMemoryLimit {
 			add("memory_limit", fmt.Sprintf("daemon.memory_limit %s: below %d MiB the collector would run all the time (want e.g. 900MiB, or off)", d.MemoryLimit, MinMemoryLimit>>20))

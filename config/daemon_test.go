@@ -51,7 +51,7 @@ func TestParse_daemonErrorsNameTheField(t *testing.T) {
 		{"negative spread", "daemon:\n  sweep_spread: -0.1\n", "line 2: daemon.sweep_spread -0.1"},
 		{"negative readers", "daemon:\n  readers: -2\n", "line 2: daemon.readers -2: want a number of collections run at once"},
 		{"negative full reads", "daemon:\n  full_reads: -1\n", "line 2: daemon.full_reads -1: want a number of scopes read in full at once"},
-		{"memory limit not a size", "daemon:\n  readers: 8\n  memory_limit: lots\n", `line 3: daemon.memory_limit: "lots" is not an amount of memory (want e.g. 768MiB, 1.5GiB or a number of bytes), or off`},
+		{"memory limit not a size", "daemon:\n  readers: 8\n  memory_limit: lots\n", `line 3: daemon.memory_limit: "lots" is not a size: want a positive number of bytes such as 1048576, 512KiB, 16MiB or 2GiB, or off`},
 		{"memory limit too small", "daemon:\n  memory_limit: 64MiB\n", "line 2: daemon.memory_limit 64MiB: below 128 MiB the collector would run all the time"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -136,7 +136,7 @@ func TestParse_daemonBudget(t *testing.T) {
 }
 
 func TestParse_daemonMemoryLimit(t *testing.T) {
-	for _, v := range []string{"900MiB", "1.5GiB", "off", "2000000000"} {
+	for _, v := range []string{"900MiB", "2GiB", "off", "2000000000"} {
 		c, err := Parse([]byte("daemon:\n  memory_limit: "+v+"\n"), "warden.yaml")
 		if err != nil {
 			t.Errorf("memory_limit %s: %v", v, err)

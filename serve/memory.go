@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/warden-sec/warden/config"
+	"github.com/warden-sec/warden/internal/bytesize"
 )
 
 // cgroupShare is the share of its cgroup's memory limit a replica holds its heap under
@@ -42,7 +43,7 @@ func chooseMemoryLimit(setting string, getenv func(string) string, root string) 
 		}
 		return memoryLimit{bytes: int64(float64(n) * cgroupShare), source: fmt.Sprintf("90%% of the cgroup's %d MiB (%s)", n>>20, where)}, nil
 	}
-	n, err := config.ParseSize(setting)
+	n, err := bytesize.Parse(setting)
 	if err != nil {
 		return memoryLimit{}, fmt.Errorf("daemon.memory_limit: %w", err)
 	}

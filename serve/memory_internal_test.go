@@ -29,7 +29,7 @@ func TestChooseMemoryLimit(t *testing.T) {
 		{"the config's limit wins over the cgroup's", "900MiB", "", v2, 900 << 20, "daemon.memory_limit", ""},
 		{"off, even in a cgroup", "off", "", v2, 0, "off", ""},
 		{"$GOMEMLIMIT wins over everything", "900MiB", "700MiB", v2, 0, "$GOMEMLIMIT=700MiB", ""},
-		{"a setting that is no size", "lots", "", v2, 0, "", `daemon.memory_limit: "lots" is not an amount of memory`},
+		{"a setting that is no size", "lots", "", v2, 0, "", `daemon.memory_limit: "lots" is not a size`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
