@@ -98,10 +98,11 @@ func (p *bodyPool) read(ctx context.Context, r io.Reader, length int64) (b []byt
 		n = int(length) + 1 // room to see the end without growing
 	}
 	if p.reading != nil {
-		held = min(int64(n), p.limit)
+		size := n
 		if c, ok := bodyClass(n); ok {
-			held = min(int64(bodyClassSize(c)), p.limit)
+			size = bodyClassSize(c)
 		}
+		held = min(int64(size), p.limit)
 		if err := p.reading.Acquire(ctx, held); err != nil {
 			return nil, 0, err
 		}

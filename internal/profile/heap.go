@@ -2,11 +2,14 @@ package profile
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime/metrics"
 	"runtime/pprof"
 	"time"
+
+	"github.com/warden-sec/warden/internal/atomicfile"
 )
 
 // liveHeap is the runtime metric HeapPeak follows: the heap the last GC found live, which
@@ -44,8 +47,9 @@ func HeapPeak(path string, period time.Duration) (stop func() error, err error) 
 				// The resident set's peak need not be the live heap's: what it held
 				// then, by the runtime's classes, says whether it was Go's heap.
 				lastRSS = rss
-				if err := writeWhole(path+".rss.txt", breakdown(time.Now(), rss)); err != nil {
-					werr = err
+				text := breakdown(time.Now(), rss)
+				if err := atomicfile.Write(path+".rss.txt", func(w io.Writer) error { _, err := w.Write(text); return err }); err != nil {
+					werr = fmt.Errorf("memory breakdown: %w", err)
 				}
 				if err := writeHeap(path + ".rss.pprof"); err != nil {
 					werr = err
@@ -62,26 +66,6 @@ func HeapPeak(path string, period time.Duration) (stop func() error, err error) 
 		}
 	}()
 	return func() error { close(done); return <-finished }, nil
-}
-
-// writeWhole replaces the file at path with b, whole.
-func writeWhole(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".heap-*")
-	if err != nil {
-		return fmt.Errorf("memory breakdown %s: %w", path, err)
-	}
-	_, err = f.Write(b)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), path)
-	}
-	if err != nil {
-		os.Remove(f.Name())
-		return fmt.Errorf("memory breakdown %s: %w", path, err)
-	}
-	return nil
 }
 
 // writeHeap replaces the file at path with a heap profile, whole: a run stopped while
